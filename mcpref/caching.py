@@ -1,0 +1,32 @@
+"""Cache hints: how long, and for whom, a list or read result may be reused.
+
+Complete results of `server/discover`, the four list methods and `resources/read` carry
+`ttlMs` and `cacheScope` (server/utilities/caching.mdx). `private` means the answer may depend
+on who asked, so a cache must not share it between principals; `public` means any client may
+reuse it. The safe default is `0` / `private`: do not reuse, do not share.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+CacheScope = Literal["public", "private"]
+
+
+@dataclass(frozen=True)
+class CacheHints:
+    ttl_ms: int = 0
+    scope: CacheScope = "private"
+
+    def __post_init__(self) -> None:
+        if self.ttl_ms < 0:
+            raise ValueError("ttl_ms must be 0 or more")
+        if self.scope not in ("public", "private"):
+            raise ValueError('scope must be "public" or "private"')
+
+    def apply(self, result: dict[str, Any]) -> dict[str, Any]:
+        """Add `ttlMs` and `cacheScope` to a complete result, in place, and return it."""
+        result["ttlMs"] = self.ttl_ms
+        result["cacheScope"] = self.scope
+        return result

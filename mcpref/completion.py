@@ -1,0 +1,49 @@
+"""`completion/complete`: suggestions for a prompt argument or a resource-template variable
+(server/utilities/completion.mdx).
+
+Completers are plain functions registered on the prompt or template; they receive the partial
+`value` and, if they ask for it, `context` (the other arguments already chosen).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from .jsonrpc import INVALID_PARAMS, MCPError
+from .prompts import PromptRegistry
+from .resources import ResourceRegistry
+
+MAX_VALUES = 100
+
+
+async def complete(params: dict[str, Any], prompts: PromptRegistry, resources: ResourceRegistry) -> dict[str, Any]:
+    ref = params.get("ref")
+    argument = params.get("argument")
+    if not isinstance(ref, dict) or not isinstance(argument, dict):
+        raise MCPError(INVALID_PARAMS, "Invalid params: completion/complete needs `ref` and `argument` objects")
+    name, value = argument.get("name"), argument.get("value")
+    if not isinstance(name, str) or not isinstance(value, str):
+        raise MCPError(INVALID_PARAMS, "Invalid params: argument.name and argument.value must be strings")
+    if ref.get("type") == "ref/prompt":
+        prompt = prompts.require(ref.get("name"))
+        completers = prompt.complete
+    elif ref.get("type") == "ref/resource":
+        template = resources.template_named(ref.get("uri"))
+        if template is None:
+            raise MCPError(INVALID_PARAMS, f"Invalid params: no resource template {ref.get('uri')!r}")
+        completers = template.complete
+    else:
+        raise MCPError(INVALID_PARAMS, f"Invalid params: unknown ref type {ref.get('type')!r}")
+
+    completer = completers.get(name)
+    values: list[str] = []
+    if completer is not None:
+        context = (params.get("context") or {}).get("arguments") or {}
+        kwargs: dict[str, Any] = {"value": value}
+        if "context" in inspect.signature(completer).parameters:
+            kwargs["context"] = context
+        returned = completer(**kwargs)
+        values = list(await returned if inspect.isawaitable(returned) else returned)
+    completion: dict[str, Any] = {"values": values[:MAX_VALUES], "total": len(values), "hasMore": len(values) > MAX_VALUES}
+    return {"completion": completion}

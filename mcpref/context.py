@@ -1,0 +1,60 @@
+"""What a tool, resource or prompt handler may know about the request it is serving.
+
+A handler that declares a parameter named `ctx` receives a `RequestContext`. Everything on it
+comes from the request itself: the server keeps nothing between requests (basic/index.mdx
+§Statelessness), so two requests never share a context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .jsonrpc import RequestId, notification
+from .meta import RequestMeta
+
+#: Sends one request-scoped notification on the request's own response stream.
+NotifySink = Callable[[dict[str, Any]], Awaitable[None]]
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+@dataclass
+class RequestContext:
+    request_id: RequestId
+    method: str
+    params: dict[str, Any]
+    meta: RequestMeta
+    notify: NotifySink | None = None
+
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        return self.meta.client_capabilities
+
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Send `notifications/progress`, only if the request asked for it with a `progressToken`."""
+        if self.notify is None or self.meta.progress_token is None:
+            return
+        params: dict[str, Any] = {"progressToken": self.meta.progress_token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        await self.notify(notification("notifications/progress", params))
+
+    async def log(self, level: str, data: Any, logger: str | None = None) -> None:
+        """Send `notifications/message`, only at or above the level the request's `_meta` set.
+
+        Without `io.modelcontextprotocol/logLevel` on the request nothing is sent
+        (server/utilities/logging.mdx).
+        """
+        wanted = self.meta.log_level
+        if self.notify is None or wanted not in LOG_LEVELS:
+            return
+        if LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
+            return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        await self.notify(notification("notifications/message", params))

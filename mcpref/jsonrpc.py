@@ -1,0 +1,187 @@
+"""JSON-RPC 2.0 framing: turning bytes into one checked message, and errors into bytes.
+
+MCP speaks JSON-RPC 2.0 over UTF-8 (spec: basic/index.mdx). Every transport feeds raw bytes
+to `parse_message` and gets back a `Request` or a `Notification`, or an `MCPError` whose code
+is the one JSON-RPC prescribes. Nothing else in the package looks at raw bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+JSONRPC_VERSION = "2.0"
+
+# Standard JSON-RPC codes.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+# Codes the 2026-07-28 revision adds in the spec-reserved block (basic/index.mdx §Error Codes).
+HEADER_MISMATCH = -32020
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+RequestId = str | int
+
+#: How deep a message may nest before it is refused. Real MCP traffic stays well under 20.
+MAX_NESTING_DEPTH = 64
+
+
+class MCPError(Exception):
+    """An error that becomes a JSON-RPC error object on the wire.
+
+    `http_status` is the status Streamable HTTP answers with; `None` lets the transport
+    pick its default for the code (see `transports.http.status_for`).
+    """
+
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        data: Any = None,
+        *,
+        http_status: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+        self.http_status = http_status
+        #: The id of the request that failed, when it could be read; echoed in the response.
+        self.request_id: RequestId | None = None
+
+    def to_error_object(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+@dataclass
+class Request:
+    """A JSON-RPC request: it has an id and expects exactly one response."""
+
+    id: RequestId
+    method: str
+    params: dict[str, Any] = field(default_factory=dict)
+    has_params: bool = True
+
+
+@dataclass
+class Notification:
+    """A JSON-RPC notification: no id, no response."""
+
+    method: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+Message = Request | Notification
+
+
+def decode_json(body: bytes) -> Any:
+    """Decode UTF-8 JSON bytes, refusing bad encodings and pathological nesting.
+
+    Depth is only walked when the bracket count says it could be too deep, so ordinary
+    messages pay for two `bytes.count` calls and nothing else.
+    """
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MCPError(PARSE_ERROR, f"Parse error: body is not valid UTF-8 ({exc.reason})") from None
+    if body.count(b"[") + body.count(b"{") > MAX_NESTING_DEPTH and _nesting_depth(text) > MAX_NESTING_DEPTH:
+        raise MCPError(PARSE_ERROR, f"Parse error: JSON nests deeper than {MAX_NESTING_DEPTH} levels")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise MCPError(PARSE_ERROR, f"Parse error: {exc}") from None
+
+
+def _nesting_depth(text: str) -> int:
+    """Deepest bracket nesting in `text`, ignoring brackets inside strings."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def parse_message(body: bytes) -> Message:
+    """Parse one client-to-server JSON-RPC message.
+
+    Checks run in this order, so the first failure names the most basic problem:
+    encoding and JSON syntax (-32700), then the envelope (-32600): a single object (MCP has no
+    batches), `jsonrpc: "2.0"`, a string `method`, an `id` that is a string or an integer
+    (never null, a float or a boolean), and `params` that is an object when present.
+    Responses are refused too: clients never send them.
+    """
+    payload = decode_json(body)
+    if not isinstance(payload, dict):
+        kind = "an array (batches are not part of MCP)" if isinstance(payload, list) else "not an object"
+        raise MCPError(INVALID_REQUEST, f"Invalid Request: the message is {kind}")
+    request_id = payload.get("id")
+    if payload.get("jsonrpc") != JSONRPC_VERSION:
+        raise _invalid('"jsonrpc" must be "2.0"', request_id)
+    method = payload.get("method")
+    if not isinstance(method, str):
+        if "result" in payload or "error" in payload:
+            raise _invalid("clients must not send JSON-RPC responses", request_id)
+        raise _invalid('"method" must be a string', request_id)
+    params = payload.get("params", {})
+    if not isinstance(params, dict):
+        raise _invalid('"params" must be an object', request_id)
+    if "id" not in payload:
+        return Notification(method=method, params=params)
+    if request_id is None:
+        raise _invalid('"id" must not be null', None)
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+        raise _invalid('"id" must be a string or an integer', None)
+    return Request(id=request_id, method=method, params=params, has_params="params" in payload)
+
+
+def _invalid(reason: str, request_id: Any) -> MCPError:
+    error = MCPError(INVALID_REQUEST, f"Invalid Request: {reason}")
+    if _usable_id(request_id):
+        error.request_id = request_id
+    return error
+
+
+def _usable_id(value: Any) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+def result_response(request_id: RequestId, result: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": JSONRPC_VERSION, "id": request_id, "result": result}
+
+
+def error_response(request_id: RequestId | None, error: MCPError) -> dict[str, Any]:
+    """An error response; the id is left out when it could not be read (the schema allows it)."""
+    response: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION}
+    if request_id is not None:
+        response["id"] = request_id
+    response["error"] = error.to_error_object()
+    return response
+
+
+def notification(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": JSONRPC_VERSION, "method": method, "params": params}
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """Compact UTF-8 JSON, the one encoding every transport writes."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -1,0 +1,114 @@
+"""Per-request `_meta`: the protocol version and client capabilities every request carries.
+
+The 2026-07-28 revision has no handshake (basic/versioning.mdx): each request names its
+protocol version and the client's capabilities in `params._meta`, and the server accepts or
+refuses that request on its own. This module reads those keys and checks them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .jsonrpc import (
+    INVALID_PARAMS,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    MCPError,
+)
+
+LATEST_VERSION = "2026-07-28"
+#: Revisions served with per-request `_meta` (the "modern" era).
+MODERN_VERSIONS = ("2026-07-28",)
+
+PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
+LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
+PROGRESS_TOKEN_KEY = "progressToken"
+
+
+@dataclass(frozen=True)
+class RequestMeta:
+    """What a request says about its sender, read from `params._meta`."""
+
+    protocol_version: str
+    client_capabilities: dict[str, Any]
+    client_info: dict[str, Any] | None = None
+    log_level: str | None = None
+    progress_token: str | int | None = None
+    raw: dict[str, Any] | None = None
+
+
+def read_request_meta(params: dict[str, Any], supported: tuple[str, ...] = MODERN_VERSIONS) -> RequestMeta:
+    """Read and check `params._meta`.
+
+    A missing or mistyped required key is a malformed request: -32602, HTTP 400
+    (basic/index.mdx §_meta). A well-formed but unsupported version is -32022 with the
+    versions this server does support (basic/versioning.mdx).
+    """
+    meta = params.get("_meta")
+    if not isinstance(meta, dict):
+        raise _missing_meta("params._meta is required and must be an object")
+    version = meta.get(PROTOCOL_VERSION_KEY)
+    if not isinstance(version, str):
+        raise _missing_meta(f'params._meta["{PROTOCOL_VERSION_KEY}"] is required and must be a string')
+    capabilities = meta.get(CLIENT_CAPABILITIES_KEY)
+    if not isinstance(capabilities, dict):
+        raise _missing_meta(f'params._meta["{CLIENT_CAPABILITIES_KEY}"] is required and must be an object')
+    if version not in supported:
+        raise unsupported_version(version, supported)
+    client_info = meta.get(CLIENT_INFO_KEY)
+    token = meta.get(PROGRESS_TOKEN_KEY)
+    return RequestMeta(
+        protocol_version=version,
+        client_capabilities=capabilities,
+        client_info=client_info if isinstance(client_info, dict) else None,
+        log_level=meta.get(LOG_LEVEL_KEY),
+        progress_token=token if isinstance(token, str | int) and not isinstance(token, bool) else None,
+        raw=meta,
+    )
+
+
+def _missing_meta(reason: str) -> MCPError:
+    return MCPError(INVALID_PARAMS, f"Invalid params: {reason}", http_status=400)
+
+
+def unsupported_version(requested: Any, supported: tuple[str, ...]) -> MCPError:
+    return MCPError(
+        UNSUPPORTED_PROTOCOL_VERSION,
+        f"Unsupported protocol version: {requested}",
+        {"supported": list(supported), "requested": requested},
+    )
+
+
+def missing_capabilities(required: dict[str, Any], declared: dict[str, Any]) -> dict[str, Any]:
+    """The part of `required` that `declared` lacks, compared key by key, one level of nesting.
+
+    `{"elicitation": {"form": {}}}` is met by a client that declares `elicitation.form`; a
+    capability required as `{}` is met by the key alone.
+    """
+    missing: dict[str, Any] = {}
+    for name, sub in required.items():
+        have = declared.get(name)
+        if not isinstance(have, dict):
+            missing[name] = sub
+        elif isinstance(sub, dict):
+            lacking = {key: value for key, value in sub.items() if key not in have}
+            if lacking:
+                missing[name] = lacking
+    return missing
+
+
+def require_capabilities(required: dict[str, Any], declared: dict[str, Any]) -> None:
+    """Raise -32021 naming what the client must declare for this request to be served."""
+    missing = missing_capabilities(required, declared)
+    if missing:
+        names = ", ".join(sorted(missing))
+        raise MCPError(
+            MISSING_REQUIRED_CLIENT_CAPABILITY,
+            f"Missing required client capability: {names}",
+            {"requiredCapabilities": missing},
+        )

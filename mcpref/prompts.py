@@ -1,0 +1,113 @@
+"""Prompts: message templates behind `prompts/list` and `prompts/get` (server/prompts.mdx).
+
+A prompt's arguments come from its function's signature: a parameter without a default is a
+required argument. Prompt arguments are always strings on the wire.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._handlers import call_handler, wants_context
+from .context import RequestContext
+from .jsonrpc import INVALID_PARAMS, MCPError
+
+Completer = Callable[..., Any]
+
+
+@dataclass
+class Prompt:
+    name: str
+    fn: Callable[..., Any]
+    title: str | None = None
+    description: str | None = None
+    #: Descriptions of arguments, by name, shown in `prompts/list`.
+    argument_descriptions: dict[str, str] = field(default_factory=dict)
+    #: Completion functions by argument name, for `completion/complete` with a `ref/prompt`.
+    complete: dict[str, Completer] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._with_ctx = wants_context(self.fn)
+        self.arguments = [
+            (name, parameter.default is inspect.Parameter.empty)
+            for name, parameter in inspect.signature(self.fn).parameters.items()
+            if name != "ctx"
+        ]
+
+    def definition(self) -> dict[str, Any]:
+        prompt: dict[str, Any] = {"name": self.name}
+        if self.title is not None:
+            prompt["title"] = self.title
+        if self.description is not None:
+            prompt["description"] = self.description
+        if self.arguments:
+            prompt["arguments"] = [self._argument(name, required) for name, required in self.arguments]
+        return prompt
+
+    def _argument(self, name: str, required: bool) -> dict[str, Any]:
+        argument: dict[str, Any] = {"name": name}
+        if name in self.argument_descriptions:
+            argument["description"] = self.argument_descriptions[name]
+        argument["required"] = required
+        return argument
+
+    async def get(self, arguments: Any, ctx: RequestContext) -> dict[str, Any]:
+        arguments = {} if arguments is None else arguments
+        if not isinstance(arguments, dict) or not all(isinstance(v, str) for v in arguments.values()):
+            raise MCPError(INVALID_PARAMS, "Invalid params: prompt arguments must be an object of strings")
+        known = {name for name, _ in self.arguments}
+        unknown = sorted(set(arguments) - known)
+        if unknown:
+            raise MCPError(INVALID_PARAMS, f"Invalid params: unknown argument(s) for prompt {self.name!r}: {', '.join(unknown)}")
+        missing = [name for name, required in self.arguments if required and name not in arguments]
+        if missing:
+            raise MCPError(INVALID_PARAMS, f"Invalid params: prompt {self.name!r} needs argument(s): {', '.join(missing)}")
+        returned = await call_handler(self.fn, dict(arguments), ctx, self._with_ctx)
+        return _to_result(returned, self.description)
+
+
+def user_message(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": {"type": "text", "text": text}}
+
+
+def _to_result(returned: Any, description: str | None) -> dict[str, Any]:
+    """str → one user message; list → messages; dict → a whole `GetPromptResult`."""
+    if isinstance(returned, dict):
+        return returned
+    messages = [user_message(returned)] if isinstance(returned, str) else returned
+    if not isinstance(messages, list):
+        raise TypeError("a prompt returns str, a list of messages, or a GetPromptResult dict")
+    result: dict[str, Any] = {}
+    if description is not None:
+        result["description"] = description
+    result["messages"] = messages
+    return result
+
+
+class PromptRegistry:
+    def __init__(self) -> None:
+        self._prompts: dict[str, Prompt] = {}
+
+    def add(self, prompt: Prompt) -> Prompt:
+        if prompt.name in self._prompts:
+            raise ValueError(f"a prompt named {prompt.name!r} is already registered")
+        self._prompts[prompt.name] = prompt
+        return prompt
+
+    def get(self, name: Any) -> Prompt | None:
+        return self._prompts.get(name) if isinstance(name, str) else None
+
+    def require(self, name: Any) -> Prompt:
+        prompt = self.get(name)
+        if prompt is None:
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name}")
+        return prompt
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._prompts.values())
+
+    def __len__(self) -> int:
+        return len(self._prompts)

@@ -1,0 +1,144 @@
+"""Resources: fixed URIs and URI templates behind `resources/list`, `resources/templates/list`
+and `resources/read` (server/resources.mdx).
+
+A read looks for an exact URI first, then tries the templates in registration order. A URI
+that nothing serves is -32602 with the URI in `data`: the 2026-07-28 revision retired -32002
+and forbids answering a missing resource with empty `contents`.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._handlers import call_handler, wants_context
+from .context import RequestContext
+from .jsonrpc import INVALID_PARAMS, MCPError
+
+Completer = Callable[..., Any]
+
+
+@dataclass
+class Resource:
+    uri: str
+    name: str
+    fn: Callable[..., Any]
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+
+    def __post_init__(self) -> None:
+        self._with_ctx = wants_context(self.fn)
+
+    def definition(self) -> dict[str, Any]:
+        return _describe({"uri": self.uri, "name": self.name}, self.title, self.description, self.mime_type)
+
+    async def read(self, ctx: RequestContext) -> list[dict[str, Any]]:
+        returned = await call_handler(self.fn, {}, ctx, self._with_ctx)
+        return contents(self.uri, returned, self.mime_type)
+
+
+@dataclass
+class ResourceTemplate:
+    """A family of resources, such as `file:///{path}`. Level-1 RFC 6570 variables (`{name}`)
+    match one path segment; `{+name}` matches the rest of the URI, slashes included."""
+
+    uri_template: str
+    name: str
+    fn: Callable[..., Any]
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    #: Completion functions by variable name, for `completion/complete` with a `ref/resource`.
+    complete: dict[str, Completer] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._pattern = _template_pattern(self.uri_template)
+        self._with_ctx = wants_context(self.fn)
+
+    def definition(self) -> dict[str, Any]:
+        return _describe({"uriTemplate": self.uri_template, "name": self.name}, self.title, self.description, self.mime_type)
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        found = self._pattern.fullmatch(uri)
+        return found.groupdict() if found else None
+
+    async def read(self, uri: str, variables: dict[str, str], ctx: RequestContext) -> list[dict[str, Any]]:
+        returned = await call_handler(self.fn, variables, ctx, self._with_ctx)
+        return contents(uri, returned, self.mime_type)
+
+
+def _template_pattern(template: str) -> re.Pattern[str]:
+    parts: list[str] = []
+    position = 0
+    for variable in re.finditer(r"\{(\+?)([A-Za-z0-9_]+)\}", template):
+        parts.append(re.escape(template[position : variable.start()]))
+        reserved, name = variable.groups()
+        parts.append(f"(?P<{name}>.+)" if reserved else f"(?P<{name}>[^/]+)")
+        position = variable.end()
+    parts.append(re.escape(template[position:]))
+    return re.compile("".join(parts))
+
+
+def _describe(base: dict[str, Any], title: str | None, description: str | None, mime_type: str | None) -> dict[str, Any]:
+    if title is not None:
+        base["title"] = title
+    if description is not None:
+        base["description"] = description
+    if mime_type is not None:
+        base["mimeType"] = mime_type
+    return base
+
+
+def contents(uri: str, returned: Any, mime_type: str | None) -> list[dict[str, Any]]:
+    """Turn what a handler returned into `contents`: str becomes text, bytes becomes a base64 blob,
+    a list is taken as ready-made content objects."""
+    if isinstance(returned, list):
+        return returned
+    item: dict[str, Any] = {"uri": uri}
+    if mime_type is not None:
+        item["mimeType"] = mime_type
+    if isinstance(returned, str):
+        item["text"] = returned
+    elif isinstance(returned, bytes):
+        item["blob"] = base64.b64encode(returned).decode("ascii")
+    else:
+        raise TypeError(f"resource {uri!r} handler returned {type(returned).__name__}; return str, bytes or a list")
+    return [item]
+
+
+class ResourceRegistry:
+    def __init__(self) -> None:
+        self.resources: dict[str, Resource] = {}
+        self.templates: list[ResourceTemplate] = []
+
+    def add(self, resource: Resource) -> Resource:
+        if resource.uri in self.resources:
+            raise ValueError(f"a resource with URI {resource.uri!r} is already registered")
+        self.resources[resource.uri] = resource
+        return resource
+
+    def add_template(self, template: ResourceTemplate) -> ResourceTemplate:
+        self.templates.append(template)
+        return template
+
+    def template_named(self, uri_template: Any) -> ResourceTemplate | None:
+        return next((t for t in self.templates if t.uri_template == uri_template), None)
+
+    async def read(self, uri: Any, ctx: RequestContext) -> list[dict[str, Any]]:
+        if not isinstance(uri, str):
+            raise MCPError(INVALID_PARAMS, "Invalid params: uri must be a string")
+        resource = self.resources.get(uri)
+        if resource is not None:
+            return await resource.read(ctx)
+        for template in self.templates:
+            variables = template.match(uri)
+            if variables is not None:
+                return await template.read(uri, variables, ctx)
+        raise MCPError(INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri})
+
+    def __len__(self) -> int:
+        return len(self.resources) + len(self.templates)

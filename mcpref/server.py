@@ -1,0 +1,291 @@
+"""The dispatcher: one `Server` holds the registries and answers every method, whatever the transport.
+
+Transports (Streamable HTTP, stdio) turn bytes into a `jsonrpc.Request`, check what only they
+can check (headers, status codes), and call `Server.handle`. Everything the protocol says about
+results lives here: every result carries `resultType` and `_meta` serverInfo
+(basic/index.mdx), and cacheable results carry `ttlMs`/`cacheScope` (server/utilities/caching.mdx).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .caching import CacheHints
+from .completion import complete
+from .context import NotifySink, RequestContext
+from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MCPError, Request
+from .meta import LATEST_VERSION, MODERN_VERSIONS, SERVER_INFO_KEY, RequestMeta, read_request_meta, require_capabilities
+from .pagination import paginate
+from .prompts import Prompt, PromptRegistry
+from .resources import Resource, ResourceRegistry, ResourceTemplate
+from .tools import Tool, ToolError, ToolRegistry
+
+#: Methods that existed in 2025-11-25 and are gone from 2026-07-28 (changelog.mdx).
+REMOVED_METHODS = frozenset(
+    {
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "tasks/get",
+        "tasks/result",
+        "tasks/list",
+        "tasks/cancel",
+    }
+)
+
+#: Methods whose complete results carry cache hints.
+CACHEABLE_METHODS = frozenset(
+    {"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
+)
+
+logger = logging.getLogger("mcpref.server")
+
+Handler = Callable[[RequestContext], Awaitable[dict[str, Any]]]
+
+
+class Server:
+    """An MCP server: register tools, resources and prompts, then serve it with a transport.
+
+    ```python
+    server = Server("demo", "1.0.0")
+
+    @server.tool(input_schema={"type": "object", "properties": {"message": {"type": "string"}}})
+    def echo(message: str) -> str:
+        return message
+    ```
+    """
+
+    def __init__(
+        self,
+        name: str,
+        version: str,
+        *,
+        title: str | None = None,
+        instructions: str | None = None,
+        cache: CacheHints = CacheHints(),
+        cache_for: dict[str, CacheHints] | None = None,
+        page_size: int | None = None,
+        supported_versions: tuple[str, ...] = MODERN_VERSIONS,
+    ) -> None:
+        self.info: dict[str, Any] = {"name": name, "version": version}
+        if title is not None:
+            self.info["title"] = title
+        self.instructions = instructions
+        self.cache = cache
+        self.cache_for = dict(cache_for or {})
+        self.page_size = page_size
+        self.supported_versions = supported_versions
+        self.tools = ToolRegistry()
+        self.resources = ResourceRegistry()
+        self.prompts = PromptRegistry()
+        self._methods: dict[str, tuple[Handler, str | None]] = {
+            # method: (handler, the server capability that must be advertised for it)
+            "server/discover": (self._discover, None),
+            "tools/list": (self._list_tools, "tools"),
+            "tools/call": (self._call_tool, "tools"),
+            "resources/list": (self._list_resources, "resources"),
+            "resources/templates/list": (self._list_templates, "resources"),
+            "resources/read": (self._read_resource, "resources"),
+            "prompts/list": (self._list_prompts, "prompts"),
+            "prompts/get": (self._get_prompt, "prompts"),
+            "completion/complete": (self._complete, "completions"),
+        }
+
+    # -- registration --------------------------------------------------------------------
+
+    def tool(
+        self,
+        name: str | None = None,
+        *,
+        input_schema: dict[str, Any] | None = None,
+        description: str | None = None,
+        title: str | None = None,
+        output_schema: dict[str, Any] | None = None,
+        annotations: dict[str, Any] | None = None,
+        requires: dict[str, Any] | None = None,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register a function as a tool. Its description defaults to the docstring."""
+
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.tools.add(
+                Tool(
+                    name=name or fn.__name__,
+                    fn=fn,
+                    input_schema=input_schema or {"type": "object"},
+                    description=description if description is not None else _doc(fn),
+                    title=title,
+                    output_schema=output_schema,
+                    annotations=annotations,
+                    requires=requires or {},
+                )
+            )
+            return fn
+
+        return register
+
+    def resource(
+        self, uri: str, *, name: str | None = None, title: str | None = None,
+        description: str | None = None, mime_type: str | None = None,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.resources.add(Resource(uri, name or fn.__name__, fn, title, description if description is not None else _doc(fn), mime_type))
+            return fn
+
+        return register
+
+    def resource_template(
+        self, uri_template: str, *, name: str | None = None, title: str | None = None,
+        description: str | None = None, mime_type: str | None = None, complete: dict[str, Any] | None = None,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.resources.add_template(
+                ResourceTemplate(uri_template, name or fn.__name__, fn, title,
+                                 description if description is not None else _doc(fn), mime_type, complete or {})
+            )
+            return fn
+
+        return register
+
+    def prompt(
+        self, name: str | None = None, *, title: str | None = None, description: str | None = None,
+        arguments: dict[str, str] | None = None, complete: dict[str, Any] | None = None,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register a function as a prompt; `arguments` maps argument names to descriptions."""
+
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.prompts.add(
+                Prompt(name or fn.__name__, fn, title, description if description is not None else _doc(fn),
+                       arguments or {}, complete or {})
+            )
+            return fn
+
+        return register
+
+    # -- what the server offers ----------------------------------------------------------
+
+    def capabilities(self) -> dict[str, Any]:
+        """Advertise a feature only when something is registered for it (server/discover.mdx)."""
+        capabilities: dict[str, Any] = {}
+        if len(self.prompts):
+            capabilities["prompts"] = {}
+        if len(self.resources):
+            capabilities["resources"] = {}
+        if len(self.tools):
+            capabilities["tools"] = {}
+        has_completers = any(p.complete for p in self.prompts) or any(t.complete for t in self.resources.templates)
+        if has_completers:
+            capabilities["completions"] = {}
+        return capabilities
+
+    def knows(self, method: str) -> bool:
+        return method in self._methods
+
+    def header_params_for(self, method: str, params: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+        """The `x-mcp-header` parameters the transport must check for this request."""
+        if method == "tools/call":
+            tool = self.tools.get(params.get("name"))
+            if tool is not None:
+                return tool.header_params
+        return {}
+
+    # -- dispatch ------------------------------------------------------------------------
+
+    async def handle(
+        self, request: Request, *, meta: RequestMeta | None = None, notify: NotifySink | None = None
+    ) -> dict[str, Any]:
+        """Answer one request with its result object, or raise `MCPError`.
+
+        Order: `_meta` (-32602 if missing, -32022 if the version is unsupported), then the
+        method (-32601 if unknown, removed, or its capability is not advertised), then the
+        method's own checks.
+        """
+        if meta is None:
+            meta = read_request_meta(request.params, self.supported_versions)
+        handler = self.handler_for(request.method)
+        ctx = RequestContext(request.id, request.method, request.params, meta, notify)
+        try:
+            result = await handler(ctx)
+        except MCPError:
+            raise
+        except Exception:
+            # A bug in a handler: log it here, tell the client no more than that it happened.
+            logger.exception("%s handler raised", request.method)
+            raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
+        if request.method in CACHEABLE_METHODS:
+            self.cache_for.get(request.method, self.cache).apply(result)
+        return self._finish(result)
+
+    def handler_for(self, method: str) -> Handler:
+        if method in REMOVED_METHODS:
+            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (removed in {LATEST_VERSION})")
+        entry = self._methods.get(method)
+        if entry is None:
+            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        handler, capability = entry
+        if capability is not None and capability not in self.capabilities():
+            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (this server does not offer {capability})")
+        return handler
+
+    def _finish(self, result: dict[str, Any]) -> dict[str, Any]:
+        """Put `resultType` first and serverInfo in `_meta`, keeping any `_meta` the handler set."""
+        meta = {**result.pop("_meta", {}), SERVER_INFO_KEY: self.info}
+        return {"resultType": result.pop("resultType", "complete"), **result, "_meta": meta}
+
+    # -- methods -------------------------------------------------------------------------
+
+    async def _discover(self, ctx: RequestContext) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "supportedVersions": list(self.supported_versions),
+            "capabilities": self.capabilities(),
+        }
+        if self.instructions is not None:
+            result["instructions"] = self.instructions
+        return result
+
+    def _page(self, ctx: RequestContext, items: list[dict[str, Any]], key: str) -> dict[str, Any]:
+        page, next_cursor = paginate(items, ctx.params.get("cursor"), self.page_size, ctx.method)
+        result: dict[str, Any] = {key: list(page)}
+        if next_cursor is not None:
+            result["nextCursor"] = next_cursor
+        return result
+
+    async def _list_tools(self, ctx: RequestContext) -> dict[str, Any]:
+        return self._page(ctx, [tool.definition() for tool in self.tools], "tools")
+
+    async def _call_tool(self, ctx: RequestContext) -> dict[str, Any]:
+        tool = self.tools.require(ctx.params.get("name"))
+        arguments = ctx.params.get("arguments", {})
+        if not isinstance(arguments, dict):
+            raise MCPError(INVALID_PARAMS, "Invalid params: arguments must be an object")
+        require_capabilities(tool.requires, ctx.client_capabilities)
+        try:
+            return await tool.call(arguments, ctx)
+        except ToolError as exc:
+            return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
+
+    async def _list_resources(self, ctx: RequestContext) -> dict[str, Any]:
+        return self._page(ctx, [r.definition() for r in self.resources.resources.values()], "resources")
+
+    async def _list_templates(self, ctx: RequestContext) -> dict[str, Any]:
+        return self._page(ctx, [t.definition() for t in self.resources.templates], "resourceTemplates")
+
+    async def _read_resource(self, ctx: RequestContext) -> dict[str, Any]:
+        return {"contents": await self.resources.read(ctx.params.get("uri"), ctx)}
+
+    async def _list_prompts(self, ctx: RequestContext) -> dict[str, Any]:
+        return self._page(ctx, [p.definition() for p in self.prompts], "prompts")
+
+    async def _get_prompt(self, ctx: RequestContext) -> dict[str, Any]:
+        prompt = self.prompts.require(ctx.params.get("name"))
+        return await prompt.get(ctx.params.get("arguments"), ctx)
+
+    async def _complete(self, ctx: RequestContext) -> dict[str, Any]:
+        return await complete(ctx.params, self.prompts, self.resources)
+
+
+def _doc(fn: Callable[..., Any]) -> str | None:
+    return inspect.getdoc(fn) or None

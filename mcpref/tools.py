@@ -1,0 +1,166 @@
+"""Tools: the registry behind `tools/list` and `tools/call` (server/tools.mdx).
+
+A tool is a Python function plus the JSON Schema of its arguments. The schema is checked once,
+at registration (JSON Schema 2020-12 by default, `x-mcp-header` rules), and compiled into a
+validator once, so a call pays only for validating its own arguments.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+from jsonschema.protocols import Validator
+
+from ._handlers import call_handler, wants_context
+from .context import RequestContext
+from .headers import annotation_problems, header_params
+from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MCPError
+
+logger = logging.getLogger("mcpref.tools")
+
+
+class ToolError(Exception):
+    """Raise from a tool to report its own failure: the caller gets `isError: true`, not a JSON-RPC error."""
+
+
+@dataclass
+class ToolResult:
+    """An explicit `CallToolResult`, for tools that need more than returning text or data."""
+
+    content: list[dict[str, Any]] = field(default_factory=list)
+    structured: Any = None
+    is_error: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {"content": self.content}
+        if self.structured is not None:
+            result["structuredContent"] = self.structured
+        if self.is_error:
+            result["isError"] = True
+        return result
+
+
+def text(value: str) -> dict[str, Any]:
+    """A text content block."""
+    return {"type": "text", "text": value}
+
+
+@dataclass
+class Tool:
+    name: str
+    fn: Callable[..., Any]
+    input_schema: dict[str, Any]
+    description: str | None = None
+    title: str | None = None
+    output_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None
+    #: Client capabilities a call needs, e.g. `{"elicitation": {}}`; missing ones get -32021.
+    requires: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.input_schema.get("type") != "object":
+            raise ValueError(f"tool {self.name!r}: inputSchema must have type 'object' at its root")
+        problems = annotation_problems(self.input_schema)
+        if problems:
+            raise ValueError(f"tool {self.name!r}: " + "; ".join(problems))
+        self.header_params = header_params(self.input_schema)
+        self._arguments = _compile(self.input_schema, f"tool {self.name!r} inputSchema")
+        self._output = _compile(self.output_schema, f"tool {self.name!r} outputSchema") if self.output_schema else None
+        self._with_ctx = wants_context(self.fn)
+
+    def definition(self) -> dict[str, Any]:
+        """The tool as `tools/list` shows it."""
+        tool: dict[str, Any] = {"name": self.name}
+        if self.title is not None:
+            tool["title"] = self.title
+        if self.description is not None:
+            tool["description"] = self.description
+        tool["inputSchema"] = self.input_schema
+        if self.output_schema is not None:
+            tool["outputSchema"] = self.output_schema
+        if self.annotations is not None:
+            tool["annotations"] = self.annotations
+        return tool
+
+    def check_arguments(self, arguments: dict[str, Any]) -> None:
+        error = next(iter(self._arguments.iter_errors(arguments)), None)
+        if error is not None:
+            where = "/".join(str(part) for part in error.absolute_path) or "(root)"
+            raise MCPError(INVALID_PARAMS, f"Invalid arguments for tool {self.name!r} at {where}: {error.message}")
+
+    async def call(self, arguments: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        self.check_arguments(arguments)
+        try:
+            returned = await call_handler(self.fn, arguments, ctx, self._with_ctx)
+        except (MCPError, ToolError):
+            raise
+        except Exception:
+            logger.exception("tool %r raised", self.name)
+            raise ToolError(f"Tool {self.name!r} failed with an unexpected error") from None
+        return self._to_result(returned)
+
+    def _to_result(self, returned: Any) -> dict[str, Any]:
+        if isinstance(returned, ToolResult):
+            result = returned
+        elif self._output is not None:
+            result = ToolResult(content=[text(json.dumps(returned, ensure_ascii=False))], structured=returned)
+        elif isinstance(returned, str):
+            result = ToolResult(content=[text(returned)])
+        elif isinstance(returned, dict):
+            result = ToolResult(content=[returned])
+        elif isinstance(returned, list):
+            result = ToolResult(content=returned)
+        else:
+            raise TypeError(f"tool {self.name!r} returned {type(returned).__name__}; return str, dict, list or ToolResult")
+        if self._output is not None and not result.is_error:
+            error = next(iter(self._output.iter_errors(result.structured)), None)
+            if error is not None:
+                logger.error("tool %r broke its outputSchema: %s", self.name, error.message)
+                raise MCPError(INTERNAL_ERROR, f"Internal error: tool {self.name!r} returned data that breaks its outputSchema")
+        return result.to_dict()
+
+
+def _compile(schema: dict[str, Any], what: str) -> Validator:
+    """A validator for `schema`, in the dialect its `$schema` names (2020-12 when it names none)."""
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise ValueError(f"{what} is not a valid JSON Schema: {exc.message}") from None
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+class ToolRegistry:
+    """Tools by name, listed in the order they were registered (a deterministic order, as asked)."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, Tool] = {}
+
+    def add(self, tool: Tool) -> Tool:
+        if tool.name in self._tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+        return tool
+
+    def remove(self, name: str) -> None:
+        del self._tools[name]
+
+    def get(self, name: Any) -> Tool | None:
+        return self._tools.get(name) if isinstance(name, str) else None
+
+    def require(self, name: Any) -> Tool:
+        tool = self.get(name)
+        if tool is None:
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")
+        return tool
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)

@@ -1,0 +1,255 @@
+"""Streamable HTTP, the 2026-07-28 way: one endpoint, one POST per message, no session.
+
+An ASGI application (run it with uvicorn, mount it in Starlette) written against ASGI directly:
+it is the hot path of every request, and Starlette's request and routing layers would add work
+without adding checks. See basic/transports/streamable-http.mdx.
+
+Checks run in this order; the first that fails answers, and later ones never run:
+
+1. HTTP method: only POST (405 with `Allow: POST`). GET streams and DELETE sessions are gone.
+2. `Origin`: a present, non-allowed Origin is 403 before the body is even read, so a page on a
+   hostile site learns nothing from a loopback server (DNS rebinding).
+3. `Content-Type` must be `application/json` (415) and `Accept` must cover both
+   `application/json` and `text/event-stream` (406): what the body and answer can be at all.
+4. Body size (413): read no further than the limit.
+5. JSON-RPC framing (400, -32700 or -32600): see `jsonrpc.parse_message`.
+6. A notification is accepted with 202 and no body.
+7. Request `_meta` (400, -32602 when missing, -32022 for an unsupported version): the body is
+   the source of truth, so it is checked before the headers that mirror it.
+8. Mirrored headers (400, -32020): see `headers.check_request_headers`.
+9. The method (404, -32601), then the method's own checks (-32602 and friends).
+
+`Mcp-Session-Id` and `Last-Event-ID` are ignored, and no session id is ever sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from .. import jsonrpc
+from ..headers import check_request_headers
+from ..jsonrpc import MCPError, Notification, Request, encode, error_response, result_response
+from ..meta import read_request_meta, unsupported_version
+from ..origins import OriginPolicy
+from ..server import Server
+from . import sse
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+logger = logging.getLogger("mcpref.http")
+
+DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+
+#: HTTP status for each JSON-RPC error code, where the spec names one (streamable-http.mdx,
+#: basic/index.mdx). An error may override it with its own `http_status`.
+STATUS_FOR_CODE = {
+    jsonrpc.PARSE_ERROR: 400,
+    jsonrpc.INVALID_REQUEST: 400,
+    jsonrpc.METHOD_NOT_FOUND: 404,
+    jsonrpc.HEADER_MISMATCH: 400,
+    jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
+    jsonrpc.UNSUPPORTED_PROTOCOL_VERSION: 400,
+    jsonrpc.INTERNAL_ERROR: 500,
+}
+
+
+def status_for(error: MCPError) -> int:
+    """Errors found by the method itself (unknown tool, bad cursor, missing resource) keep 200:
+    the request was well-formed and the JSON-RPC body carries the answer."""
+    if error.http_status is not None:
+        return error.http_status
+    return STATUS_FOR_CODE.get(error.code, 200)
+
+
+class StreamableHTTP:
+    """The MCP endpoint as an ASGI app.
+
+    - `path`: answer only this path (others get 404); `None` answers any path, for mounting.
+    - `origins`: the Origin allowlist; by default from `MCP_ALLOWED_ORIGINS`, loopback allowed.
+    - `stream_responses`: answer every request as an SSE stream rather than one JSON object.
+      Requests that ask for progress or log messages are always streamed, since those
+      notifications need a stream to travel on.
+    """
+
+    def __init__(
+        self,
+        server: Server,
+        *,
+        path: str | None = "/mcp",
+        origins: OriginPolicy | None = None,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        stream_responses: bool = False,
+    ) -> None:
+        self.server = server
+        self.path = path
+        self.origins = origins or OriginPolicy.from_env()
+        self.max_body_bytes = max_body_bytes
+        self.stream_responses = stream_responses
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        if self.path is not None and scope["path"] != self.path:
+            await _plain(send, 404, b"Not Found")
+            return
+        try:
+            await self._handle(scope, receive, send)
+        except MCPError as error:
+            await _json(send, status_for(error), error_response(error.request_id, error))
+
+    async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "POST":
+            await _json(
+                send, 405,
+                error_response(None, MCPError(jsonrpc.INVALID_REQUEST, "Method Not Allowed: the MCP endpoint takes POST only")),
+                extra=[(b"allow", b"POST")],
+            )
+            return
+        headers = _headers(scope)
+        if not self.origins.allows(headers.get("origin")):
+            raise MCPError(jsonrpc.INVALID_REQUEST, f"Forbidden: Origin {headers['origin']!r} is not allowed", http_status=403)
+        _check_content_type(headers.get("content-type"))
+        _check_accept(headers.get("accept"))
+        body = await self._read_body(headers, receive)
+
+        message = jsonrpc.parse_message(body)
+        if isinstance(message, Notification):
+            await send({"type": "http.response.start", "status": 202, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        try:
+            await self._answer(message, headers, receive, send)
+        except MCPError as error:
+            error.request_id = message.id
+            raise
+
+    async def _answer(self, request: Request, headers: dict[str, str], receive: Receive, send: Send) -> None:
+        if request.method == "initialize":
+            # A 2025-11-25 handshake. This server is modern-only: say which versions it speaks
+            # (basic/versioning.mdx: modern-only servers SHOULD list them in this error).
+            requested = request.params.get("protocolVersion")
+            raise unsupported_version(requested, self.server.supported_versions)
+        meta = read_request_meta(request.params, self.server.supported_versions)
+        check_request_headers(headers, request.method, request.params, self.server.header_params_for(request.method, request.params))
+        self.server.handler_for(request.method)
+        if self.stream_responses or meta.progress_token is not None or meta.log_level is not None:
+            await self._stream(request, meta, receive, send)
+            return
+        result = await self.server.handle(request, meta=meta)
+        await _json(send, 200, result_response(request.id, result))
+
+    async def _stream(self, request: Request, meta: Any, receive: Receive, send: Send) -> None:
+        """Answer on an SSE stream: request-scoped notifications first, the response last.
+
+        If the client closes the stream, that is cancellation (streamable-http.mdx
+        §Cancellation): the handler is cancelled and nothing more is sent.
+        """
+        await send({"type": "http.response.start", "status": 200, "headers": sse.HEADERS})
+
+        async def notify(message: dict[str, Any]) -> None:
+            await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
+
+        work = asyncio.ensure_future(self.server.handle(request, meta=meta, notify=notify))
+        watcher = asyncio.ensure_future(_wait_for_disconnect(receive))
+        await asyncio.wait({work, watcher}, return_when=asyncio.FIRST_COMPLETED)
+        if not work.done():
+            work.cancel()
+            await asyncio.gather(work, return_exceptions=True)
+            return
+        watcher.cancel()
+        try:
+            final = result_response(request.id, work.result())
+        except MCPError as error:
+            final = error_response(request.id, error)
+        await send({"type": "http.response.body", "body": sse.event(final), "more_body": False})
+
+    async def _read_body(self, headers: dict[str, str], receive: Receive) -> bytes:
+        too_large = MCPError(
+            jsonrpc.INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes", http_status=413
+        )
+        declared = headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
+            raise too_large
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise MCPError(jsonrpc.INVALID_REQUEST, "Client disconnected before sending the whole body")
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                raise too_large
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    """Request headers by lower-case name; repeated headers are joined as HTTP says they may be."""
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in scope["headers"]:
+        name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
+        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    return headers
+
+
+def _check_content_type(content_type: str | None) -> None:
+    media_type = (content_type or "").split(";")[0].strip().lower()
+    if media_type != "application/json":
+        raise MCPError(
+            jsonrpc.INVALID_REQUEST,
+            f"Unsupported Media Type: Content-Type must be application/json, got {content_type!r}",
+            http_status=415,
+        )
+
+
+def _check_accept(accept: str | None) -> None:
+    """The client must accept both answer forms (streamable-http.mdx §Sending Messages).
+    Wildcards count, as HTTP defines them."""
+    accepted = {part.split(";")[0].strip().lower() for part in (accept or "").split(",")}
+    json_ok = accepted & {"application/json", "application/*", "*/*"}
+    sse_ok = accepted & {"text/event-stream", "text/*", "*/*"}
+    if not (json_ok and sse_ok):
+        raise MCPError(
+            jsonrpc.INVALID_REQUEST,
+            "Not Acceptable: Accept must include both application/json and text/event-stream",
+            http_status=406,
+        )
+
+
+async def _wait_for_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _json(send: Send, status: int, message: dict[str, Any], extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = encode(message)
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(extra or [])]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _plain(send: Send, status: int, body: bytes) -> None:
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
