@@ -45,5 +45,9 @@ async def complete(params: dict[str, Any], prompts: PromptRegistry, resources: R
             kwargs["context"] = context
         returned = completer(**kwargs)
         values = list(await returned if inspect.isawaitable(returned) else returned)
-    completion: dict[str, Any] = {"values": values[:MAX_VALUES], "total": len(values), "hasMore": len(values) > MAX_VALUES}
+    completion: dict[str, Any] = {
+        "values": values[:MAX_VALUES],
+        "total": len(values),
+        "hasMore": len(values) > MAX_VALUES,
+    }
     return {"completion": completion}

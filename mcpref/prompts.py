@@ -61,10 +61,14 @@ class Prompt:
         known = {name for name, _ in self.arguments}
         unknown = sorted(set(arguments) - known)
         if unknown:
-            raise MCPError(INVALID_PARAMS, f"Invalid params: unknown argument(s) for prompt {self.name!r}: {', '.join(unknown)}")
+            raise MCPError(
+                INVALID_PARAMS, f"Invalid params: unknown argument(s) for prompt {self.name!r}: {', '.join(unknown)}"
+            )
         missing = [name for name, required in self.arguments if required and name not in arguments]
         if missing:
-            raise MCPError(INVALID_PARAMS, f"Invalid params: prompt {self.name!r} needs argument(s): {', '.join(missing)}")
+            raise MCPError(
+                INVALID_PARAMS, f"Invalid params: prompt {self.name!r} needs argument(s): {', '.join(missing)}"
+            )
         returned = await call_handler(self.fn, dict(arguments), ctx, self._with_ctx)
         return _to_result(returned, self.description)
 

@@ -60,7 +60,9 @@ class ResourceTemplate:
         self._with_ctx = wants_context(self.fn)
 
     def definition(self) -> dict[str, Any]:
-        return _describe({"uriTemplate": self.uri_template, "name": self.name}, self.title, self.description, self.mime_type)
+        return _describe(
+            {"uriTemplate": self.uri_template, "name": self.name}, self.title, self.description, self.mime_type
+        )
 
     def match(self, uri: str) -> dict[str, str] | None:
         found = self._pattern.fullmatch(uri)
@@ -83,7 +85,9 @@ def _template_pattern(template: str) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
-def _describe(base: dict[str, Any], title: str | None, description: str | None, mime_type: str | None) -> dict[str, Any]:
+def _describe(
+    base: dict[str, Any], title: str | None, description: str | None, mime_type: str | None
+) -> dict[str, Any]:
     if title is not None:
         base["title"] = title
     if description is not None:

@@ -44,6 +44,9 @@ CACHEABLE_METHODS = frozenset(
 
 logger = logging.getLogger("mcpref.server")
 
+#: The default cache hints: `ttlMs: 0`, `cacheScope: "private"`.
+NO_REUSE = CacheHints()
+
 Handler = Callable[[RequestContext], Awaitable[dict[str, Any]]]
 
 
@@ -66,7 +69,7 @@ class Server:
         *,
         title: str | None = None,
         instructions: str | None = None,
-        cache: CacheHints = CacheHints(),
+        cache: CacheHints = NO_REUSE,
         cache_for: dict[str, CacheHints] | None = None,
         page_size: int | None = None,
         supported_versions: tuple[str, ...] = MODERN_VERSIONS,
@@ -128,38 +131,71 @@ class Server:
         return register
 
     def resource(
-        self, uri: str, *, name: str | None = None, title: str | None = None,
-        description: str | None = None, mime_type: str | None = None,
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-            self.resources.add(Resource(uri, name or fn.__name__, fn, title, description if description is not None else _doc(fn), mime_type))
+            self.resources.add(
+                Resource(
+                    uri, name or fn.__name__, fn, title, description if description is not None else _doc(fn), mime_type
+                )
+            )
             return fn
 
         return register
 
     def resource_template(
-        self, uri_template: str, *, name: str | None = None, title: str | None = None,
-        description: str | None = None, mime_type: str | None = None, complete: dict[str, Any] | None = None,
+        self,
+        uri_template: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        complete: dict[str, Any] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.resources.add_template(
-                ResourceTemplate(uri_template, name or fn.__name__, fn, title,
-                                 description if description is not None else _doc(fn), mime_type, complete or {})
+                ResourceTemplate(
+                    uri_template,
+                    name or fn.__name__,
+                    fn,
+                    title,
+                    description if description is not None else _doc(fn),
+                    mime_type,
+                    complete or {},
+                )
             )
             return fn
 
         return register
 
     def prompt(
-        self, name: str | None = None, *, title: str | None = None, description: str | None = None,
-        arguments: dict[str, str] | None = None, complete: dict[str, Any] | None = None,
+        self,
+        name: str | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        arguments: dict[str, str] | None = None,
+        complete: dict[str, Any] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register a function as a prompt; `arguments` maps argument names to descriptions."""
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.prompts.add(
-                Prompt(name or fn.__name__, fn, title, description if description is not None else _doc(fn),
-                       arguments or {}, complete or {})
+                Prompt(
+                    name or fn.__name__,
+                    fn,
+                    title,
+                    description if description is not None else _doc(fn),
+                    arguments or {},
+                    complete or {},
+                )
             )
             return fn
 

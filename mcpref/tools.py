@@ -116,12 +116,16 @@ class Tool:
         elif isinstance(returned, list):
             result = ToolResult(content=returned)
         else:
-            raise TypeError(f"tool {self.name!r} returned {type(returned).__name__}; return str, dict, list or ToolResult")
+            raise TypeError(
+                f"tool {self.name!r} returned {type(returned).__name__}; return str, dict, list or ToolResult"
+            )
         if self._output is not None and not result.is_error:
             error = next(iter(self._output.iter_errors(result.structured)), None)
             if error is not None:
                 logger.error("tool %r broke its outputSchema: %s", self.name, error.message)
-                raise MCPError(INTERNAL_ERROR, f"Internal error: tool {self.name!r} returned data that breaks its outputSchema")
+                raise MCPError(
+                    INTERNAL_ERROR, f"Internal error: tool {self.name!r} returned data that breaks its outputSchema"
+                )
         return result.to_dict()
 
 

@@ -26,7 +26,11 @@ def _method_defs(revision: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for name, definition in _schema(revision)["$defs"].items():
         method = definition.get("properties", {}).get("method", {}).get("const")
-        if method and (name.endswith("Request") or name.endswith("Notification")) and not name.startswith(("Client", "Server")):
+        if (
+            method
+            and (name.endswith("Request") or name.endswith("Notification"))
+            and not name.startswith(("Client", "Server"))
+        ):
             found.setdefault(method, name)
     return found
 
@@ -47,7 +51,9 @@ def definition_for(message: dict[str, Any], method: str | None = None, revision:
     if "error" in message:
         return "JSONRPCErrorResponse"
     if "method" in message:
-        return _method_defs(revision).get(message["method"], "JSONRPCRequest" if "id" in message else "JSONRPCNotification")
+        return _method_defs(revision).get(
+            message["method"], "JSONRPCRequest" if "id" in message else "JSONRPCNotification"
+        )
     request = _method_defs(revision).get(method or "")
     if request is None or not request.endswith("Request"):
         return "JSONRPCResultResponse"

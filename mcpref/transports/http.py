@@ -109,14 +109,19 @@ class StreamableHTTP:
     async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] != "POST":
             await _json(
-                send, 405,
-                error_response(None, MCPError(jsonrpc.INVALID_REQUEST, "Method Not Allowed: the MCP endpoint takes POST only")),
+                send,
+                405,
+                error_response(
+                    None, MCPError(jsonrpc.INVALID_REQUEST, "Method Not Allowed: the MCP endpoint takes POST only")
+                ),
                 extra=[(b"allow", b"POST")],
             )
             return
         headers = _headers(scope)
         if not self.origins.allows(headers.get("origin")):
-            raise MCPError(jsonrpc.INVALID_REQUEST, f"Forbidden: Origin {headers['origin']!r} is not allowed", http_status=403)
+            raise MCPError(
+                jsonrpc.INVALID_REQUEST, f"Forbidden: Origin {headers['origin']!r} is not allowed", http_status=403
+            )
         _check_content_type(headers.get("content-type"))
         _check_accept(headers.get("accept"))
         body = await self._read_body(headers, receive)
@@ -139,7 +144,9 @@ class StreamableHTTP:
             requested = request.params.get("protocolVersion")
             raise unsupported_version(requested, self.server.supported_versions)
         meta = read_request_meta(request.params, self.server.supported_versions)
-        check_request_headers(headers, request.method, request.params, self.server.header_params_for(request.method, request.params))
+        check_request_headers(
+            headers, request.method, request.params, self.server.header_params_for(request.method, request.params)
+        )
         self.server.handler_for(request.method)
         if self.stream_responses or meta.progress_token is not None or meta.log_level is not None:
             await self._stream(request, meta, receive, send)
@@ -232,7 +239,9 @@ async def _wait_for_disconnect(receive: Receive) -> None:
         pass
 
 
-async def _json(send: Send, status: int, message: dict[str, Any], extra: list[tuple[bytes, bytes]] | None = None) -> None:
+async def _json(
+    send: Send, status: int, message: dict[str, Any], extra: list[tuple[bytes, bytes]] | None = None
+) -> None:
     body = encode(message)
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(extra or [])]
     await send({"type": "http.response.start", "status": status, "headers": headers})

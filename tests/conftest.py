@@ -1,0 +1,142 @@
+"""Shared fixtures: a real uvicorn on loopback, and an MCP client that checks every answer
+against the official schema before a test sees it."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from mcpref.validation import check_message
+
+VERSION = "2026-07-28"
+META = {
+    "io.modelcontextprotocol/protocolVersion": VERSION,
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+ACCEPT = "application/json, text/event-stream"
+
+
+@contextmanager
+def running(app: Any) -> Iterator[str]:
+    """Serve `app` with a real uvicorn on a free loopback port; yield its base URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+def sse_messages(text: str) -> list[dict[str, Any]]:
+    """The JSON-RPC messages of an SSE body, one per event; comment lines are skipped."""
+    messages = []
+    for block in text.split("\n\n"):
+        data = [line[5:].lstrip() for line in block.split("\n") if line.startswith("data:")]
+        if data:
+            messages.append(json.loads("\n".join(data)))
+    return messages
+
+
+def checked(response: httpx.Response, method: str | None) -> list[dict[str, Any]]:
+    """Every JSON-RPC message in `response`, each checked against the schema."""
+    content_type = response.headers.get("content-type", "")
+    if content_type.startswith("text/event-stream"):
+        messages = sse_messages(response.text)
+    elif content_type.startswith("application/json"):
+        messages = [response.json()]
+    else:
+        messages = []
+    for message in messages:
+        check_message(message, method if "id" in message else None)
+    return messages
+
+
+class MCPClient:
+    """A deliberately literal client: it writes every header itself, so tests can break any."""
+
+    def __init__(self, http: httpx.Client) -> None:
+        self.http = http
+
+    def headers(self, method: str, name: str | None = None, **extra: str) -> dict[str, str]:
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": ACCEPT,
+            "MCP-Protocol-Version": VERSION,
+            "Mcp-Method": method,
+        }
+        if name is not None:
+            headers["Mcp-Name"] = name
+        headers.update(extra)
+        return headers
+
+    def post(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        id: Any = 1,  # noqa: A002 - the JSON-RPC field name
+        meta: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> httpx.Response:
+        body_params = {**(params or {}), "_meta": META if meta is None else meta}
+        name = body_params.get("uri") if method == "resources/read" else body_params.get("name")
+        sent_headers = headers if headers is not None else self.headers(method, name if isinstance(name, str) else None)
+        body = {"jsonrpc": "2.0", "id": id, "method": method, "params": body_params}
+        response = self.http.post("/mcp", json=body, headers=sent_headers)
+        response.messages = checked(response, method)  # type: ignore[attr-defined]
+        return response
+
+    def result(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+        response = self.post(method, params, **kwargs)
+        assert response.status_code == 200, response.text
+        message = response.messages[-1]  # type: ignore[attr-defined]
+        assert "result" in message, message
+        return message["result"]
+
+    def error(self, method: str, params: dict[str, Any] | None = None, *, status: int, **kwargs: Any) -> dict[str, Any]:
+        response = self.post(method, params, **kwargs)
+        assert response.status_code == status, response.text
+        message = response.messages[-1]  # type: ignore[attr-defined]
+        assert "error" in message, message
+        assert message.get("id") == kwargs.get("id", 1)
+        return message["error"]
+
+
+@pytest.fixture
+def mcp_client_for():
+    """Start a real uvicorn for an app and hand back an `MCPClient` pointed at it."""
+    stack: list[Any] = []
+
+    def start(app: Any) -> MCPClient:
+        context = running(app)
+        base_url = context.__enter__()
+        http = httpx.Client(base_url=base_url, timeout=10)
+        stack.append((context, http))
+        return MCPClient(http)
+
+    yield start
+    for context, http in reversed(stack):
+        http.close()
+        context.__exit__(None, None, None)

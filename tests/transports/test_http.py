@@ -1,0 +1,502 @@
+"""Streamable HTTP under a real uvicorn on loopback: every status and error the transport owns.
+
+Each answer is checked against the official schema by the `MCPClient` in conftest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import httpx
+import pytest
+
+from mcpref import OriginPolicy, Server, StreamableHTTP, ToolError
+from tests.conftest import ACCEPT, META, VERSION, MCPClient, running, sse_messages
+
+server = Server("http-test-server", "0.1.0", page_size=2)
+
+
+@server.tool(input_schema={"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]})
+def echo(message: str) -> str:
+    return message
+
+
+@server.tool(
+    input_schema={
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "priority": {"type": "integer", "x-mcp-header": "Priority"},
+            "dry_run": {"type": "boolean", "x-mcp-header": "Dry-Run"},
+        },
+        "required": ["region"],
+    }
+)
+def deploy(region: str, priority: int = 0, dry_run: bool = False) -> str:
+    return f"{region}:{priority}:{dry_run}"
+
+
+@server.tool(requires={"elicitation": {}})
+def confirm() -> str:
+    return "confirmed"
+
+
+@server.tool()
+def broken() -> str:
+    raise ToolError("the disk is full")
+
+
+@server.tool()
+async def slow(ctx) -> str:  # type: ignore[no-untyped-def]
+    await ctx.report_progress(1, 2, "halfway")
+    await ctx.log("info", "still going")
+    await ctx.log("debug", "too chatty to send at info")
+    await ctx.report_progress(2, 2)
+    return "done"
+
+
+cancelled = asyncio.Event()
+
+
+@server.tool()
+async def forever(ctx) -> str:  # type: ignore[no-untyped-def]
+    await ctx.report_progress(0)
+    try:
+        await asyncio.sleep(30)
+    except asyncio.CancelledError:
+        cancelled.set()
+        raise
+    return "never"
+
+
+@server.resource("memo://greeting", mime_type="text/plain")
+def greeting() -> str:
+    return "hello"
+
+
+app = StreamableHTTP(server, max_body_bytes=4096)
+
+
+@pytest.fixture(scope="module")
+def base_url():
+    with running(app) as url:
+        yield url
+
+
+@pytest.fixture
+def client(base_url: str):
+    with httpx.Client(base_url=base_url, timeout=10) as http:
+        yield MCPClient(http)
+
+
+def raw_post(client: MCPClient, body: bytes, headers: dict[str, str] | None = None) -> httpx.Response:
+    sent = {"Content-Type": "application/json", "Accept": ACCEPT}
+    sent.update(headers or {})
+    return client.http.post("/mcp", content=body, headers=sent)
+
+
+# -- the happy paths -------------------------------------------------------------------------
+
+
+def test_discover_answers_with_json_and_no_session(client: MCPClient) -> None:
+    response = client.post("server/discover")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/json"
+    assert "mcp-session-id" not in response.headers
+    result = response.json()["result"]
+    assert result["supportedVersions"] == [VERSION]
+    assert result["capabilities"] == {"resources": {}, "tools": {}}
+    assert (result["ttlMs"], result["cacheScope"]) == (0, "private")
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == {"name": "http-test-server", "version": "0.1.0"}
+
+
+def test_tools_list_pages_through_every_tool_in_order(client: MCPClient) -> None:
+    names, cursor = [], None
+    while True:
+        result = client.result("tools/list", {} if cursor is None else {"cursor": cursor})
+        names += [tool["name"] for tool in result["tools"]]
+        cursor = result.get("nextCursor")
+        if cursor is None:
+            break
+    assert names == ["echo", "deploy", "confirm", "broken", "slow", "forever"]
+
+
+def test_tools_call_returns_text_content(client: MCPClient) -> None:
+    result = client.result("tools/call", {"name": "echo", "arguments": {"message": "hi"}})
+    assert result["content"] == [{"type": "text", "text": "hi"}]
+    assert result["resultType"] == "complete"
+    assert "ttlMs" not in result
+
+
+def test_session_id_sent_by_a_client_is_ignored(client: MCPClient) -> None:
+    headers = client.headers("tools/list", **{"Mcp-Session-Id": "abc", "Last-Event-ID": "7"})
+    response = client.post("tools/list", headers=headers)
+    assert response.status_code == 200
+    assert "mcp-session-id" not in response.headers
+
+
+def test_notification_is_accepted_with_202_and_empty_body(client: MCPClient) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
+    response = raw_post(client, body)
+    assert response.status_code == 202
+    assert response.content == b""
+
+
+def test_progress_token_turns_the_answer_into_an_sse_stream(client: MCPClient) -> None:
+    meta = {**META, "progressToken": "p1", "io.modelcontextprotocol/logLevel": "info"}
+    response = client.post("tools/call", {"name": "slow", "arguments": {}}, meta=meta)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/event-stream"
+    assert response.headers["x-accel-buffering"] == "no"
+    methods = [m.get("method", "response") for m in response.messages]  # type: ignore[attr-defined]
+    assert methods == ["notifications/progress", "notifications/message", "notifications/progress", "response"]
+    assert response.messages[0]["params"] == {"progressToken": "p1", "progress": 1, "total": 2, "message": "halfway"}  # type: ignore[attr-defined]
+    assert response.messages[-1]["result"]["content"][0]["text"] == "done"  # type: ignore[attr-defined]
+
+
+def test_no_log_messages_without_log_level(client: MCPClient) -> None:
+    response = client.post("tools/call", {"name": "slow", "arguments": {}}, meta={**META, "progressToken": 7})
+    methods = [m.get("method") for m in response.messages]  # type: ignore[attr-defined]
+    assert "notifications/message" not in methods
+    assert methods.count("notifications/progress") == 2
+
+
+def test_closing_the_stream_cancels_the_tool(base_url: str) -> None:
+    cancelled.clear()
+    body = {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "method": "tools/call",
+        "params": {"name": "forever", "arguments": {}, "_meta": {**META, "progressToken": "f"}},
+    }
+    headers = MCPClient(httpx.Client()).headers("tools/call", "forever")
+    with (
+        httpx.Client(base_url=base_url, timeout=10) as http,
+        http.stream("POST", "/mcp", json=body, headers=headers) as response,
+    ):
+        first = next(response.iter_lines())
+        assert first == "event: message"
+    deadline = 50
+    while not cancelled.is_set() and deadline:
+        asyncio.run(asyncio.sleep(0.1))
+        deadline -= 1
+    assert cancelled.is_set(), "the tool kept running after the client closed the stream"
+
+
+def test_a_tool_failure_is_a_result_with_is_error(client: MCPClient) -> None:
+    result = client.result("tools/call", {"name": "broken", "arguments": {}})
+    assert result["isError"] is True
+    assert result["content"] == [{"type": "text", "text": "the disk is full"}]
+
+
+def test_resources_read(client: MCPClient) -> None:
+    result = client.result("resources/read", {"uri": "memo://greeting"})
+    assert result["contents"] == [{"uri": "memo://greeting", "mimeType": "text/plain", "text": "hello"}]
+    assert (result["ttlMs"], result["cacheScope"]) == (0, "private")
+
+
+# -- HTTP-level refusals ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("verb", ["GET", "DELETE", "PUT"])
+def test_only_post_is_allowed(client: MCPClient, verb: str) -> None:
+    response = client.http.request(verb, "/mcp", headers={"Accept": ACCEPT})
+    assert response.status_code == 405
+    assert response.headers["allow"] == "POST"
+    assert response.json()["error"]["code"] == -32600
+
+
+def test_other_paths_are_404(client: MCPClient) -> None:
+    assert client.http.post("/elsewhere", json={}).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "origin", ["https://evil.example", "null", "http://localhost.evil.example", "http://127.0.0.1:bad"]
+)
+def test_foreign_origin_is_403(client: MCPClient, origin: str) -> None:
+    response = client.post("tools/list", headers=client.headers("tools/list", Origin=origin))
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == -32600
+
+
+@pytest.mark.parametrize("origin", ["http://localhost:5173", "http://127.0.0.1:8000", "http://[::1]:3000"])
+def test_loopback_origin_is_allowed(client: MCPClient, origin: str) -> None:
+    assert client.post("tools/list", headers=client.headers("tools/list", Origin=origin)).status_code == 200
+
+
+def test_configured_origin_is_allowed(mcp_client_for) -> None:  # type: ignore[no-untyped-def]
+    client = mcp_client_for(StreamableHTTP(server, origins=OriginPolicy(["https://app.example"], allow_loopback=False)))
+    assert (
+        client.post("tools/list", headers=client.headers("tools/list", Origin="https://app.example")).status_code == 200
+    )
+    assert client.post("tools/list", headers=client.headers("tools/list", Origin="http://localhost")).status_code == 403
+
+
+def test_origin_allowlist_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_ALLOWED_ORIGINS", "https://a.example, https://b.example")
+    policy = OriginPolicy.from_env()
+    assert policy.allows("https://b.example") and not policy.allows("https://c.example")
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded"])
+def test_wrong_content_type_is_415(client: MCPClient, content_type: str | None) -> None:
+    headers = {"Accept": ACCEPT}
+    if content_type:
+        headers["Content-Type"] = content_type
+    response = client.http.post("/mcp", content=b"{}", headers=headers)
+    assert response.status_code == 415
+    assert response.json()["error"]["code"] == -32600
+
+
+def test_content_type_with_charset_is_fine(client: MCPClient) -> None:
+    headers = client.headers("tools/list", **{"Content-Type": "application/json; charset=utf-8"})
+    assert client.post("tools/list", headers=headers).status_code == 200
+
+
+@pytest.mark.parametrize("accept", [None, "application/json", "text/event-stream", "text/html"])
+def test_accept_without_both_types_is_406(client: MCPClient, accept: str | None) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
+    request = client.http.build_request("POST", "/mcp", json=body, headers=client.headers("tools/list"))
+    del request.headers["Accept"]  # httpx would otherwise send its default, */*
+    if accept:
+        request.headers["Accept"] = accept
+    response = client.http.send(request)
+    assert response.status_code == 406
+    assert response.json()["error"]["code"] == -32600
+
+
+def test_wildcard_accept_covers_both(client: MCPClient) -> None:
+    assert client.post("tools/list", headers=client.headers("tools/list", Accept="*/*")).status_code == 200
+
+
+def test_oversized_body_is_413(client: MCPClient) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"pad": "x" * 5000}}).encode()
+    response = raw_post(client, body)
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == -32600
+
+
+def test_oversized_body_without_content_length_is_413(client: MCPClient) -> None:
+    def chunks():  # type: ignore[no-untyped-def]
+        for _ in range(10):
+            yield b" " * 1000
+
+    response = client.http.post(
+        "/mcp", content=chunks(), headers={"Content-Type": "application/json", "Accept": ACCEPT}
+    )
+    assert response.status_code == 413
+
+
+# -- framing errors ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        (b"{not json", -32700),
+        (b"", -32700),
+        (b"\xff\xfe{}", -32700),
+        (b"[" * 1_000 + b"]" * 1_000, -32700),
+        (b'{"a":' * 200 + b"1" + b"}" * 200, -32700),
+        (b"[]", -32600),
+        (b'[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]', -32600),
+        (b'"just a string"', -32600),
+        (b"42", -32600),
+        (b'{"jsonrpc":"1.0","id":1,"method":"tools/list"}', -32600),
+        (b'{"id":1,"method":"tools/list"}', -32600),
+        (b'{"jsonrpc":"2.0","id":1}', -32600),
+        (b'{"jsonrpc":"2.0","id":1,"method":7}', -32600),
+        (b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}', -32600),
+        (b'{"jsonrpc":"2.0","id":null,"method":"tools/list","params":{}}', -32600),
+        (b'{"jsonrpc":"2.0","id":1.5,"method":"tools/list","params":{}}', -32600),
+        (b'{"jsonrpc":"2.0","id":true,"method":"tools/list","params":{}}', -32600),
+        (b'{"jsonrpc":"2.0","id":{},"method":"tools/list","params":{}}', -32600),
+        (b'{"jsonrpc":"2.0","id":1,"result":{}}', -32600),
+    ],
+)
+def test_malformed_messages_get_400_and_a_jsonrpc_error(client: MCPClient, body: bytes, code: int) -> None:
+    response = raw_post(client, body)
+    assert response.status_code == 400
+    message = response.json()
+    assert message["jsonrpc"] == "2.0"
+    assert message["error"]["code"] == code
+    assert "Traceback" not in response.text
+
+
+def test_framing_error_echoes_a_readable_id(client: MCPClient) -> None:
+    response = raw_post(client, b'{"jsonrpc":"2.0","id":"abc","method":7}')
+    assert response.json()["id"] == "abc"
+
+
+# -- _meta, versions, capabilities ----------------------------------------------------------
+
+
+def test_missing_meta_is_400_invalid_params(client: MCPClient) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}).encode()
+    response = raw_post(client, body, client.headers("tools/list"))
+    assert response.status_code == 400
+    assert response.json() == {"jsonrpc": "2.0", "id": 3, "error": response.json()["error"]}
+    assert response.json()["error"]["code"] == -32602
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        {"io.modelcontextprotocol/clientCapabilities": {}},
+        {"io.modelcontextprotocol/protocolVersion": VERSION},
+        {"io.modelcontextprotocol/protocolVersion": 20260728, "io.modelcontextprotocol/clientCapabilities": {}},
+        {"io.modelcontextprotocol/protocolVersion": VERSION, "io.modelcontextprotocol/clientCapabilities": []},
+    ],
+)
+def test_incomplete_meta_is_400_invalid_params(client: MCPClient, meta: dict) -> None:
+    error = client.error("tools/list", meta=meta, status=400)
+    assert error["code"] == -32602
+
+
+def test_no_params_at_all_is_400_invalid_params(client: MCPClient) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}).encode()
+    response = raw_post(client, body, client.headers("tools/list"))
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32602
+
+
+def test_unsupported_version_is_400_with_supported_list(client: MCPClient) -> None:
+    meta = {**META, "io.modelcontextprotocol/protocolVersion": "2099-01-01"}
+    headers = client.headers("tools/list", **{"MCP-Protocol-Version": "2099-01-01"})
+    error = client.error("tools/list", meta=meta, headers=headers, status=400)
+    assert error["code"] == -32022
+    assert error["data"] == {"supported": [VERSION], "requested": "2099-01-01"}
+
+
+def test_initialize_on_a_modern_only_server_lists_the_supported_versions(client: MCPClient) -> None:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}},
+    }
+    response = client.http.post("/mcp", json=body, headers={"Content-Type": "application/json", "Accept": ACCEPT})
+    assert response.status_code == 400
+    assert response.json()["error"]["data"] == {"supported": [VERSION], "requested": "2025-11-25"}
+
+
+def test_missing_client_capability_is_400_with_required_capabilities(client: MCPClient) -> None:
+    error = client.error("tools/call", {"name": "confirm", "arguments": {}}, status=400)
+    assert error["code"] == -32021
+    assert error["data"] == {"requiredCapabilities": {"elicitation": {}}}
+
+
+def test_declared_client_capability_is_served(client: MCPClient) -> None:
+    meta = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
+    assert (
+        client.result("tools/call", {"name": "confirm", "arguments": {}}, meta=meta)["content"][0]["text"]
+        == "confirmed"
+    )
+
+
+@pytest.mark.parametrize("method", ["ping", "logging/setLevel", "resources/subscribe", "nope/nothing", "prompts/list"])
+def test_unknown_removed_or_unoffered_methods_are_404(client: MCPClient, method: str) -> None:
+    error = client.error(method, status=404)
+    assert error["code"] == -32601
+
+
+def test_unknown_tool_is_invalid_params(client: MCPClient) -> None:
+    error = client.error("tools/call", {"name": "nope", "arguments": {}}, status=200)
+    assert error["code"] == -32602
+
+
+def test_bad_arguments_are_invalid_params(client: MCPClient) -> None:
+    error = client.error("tools/call", {"name": "echo", "arguments": {"message": 5}}, status=200)
+    assert error["code"] == -32602
+    assert "message" in error["message"]
+
+
+def test_bad_cursor_is_invalid_params(client: MCPClient) -> None:
+    assert client.error("tools/list", {"cursor": "bm9wZQ"}, status=200)["code"] == -32602
+
+
+def test_missing_resource_is_invalid_params_with_the_uri(client: MCPClient) -> None:
+    error = client.error("resources/read", {"uri": "memo://missing"}, status=200)
+    assert error["code"] == -32602
+    assert error["data"] == {"uri": "memo://missing"}
+
+
+# -- mirrored headers ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"MCP-Protocol-Version": None},
+        {"MCP-Protocol-Version": "2025-11-25"},
+        {"Mcp-Method": None},
+        {"Mcp-Method": "tools/list"},
+        {"Mcp-Method": "TOOLS/CALL"},
+        {"Mcp-Name": None},
+        {"Mcp-Name": "deploy2"},
+        {"Mcp-Name": "=?base64?ZGVwbG95?"},
+        {"Mcp-Name": "=?base64?!!!?="},
+        {"Mcp-Param-Region": None},
+        {"Mcp-Param-Region": "us-west"},
+        {"Mcp-Param-Priority": "3"},
+        {"Mcp-Param-Priority": "high"},
+        {"Mcp-Param-Dry-Run": "True"},
+    ],
+)
+def test_header_that_disagrees_with_the_body_is_400_header_mismatch(client: MCPClient, change: dict) -> None:
+    headers = client.headers(
+        "tools/call",
+        "deploy",
+        **{"Mcp-Param-Region": "eu-west", "Mcp-Param-Priority": "2", "Mcp-Param-Dry-Run": "true"},
+    )
+    for name, value in change.items():
+        if value is None:
+            del headers[name]
+        else:
+            headers[name] = value
+    params = {"name": "deploy", "arguments": {"region": "eu-west", "priority": 2, "dry_run": True}}
+    error = client.error("tools/call", params, headers=headers, status=400)
+    assert error["code"] == -32020
+
+
+def test_headers_that_match_are_served_and_names_are_case_insensitive(client: MCPClient) -> None:
+    headers = {
+        "content-type": "application/json",
+        "accept": ACCEPT,
+        "mcp-protocol-version": VERSION,
+        "MCP-METHOD": "tools/call",
+        "mcp-name": "deploy",
+        "MCP-PARAM-REGION": "eu-west",
+        "mcp-param-priority": "02",
+    }
+    result = client.result(
+        "tools/call", {"name": "deploy", "arguments": {"region": "eu-west", "priority": 2}}, headers=headers
+    )
+    assert result["content"][0]["text"] == "eu-west:2:False"
+
+
+def test_base64_header_values_are_decoded_before_comparing(client: MCPClient) -> None:
+    region = "Zürich "
+    headers = client.headers("tools/call", "deploy", **{"Mcp-Param-Region": "=?base64?WsO8cmljaCA=?="})
+    assert client.result("tools/call", {"name": "deploy", "arguments": {"region": region}}, headers=headers)
+
+
+def test_param_header_for_an_absent_argument_is_a_mismatch(client: MCPClient) -> None:
+    headers = client.headers("tools/call", "deploy", **{"Mcp-Param-Region": "eu", "Mcp-Param-Priority": "1"})
+    error = client.error("tools/call", {"name": "deploy", "arguments": {"region": "eu"}}, headers=headers, status=400)
+    assert error["code"] == -32020
+
+
+def test_resources_read_mirrors_the_uri_in_mcp_name(client: MCPClient) -> None:
+    headers = client.headers("resources/read", "memo://other")
+    assert client.error("resources/read", {"uri": "memo://greeting"}, headers=headers, status=400)["code"] == -32020
+
+
+def test_sse_body_frames_are_well_formed(client: MCPClient) -> None:
+    response = client.post(
+        "tools/call", {"name": "echo", "arguments": {"message": "a\nb"}}, meta={**META, "progressToken": 1}
+    )
+    blocks = [block for block in response.text.split("\n\n") if block]
+    assert all(block.startswith("event: message\ndata: ") for block in blocks)
+    assert sse_messages(response.text)[-1]["result"]["content"][0]["text"] == "a\nb"
