@@ -26,6 +26,7 @@ from .tools import Tool, ToolError, ToolRegistry
 #: Methods that existed in 2025-11-25 and are gone from 2026-07-28 (changelog.mdx).
 REMOVED_METHODS = frozenset(
     {
+        "initialize",
         "ping",
         "logging/setLevel",
         "resources/subscribe",

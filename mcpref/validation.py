@@ -61,11 +61,34 @@ def definition_for(message: dict[str, Any], method: str | None = None, revision:
     return response if response in _schema(revision)["$defs"] else "JSONRPCResultResponse"
 
 
+def result_definition_for(result: Any, method: str | None, revision: str = "2026-07-28") -> str | None:
+    """The one result definition a result must meet, chosen by its `resultType`.
+
+    The schema's response types accept `InputRequiredResult | CallToolResult`, and an
+    `InputRequiredResult` allows any extra field, so a broken complete result would slip
+    through the union. Choosing by `resultType` closes that gap.
+    """
+    if not isinstance(result, dict) or result.get("resultType") == "input_required":
+        return "InputRequiredResult" if isinstance(result, dict) else None
+    request = _method_defs(revision).get(method or "")
+    if request is None or not request.endswith("Request"):
+        return None
+    name = request.removesuffix("Request") + "Result"
+    return name if name in _schema(revision)["$defs"] else None
+
+
 def schema_errors(message: dict[str, Any], method: str | None = None, revision: str = "2026-07-28") -> list[str]:
     """Every way `message` breaks the schema, as readable lines; empty when it conforms."""
-    definition = definition_for(message, method, revision)
-    errors = sorted(_validator(revision, definition).iter_errors(message), key=lambda e: list(e.absolute_path))
-    return [f"{definition} at /{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors]
+    checks = [(definition_for(message, method, revision), message, "")]
+    if "result" in message:
+        result_definition = result_definition_for(message["result"], method, revision)
+        if result_definition is not None:
+            checks.append((result_definition, message["result"], "/result"))
+    lines = []
+    for definition, instance, prefix in checks:
+        errors = sorted(_validator(revision, definition).iter_errors(instance), key=lambda e: list(e.absolute_path))
+        lines += [f"{definition} at {prefix}/{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors]
+    return lines
 
 
 def check_message(message: dict[str, Any], method: str | None = None, revision: str = "2026-07-28") -> None:

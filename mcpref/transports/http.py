@@ -138,9 +138,11 @@ class StreamableHTTP:
             raise
 
     async def _answer(self, request: Request, headers: dict[str, str], receive: Receive, send: Send) -> None:
-        if request.method == "initialize":
+        if request.method == "initialize" and "_meta" not in request.params:
             # A 2025-11-25 handshake. This server is modern-only: say which versions it speaks
             # (basic/versioning.mdx: modern-only servers SHOULD list them in this error).
+            # An `initialize` that carries modern `_meta` is a modern request for a removed
+            # method, and falls through to -32601 like `ping`.
             requested = request.params.get("protocolVersion")
             raise unsupported_version(requested, self.server.supported_versions)
         meta = read_request_meta(request.params, self.server.supported_versions)

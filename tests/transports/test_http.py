@@ -500,3 +500,8 @@ def test_sse_body_frames_are_well_formed(client: MCPClient) -> None:
     blocks = [block for block in response.text.split("\n\n") if block]
     assert all(block.startswith("event: message\ndata: ") for block in blocks)
     assert sse_messages(response.text)[-1]["result"]["content"][0]["text"] == "a\nb"
+
+
+def test_initialize_with_modern_meta_is_a_removed_method(client: MCPClient) -> None:
+    params = {"protocolVersion": "2026-07-28", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+    assert client.error("initialize", params, status=404)["code"] == -32601

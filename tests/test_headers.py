@@ -1,0 +1,142 @@
+"""Mirrored headers: value encoding, `x-mcp-header` rules, building and checking."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpref.headers import (
+    annotation_problems,
+    check_request_headers,
+    decode_value,
+    encode_value,
+    header_params,
+    request_headers,
+)
+from mcpref.jsonrpc import HEADER_MISMATCH, MCPError
+
+
+@pytest.mark.parametrize(
+    ("value", "header"),
+    [
+        ("us-west1", "us-west1"),
+        ("two words", "two words"),
+        (42, "42"),
+        (-7, "-7"),
+        (True, "true"),
+        (False, "false"),
+        # The spec's own example (streamable-http.mdx §Value Encoding).
+        ("Hello, 世界", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+        (" padded", "=?base64?IHBhZGRlZA==?="),
+        ("tab\t", "=?base64?dGFiCQ==?="),
+        ("", "=?base64??="),
+        ("line\nbreak", "=?base64?bGluZQpicmVhaw==?="),
+        # A literal that already looks encoded must be wrapped too.
+        ("=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="),
+    ],
+)
+def test_encode_value(value: object, header: str) -> None:
+    assert encode_value(value) == header  # type: ignore[arg-type]
+    if isinstance(value, str):
+        assert decode_value(header) == value
+
+
+@pytest.mark.parametrize("raw", ["=?base64?###?=", "=?base64?SGVsbG8?=", "=?base64?/w==?="])
+def test_malformed_base64_is_a_mismatch(raw: str) -> None:
+    with pytest.raises(MCPError) as caught:
+        decode_value(raw)
+    assert caught.value.code == HEADER_MISMATCH
+
+
+def test_header_params_follow_properties_chains() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "target": {"type": "object", "properties": {"zone": {"type": "string", "x-mcp-header": "Zone"}}},
+        },
+    }
+    assert header_params(schema) == {"Region": ("region",), "Zone": ("target", "zone")}
+    assert annotation_problems(schema) == []
+
+
+@pytest.mark.parametrize(
+    ("schema", "problem"),
+    [
+        ({"properties": {"a": {"type": "number", "x-mcp-header": "A"}}}, "string, integer or boolean"),
+        ({"properties": {"a": {"type": "string", "x-mcp-header": ""}}}, "HTTP token"),
+        ({"properties": {"a": {"type": "string", "x-mcp-header": "Bad Name"}}}, "HTTP token"),
+        ({"properties": {"a": {"type": "string", "x-mcp-header": "X\r\nY"}}}, "HTTP token"),
+        (
+            {
+                "properties": {
+                    "a": {"type": "string", "x-mcp-header": "Dup"},
+                    "b": {"type": "string", "x-mcp-header": "dup"},
+                }
+            },
+            "used twice",
+        ),
+        (
+            {"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}},
+            "plain `properties`",
+        ),
+        ({"anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]}, "plain `properties`"),
+        ({"$defs": {"d": {"type": "string", "x-mcp-header": "A"}}}, "plain `properties`"),
+    ],
+)
+def test_annotation_problems(schema: dict, problem: str) -> None:
+    problems = annotation_problems({"type": "object", **schema})
+    assert any(problem in line for line in problems), problems
+
+
+def test_request_headers_mirror_the_body() -> None:
+    params = {
+        "name": "deploy",
+        "arguments": {"region": "Zürich", "count": 3, "skip": None},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"},
+    }
+    headers = request_headers("tools/call", params, {"Region": ("region",), "Count": ("count",), "Skip": ("skip",)})
+    assert headers == {
+        "Mcp-Method": "tools/call",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Name": "deploy",
+        "Mcp-Param-Region": "=?base64?WsO8cmljaA==?=",
+        "Mcp-Param-Count": "3",
+    }
+
+
+def test_built_headers_pass_the_check() -> None:
+    params = {"uri": "file:///a b", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+    built = request_headers("resources/read", params)
+    check_request_headers({k.lower(): v for k, v in built.items()}, "resources/read", params)
+
+
+@pytest.mark.parametrize(
+    ("headers", "reason"),
+    [
+        ({"mcp-method": "tools/list"}, "MCP-Protocol-Version is missing"),
+        ({"mcp-protocol-version": "2026-07-28"}, "Mcp-Method is missing"),
+        ({"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list\x01"}, "not allowed"),
+    ],
+)
+def test_check_names_the_broken_header(headers: dict, reason: str) -> None:
+    params = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+    with pytest.raises(MCPError) as caught:
+        check_request_headers(headers, "tools/list", params)
+    assert caught.value.code == HEADER_MISMATCH and caught.value.http_status == 400
+    assert reason in caught.value.message
+
+
+def test_integers_compare_numerically_but_not_beyond_safe_range() -> None:
+    base = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "t"}
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    check_request_headers(
+        {**base, "mcp-param-n": "007"}, "tools/call", {"name": "t", "arguments": {"n": 7}, "_meta": meta}, {"N": ("n",)}
+    )
+    with pytest.raises(MCPError):
+        big = 2**53
+        check_request_headers(
+            {**base, "mcp-param-n": str(big)},
+            "tools/call",
+            {"name": "t", "arguments": {"n": big}, "_meta": meta},
+            {"N": ("n",)},
+        )

@@ -1,0 +1,87 @@
+"""Framing: what `parse_message` accepts, what it refuses, and with which code."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpref.jsonrpc import (
+    INVALID_REQUEST,
+    MAX_NESTING_DEPTH,
+    PARSE_ERROR,
+    MCPError,
+    Notification,
+    Request,
+    encode,
+    error_response,
+    parse_message,
+)
+
+
+def test_a_request_keeps_its_id_type() -> None:
+    message = parse_message(b'{"jsonrpc":"2.0","id":"a-1","method":"tools/list","params":{"x":1}}')
+    assert message == Request(id="a-1", method="tools/list", params={"x": 1})
+    assert parse_message(b'{"jsonrpc":"2.0","id":0,"method":"m"}').id == 0
+
+
+def test_a_request_without_params_is_marked() -> None:
+    message = parse_message(b'{"jsonrpc":"2.0","id":1,"method":"m"}')
+    assert isinstance(message, Request) and message.params == {} and not message.has_params
+
+
+def test_a_message_without_id_is_a_notification() -> None:
+    assert parse_message(b'{"jsonrpc":"2.0","method":"notifications/x"}') == Notification("notifications/x", {})
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "fragment"),
+    [
+        (b"{", PARSE_ERROR, "Parse error"),
+        (b"\xc3\x28", PARSE_ERROR, "UTF-8"),
+        (b"[1]", INVALID_REQUEST, "batches"),
+        (b"null", INVALID_REQUEST, "not an object"),
+        (b'{"jsonrpc":"2.0","id":null,"method":"m"}', INVALID_REQUEST, "null"),
+        (b'{"jsonrpc":"2.0","id":false,"method":"m"}', INVALID_REQUEST, "string or an integer"),
+        (b'{"jsonrpc":"2.0","id":2.0,"method":"m"}', INVALID_REQUEST, "string or an integer"),
+        (b'{"jsonrpc":"2.0","id":1,"method":"m","params":"x"}', INVALID_REQUEST, "params"),
+        (b'{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}', INVALID_REQUEST, "responses"),
+    ],
+)
+def test_refusals_name_the_problem(body: bytes, code: int, fragment: str) -> None:
+    with pytest.raises(MCPError) as caught:
+        parse_message(body)
+    assert caught.value.code == code
+    assert fragment in caught.value.message
+
+
+def test_the_id_of_a_bad_envelope_is_kept_for_the_answer() -> None:
+    with pytest.raises(MCPError) as caught:
+        parse_message(b'{"jsonrpc":"1.0","id":7,"method":"m"}')
+    assert caught.value.request_id == 7
+
+
+def test_nesting_at_the_limit_parses_and_beyond_it_is_refused() -> None:
+    ok = (
+        b'{"jsonrpc":"2.0","method":"m","params":{"a":'
+        + b"[" * (MAX_NESTING_DEPTH - 2)
+        + b"]" * (MAX_NESTING_DEPTH - 2)
+        + b"}}"
+    )
+    assert isinstance(parse_message(ok), Notification)
+    with pytest.raises(MCPError) as caught:
+        parse_message(b"[" * (MAX_NESTING_DEPTH + 1) + b"]" * (MAX_NESTING_DEPTH + 1))
+    assert caught.value.code == PARSE_ERROR
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
+    body = b'{"jsonrpc":"2.0","method":"m","params":{"s":"' + b"[{" * 500 + b'\\"]"}}'
+    assert isinstance(parse_message(body), Notification)
+
+
+def test_error_response_leaves_out_an_unknown_id() -> None:
+    error = MCPError(PARSE_ERROR, "Parse error")
+    assert error_response(None, error) == {"jsonrpc": "2.0", "error": {"code": PARSE_ERROR, "message": "Parse error"}}
+    assert error_response(3, MCPError(1, "m", {"k": 1}))["error"]["data"] == {"k": 1}
+
+
+def test_encode_is_compact_utf8() -> None:
+    assert encode({"a": "é", "b": [1, 2]}) == '{"a":"é","b":[1,2]}'.encode()

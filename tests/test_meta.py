@@ -1,0 +1,78 @@
+"""Per-request `_meta`: the required keys, version checks, capability checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpref.jsonrpc import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION, MCPError
+from mcpref.meta import missing_capabilities, read_request_meta, require_capabilities
+
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CAPS_KEY = "io.modelcontextprotocol/clientCapabilities"
+
+
+def test_reads_every_known_key() -> None:
+    meta = read_request_meta(
+        {
+            "_meta": {
+                VERSION_KEY: "2026-07-28",
+                CAPS_KEY: {"elicitation": {}},
+                "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+                "io.modelcontextprotocol/logLevel": "info",
+                "progressToken": 5,
+            }
+        }
+    )
+    assert meta.protocol_version == "2026-07-28"
+    assert meta.client_capabilities == {"elicitation": {}}
+    assert meta.client_info == {"name": "c", "version": "1"}
+    assert (meta.log_level, meta.progress_token) == ("info", 5)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"_meta": None},
+        {"_meta": {CAPS_KEY: {}}},
+        {"_meta": {VERSION_KEY: "2026-07-28"}},
+        {"_meta": {VERSION_KEY: 1, CAPS_KEY: {}}},
+    ],
+)
+def test_missing_required_keys_are_invalid_params_with_400(params: dict) -> None:
+    with pytest.raises(MCPError) as caught:
+        read_request_meta(params)
+    assert (caught.value.code, caught.value.http_status) == (INVALID_PARAMS, 400)
+
+
+def test_unsupported_version_lists_what_is_supported() -> None:
+    with pytest.raises(MCPError) as caught:
+        read_request_meta({"_meta": {VERSION_KEY: "2025-11-25", CAPS_KEY: {}}})
+    assert caught.value.code == UNSUPPORTED_PROTOCOL_VERSION
+    assert caught.value.data == {"supported": ["2026-07-28"], "requested": "2025-11-25"}
+
+
+def test_a_boolean_progress_token_is_not_a_token() -> None:
+    meta = read_request_meta({"_meta": {VERSION_KEY: "2026-07-28", CAPS_KEY: {}, "progressToken": True}})
+    assert meta.progress_token is None
+
+
+@pytest.mark.parametrize(
+    ("required", "declared", "missing"),
+    [
+        ({"elicitation": {}}, {}, {"elicitation": {}}),
+        ({"elicitation": {}}, {"elicitation": {"form": {}}}, {}),
+        ({"elicitation": {"url": {}}}, {"elicitation": {"form": {}}}, {"elicitation": {"url": {}}}),
+        ({"sampling": {}, "roots": {}}, {"roots": {}}, {"sampling": {}}),
+        ({"elicitation": {}}, {"elicitation": True}, {"elicitation": {}}),
+    ],
+)
+def test_missing_capabilities(required: dict, declared: dict, missing: dict) -> None:
+    assert missing_capabilities(required, declared) == missing
+
+
+def test_require_capabilities_raises_32021_with_the_missing_part() -> None:
+    with pytest.raises(MCPError) as caught:
+        require_capabilities({"sampling": {}}, {})
+    assert caught.value.code == MISSING_REQUIRED_CLIENT_CAPABILITY
+    assert caught.value.data == {"requiredCapabilities": {"sampling": {}}}

@@ -1,0 +1,284 @@
+"""The dispatcher, called directly: results, registries and the errors each method owns.
+
+Transport concerns (status codes, headers) are tested in transports/test_http.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from mcpref import CacheHints, MCPError, Server, ToolError, ToolResult, text
+from mcpref.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, Request
+from mcpref.validation import check_message
+
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+SERVER_INFO = {"io.modelcontextprotocol/serverInfo": {"name": "unit", "version": "1"}}
+
+
+def call(server: Server, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Dispatch one request and check the response against the official schema."""
+    result = asyncio.run(server.handle(Request(1, method, {**(params or {}), "_meta": META})))
+    check_message({"jsonrpc": "2.0", "id": 1, "result": result}, method)
+    return result
+
+
+def fails(server: Server, method: str, params: dict[str, Any] | None = None) -> MCPError:
+    with pytest.raises(MCPError) as caught:
+        call(server, method, params)
+    return caught.value
+
+
+@pytest.fixture
+def server() -> Server:
+    server = Server("unit", "1", instructions="Use the tools.", cache_for={"tools/list": CacheHints(1000, "public")})
+
+    @server.tool(
+        input_schema={"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}},
+        output_schema={"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]},
+        title="Add",
+        annotations={"readOnlyHint": True},
+    )
+    def add(a: int, b: int) -> dict[str, int]:
+        """Add two integers."""
+        return {"sum": a + b}
+
+    @server.tool(output_schema={"type": "object", "required": ["sum"]})
+    def liar() -> dict[str, int]:
+        return {"total": 1}
+
+    @server.tool()
+    def picture() -> list[dict[str, Any]]:
+        return [text("a red dot"), {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]
+
+    @server.tool()
+    def explicit() -> ToolResult:
+        return ToolResult(content=[text("partial")], is_error=True)
+
+    @server.tool()
+    def refuses() -> str:
+        raise ToolError("no such city")
+
+    @server.tool()
+    def crashes() -> str:
+        raise RuntimeError("secret internal detail")
+
+    @server.resource("config://app", mime_type="application/json")
+    def config() -> str:
+        return '{"debug": false}'
+
+    @server.resource("bin://logo", mime_type="image/png")
+    def logo() -> bytes:
+        return b"\x89PNG"
+
+    @server.resource_template(
+        "notes://{folder}/{name}", mime_type="text/plain", complete={"folder": lambda value: ["work", "home"]}
+    )
+    def note(folder: str, name: str) -> str:
+        return f"{folder}/{name}"
+
+    @server.resource("broken://x")
+    def broken_resource() -> str:
+        raise OSError("disk")
+
+    @server.prompt(
+        arguments={"topic": "What to write about"},
+        complete={"style": lambda value, context: [s for s in ("short", "long") if s.startswith(value)]},
+    )
+    def essay(topic: str, style: str = "short") -> str:
+        """Write an essay."""
+        return f"Write a {style} essay about {topic}."
+
+    return server
+
+
+def test_discover_describes_the_server(server: Server) -> None:
+    assert call(server, "server/discover") == {
+        "resultType": "complete",
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": {"prompts": {}, "resources": {}, "tools": {}, "completions": {}},
+        "instructions": "Use the tools.",
+        "ttlMs": 0,
+        "cacheScope": "private",
+        "_meta": SERVER_INFO,
+    }
+
+
+def test_tools_list_shows_definitions_with_per_method_cache_hints(server: Server) -> None:
+    result = call(server, "tools/list")
+    assert result["tools"][0] == {
+        "name": "add",
+        "title": "Add",
+        "description": "Add two integers.",
+        "inputSchema": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}},
+        "outputSchema": {"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]},
+        "annotations": {"readOnlyHint": True},
+    }
+    assert (result["ttlMs"], result["cacheScope"]) == (1000, "public")
+
+
+def test_structured_output_comes_with_a_text_copy(server: Server) -> None:
+    result = call(server, "tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})
+    assert result["structuredContent"] == {"sum": 5}
+    assert result["content"] == [{"type": "text", "text": '{"sum": 5}'}]
+
+
+def test_output_that_breaks_its_schema_is_an_internal_error(server: Server) -> None:
+    assert fails(server, "tools/call", {"name": "liar", "arguments": {}}).code == INTERNAL_ERROR
+
+
+def test_content_blocks_and_explicit_results(server: Server) -> None:
+    assert call(server, "tools/call", {"name": "picture"})["content"][1]["type"] == "image"
+    assert call(server, "tools/call", {"name": "explicit"})["isError"] is True
+
+
+def test_tool_errors_are_results_and_crashes_do_not_leak(server: Server) -> None:
+    assert call(server, "tools/call", {"name": "refuses"})["content"] == [text("no such city")]
+    crashed = call(server, "tools/call", {"name": "crashes"})
+    assert crashed["isError"] is True
+    assert "secret" not in crashed["content"][0]["text"]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"name": "nope"}, {}, {"name": 5}, {"name": "add", "arguments": []}, {"name": "add", "arguments": {"a": "x"}}],
+)
+def test_tools_call_invalid_params(server: Server, params: dict) -> None:
+    assert fails(server, "tools/call", params).code == INVALID_PARAMS
+
+
+def test_resources(server: Server) -> None:
+    assert [r["uri"] for r in call(server, "resources/list")["resources"]] == [
+        "config://app",
+        "bin://logo",
+        "broken://x",
+    ]
+    templates = call(server, "resources/templates/list")["resourceTemplates"]
+    assert templates == [{"uriTemplate": "notes://{folder}/{name}", "name": "note", "mimeType": "text/plain"}]
+    assert call(server, "resources/read", {"uri": "bin://logo"})["contents"] == [
+        {"uri": "bin://logo", "mimeType": "image/png", "blob": "iVBORw=="}
+    ]
+    read = call(server, "resources/read", {"uri": "notes://work/todo"})
+    assert read["contents"] == [{"uri": "notes://work/todo", "mimeType": "text/plain", "text": "work/todo"}]
+    assert (read["ttlMs"], read["cacheScope"]) == (0, "private")
+
+
+@pytest.mark.parametrize("uri", ["notes://a/b/c", "config://other", 7])
+def test_resource_not_found_is_invalid_params(server: Server, uri: object) -> None:
+    assert fails(server, "resources/read", {"uri": uri}).code == INVALID_PARAMS
+
+
+def test_a_broken_resource_handler_is_an_internal_error(server: Server) -> None:
+    error = fails(server, "resources/read", {"uri": "broken://x"})
+    assert error.code == INTERNAL_ERROR and "disk" not in error.message
+
+
+def test_prompts(server: Server) -> None:
+    assert call(server, "prompts/list")["prompts"] == [
+        {
+            "name": "essay",
+            "description": "Write an essay.",
+            "arguments": [
+                {"name": "topic", "description": "What to write about", "required": True},
+                {"name": "style", "required": False},
+            ],
+        }
+    ]
+    result = call(server, "prompts/get", {"name": "essay", "arguments": {"topic": "tides"}})
+    assert result["messages"] == [
+        {"role": "user", "content": {"type": "text", "text": "Write a short essay about tides."}}
+    ]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"name": "nope"},
+        {"name": "essay"},
+        {"name": "essay", "arguments": {"topic": 1}},
+        {"name": "essay", "arguments": {"topic": "t", "x": "y"}},
+    ],
+)
+def test_prompts_get_invalid_params(server: Server, params: dict) -> None:
+    assert fails(server, "prompts/get", params).code == INVALID_PARAMS
+
+
+def test_completion(server: Server) -> None:
+    prompt = call(
+        server,
+        "completion/complete",
+        {"ref": {"type": "ref/prompt", "name": "essay"}, "argument": {"name": "style", "value": "l"}},
+    )
+    assert prompt["completion"] == {"values": ["long"], "total": 1, "hasMore": False}
+    template = call(
+        server,
+        "completion/complete",
+        {
+            "ref": {"type": "ref/resource", "uri": "notes://{folder}/{name}"},
+            "argument": {"name": "folder", "value": ""},
+        },
+    )
+    assert template["completion"]["values"] == ["work", "home"]
+    nothing = call(
+        server,
+        "completion/complete",
+        {"ref": {"type": "ref/prompt", "name": "essay"}, "argument": {"name": "topic", "value": ""}},
+    )
+    assert nothing["completion"]["values"] == []
+
+
+def test_completion_caps_values_at_100() -> None:
+    server = Server("unit", "1")
+    server.prompt(complete={"n": lambda value: [str(i) for i in range(150)]})(lambda n: n)
+    result = call(
+        server,
+        "completion/complete",
+        {"ref": {"type": "ref/prompt", "name": "<lambda>"}, "argument": {"name": "n", "value": ""}},
+    )
+    assert len(result["completion"]["values"]) == 100
+    assert result["completion"]["total"] == 150 and result["completion"]["hasMore"] is True
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "a", "value": ""}},
+        {"ref": {"type": "ref/resource", "uri": "x://{y}"}, "argument": {"name": "a", "value": ""}},
+        {"ref": {"type": "ref/other"}, "argument": {"name": "a", "value": ""}},
+        {"ref": {"type": "ref/prompt", "name": "essay"}},
+    ],
+)
+def test_completion_invalid_params(server: Server, params: dict) -> None:
+    assert fails(server, "completion/complete", params).code == INVALID_PARAMS
+
+
+def test_an_empty_server_offers_only_discovery() -> None:
+    empty = Server("empty", "1")
+    assert call(empty, "server/discover")["capabilities"] == {}
+    for method in ("tools/list", "resources/list", "prompts/list", "completion/complete"):
+        assert fails(empty, method).code == METHOD_NOT_FOUND
+
+
+def test_registration_refuses_bad_tools() -> None:
+    server = Server("unit", "1")
+    with pytest.raises(ValueError, match="type 'object'"):
+        server.tool(input_schema={"type": "string"})(lambda: "")
+    with pytest.raises(ValueError, match="not a valid JSON Schema"):
+        server.tool(name="t", input_schema={"type": "object", "properties": {"a": {"type": 5}}})(lambda: "")
+    with pytest.raises(ValueError, match="x-mcp-header"):
+        server.tool(
+            name="u", input_schema={"type": "object", "properties": {"a": {"type": "number", "x-mcp-header": "A"}}}
+        )(lambda: "")
+    server.tool(name="dup")(lambda: "")
+    with pytest.raises(ValueError, match="already registered"):
+        server.tool(name="dup")(lambda: "")
+
+
+def test_handlers_may_be_async_and_take_the_context(server: Server) -> None:
+    @server.tool(name="whoami")
+    async def whoami(ctx) -> str:  # type: ignore[no-untyped-def]
+        return ctx.meta.protocol_version
+
+    assert call(server, "tools/call", {"name": "whoami"})["content"][0]["text"] == "2026-07-28"
