@@ -197,6 +197,9 @@ def _expect(headers: Mapping[str, str], name: str, body_value: Any, *, decode: b
     raw = headers.get(name.lower())
     if raw is None:
         raise mismatch(f"required header {name} is missing")
+    # Spaces and tabs around a field value are HTTP framing, not part of it (RFC 9110 §5.5);
+    # a value that really starts or ends with whitespace travels base64-encoded.
+    raw = raw.strip(" \t")
     if not _FIELD_VALUE.fullmatch(raw):
         raise mismatch(f"{name} contains characters not allowed in a header value")
     text = decode_value(raw) if decode else raw

@@ -140,3 +140,9 @@ def test_integers_compare_numerically_but_not_beyond_safe_range() -> None:
             {"name": "t", "arguments": {"n": big}, "_meta": meta},
             {"N": ("n",)},
         )
+
+
+def test_whitespace_around_a_header_value_is_framing() -> None:
+    params = {"name": "echo", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+    headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "  echo\t"}
+    check_request_headers(headers, "tools/call", params)
