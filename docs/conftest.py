@@ -1,0 +1,44 @@
+"""Collects every page under docs/ as tests: see tests/docs/pages.py for what runs and how.
+
+Kept here (and excluded from the built site in mkdocs.yml) because pytest hands a conftest only
+the files under its own folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import running
+from tests.docs import pages, update
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-frames",
+        action="store_true",
+        help="rewrite every response frame on the pages that differs from the reference server",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    pages.settings["update"] = config.getoption("--update-frames")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    for line in update.apply_pending():
+        print(line)
+
+
+@pytest.fixture(scope="session")
+def live_url() -> Iterator[str]:
+    """The site app (pages and /mcp) under a real uvicorn, for the pages' curl and httpx examples."""
+    from examples.site import app
+
+    with running(app) as url:
+        yield url
+
+
+pytest_collect_file = pages.make_sybil(fixtures=["live_url"], path=str(Path(__file__).parent)).pytest()

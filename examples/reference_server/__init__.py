@@ -1,0 +1,76 @@
+"""The reference server the documentation pages talk to: a small weather desk.
+
+Each tool shows one thing a reader meets on the wire:
+
+- `get_forecast`: an argument mirrored into a header (`x-mcp-header: City`) and a result with
+  `outputSchema`/`structuredContent`; its `issuedAt` timestamp is the one volatile value.
+- `convert_temperature`: a tool that fails on its own terms, with `isError: true`.
+- `survey_stations`: reports progress and log messages, so a request that opts in gets an SSE stream.
+- `file_report`: needs the client's `elicitation` capability; without it the answer is -32021.
+
+Plus a resource, a resource template and a prompt whose arguments complete.
+Run it alone with `uvicorn examples.reference_server:app`, or with the site via `./scripts/serve`.
+"""
+
+from __future__ import annotations
+
+from mcpref import CacheHints, Server, StreamableHTTP
+
+from .data import STATIONS, forecast, station_report
+from .tools import register_tools
+
+INSTRUCTIONS = "Weather desk: forecasts, station reports and unit conversion. Data is synthetic."
+
+
+def build_server() -> Server:
+    """A fresh server with everything registered; nothing is shared between two calls."""
+    server = Server(
+        "weather-desk",
+        "1.4.0",
+        title="Weather Desk (mcpref reference server)",
+        instructions=INSTRUCTIONS,
+        # Lists change only on deploy: any client may reuse them for a minute.
+        cache=CacheHints(ttl_ms=60_000, scope="public"),
+        cache_for={"server/discover": CacheHints(ttl_ms=3_600_000, scope="public")},
+    )
+    register_tools(server)
+
+    @server.resource("weather://stations", title="Station list", mime_type="application/json")
+    def stations() -> str:
+        """Every station this desk reports on, as JSON."""
+        return station_report(None)
+
+    @server.resource_template(
+        "weather://stations/{station_id}",
+        title="One station",
+        mime_type="application/json",
+        complete={"station_id": lambda value: [s for s in STATIONS if s.startswith(value)]},
+    )
+    def station(station_id: str) -> str:
+        """The latest observation of one station."""
+        return station_report(station_id)
+
+    @server.prompt(
+        title="Forecast briefing",
+        arguments={"city": "City to brief on", "tone": "plain or cheerful"},
+        complete={
+            "city": lambda value: [s.capitalize() for s in STATIONS if s.startswith(value.lower())],
+            "tone": lambda value: [t for t in ("cheerful", "plain") if t.startswith(value)],
+        },
+    )
+    def briefing(city: str, tone: str = "plain") -> str:
+        """A short spoken briefing built from tomorrow's forecast."""
+        day = forecast(city, 1)["days"][0]
+        return f"In a {tone} voice, brief listeners on {city}: {day['summary']}, high {day['highC']}°C."
+
+    return server
+
+
+def create_app() -> StreamableHTTP:
+    """The MCP endpoint at `/mcp`, built fresh: the docs harness calls this once per request."""
+    return StreamableHTTP(build_server())
+
+
+app = create_app()
+
+__all__ = ["app", "build_server", "create_app"]

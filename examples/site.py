@@ -1,0 +1,34 @@
+"""The documentation site and the reference MCP endpoint on one origin.
+
+`./scripts/serve` runs this with uvicorn: the built pages (mkdocs output in `site/`) at `/`, and
+the reference server at `/mcp`, so every `curl` command on a page works as written against
+http://127.0.0.1:8000. One ASGI function picks the app by path; nothing else is shared.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from starlette.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
+
+from examples import reference_server
+
+SITE_DIR = Path(os.environ.get("MCPREF_SITE_DIR", Path(__file__).resolve().parent.parent / "site"))
+
+#: How to build each MCP endpoint, by exact path. The docs harness builds a fresh one per request.
+FACTORIES = {"/mcp": reference_server.create_app}
+#: What this process serves: one long-lived instance per endpoint; being stateless, it does not care.
+ENDPOINTS = {path: factory() for path, factory in FACTORIES.items()}
+
+pages = StaticFiles(directory=SITE_DIR, html=True, check_dir=False)
+
+
+async def app(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["type"] == "lifespan":
+        # Nothing to start or stop; the MCP endpoint answers the lifespan protocol for us.
+        await ENDPOINTS["/mcp"](scope, receive, send)
+        return
+    endpoint = ENDPOINTS.get(scope.get("path", ""))
+    await (endpoint or pages)(scope, receive, send)

@@ -1,0 +1,112 @@
+"""A page's frame against what the server sent: every difference, with where it is.
+
+JSON is compared structurally: object keys in any order, arrays in order, and types exactly
+(`1`, `1.0` and `true` all differ), so no field can be missing, added or different unnoticed.
+A `<<kind>>` placeholder matches one value of its kind (see `placeholders`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from http import HTTPStatus
+from typing import Any
+
+from . import placeholders
+from .messages import Event, Response, media_type, parse_sse
+
+
+def json_differences(expected: Any, actual: Any, path: str = "$") -> list[str]:
+    kind = placeholders.kind_of(expected)
+    if kind is not None:
+        problem = placeholders.check(kind, actual)
+        return [f"{path}: {problem}"] if problem else []
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        found = [f"{path}.{key}: missing from the server's answer" for key in expected if key not in actual]
+        found += [
+            f"{path}.{key}: not on the page, but the server sent {_short(actual[key])}"
+            for key in actual
+            if key not in expected
+        ]
+        for key in expected:
+            if key in actual:
+                found += json_differences(expected[key], actual[key], f"{path}.{key}")
+        return found
+    if isinstance(expected, list) and isinstance(actual, list):
+        found = []
+        if len(expected) != len(actual):
+            found.append(f"{path}: the page shows {len(expected)} items, the server sent {len(actual)}")
+        for index, (e, a) in enumerate(zip(expected, actual, strict=False)):
+            found += json_differences(e, a, f"{path}[{index}]")
+        return found
+    if type(expected) is not type(actual) or expected != actual:
+        return [f"{path}: the page says {_short(expected)}, the server sent {_short(actual)}"]
+    return []
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def response_differences(expected: Response, status: int, headers: list[tuple[str, str]], body: str) -> list[str]:
+    """Status, every header the page shows, and the body, read as the page's Content-Type says."""
+    found = []
+    if expected.status != status:
+        found.append(f"status: the page says {expected.status}, the server sent {status}")
+    elif expected.reason != HTTPStatus(status).phrase:
+        found.append(f"status line: the reason for {status} is {HTTPStatus(status).phrase!r}, not {expected.reason!r}")
+    actual_headers = Response(headers, body)
+    for name, value in expected.headers:
+        sent = actual_headers.header(name)
+        if sent is None:
+            found.append(f"header {name}: on the page, but the server did not send it")
+            continue
+        kind = placeholders.kind_of(value)
+        problem = (
+            placeholders.check(kind, sent)
+            if kind
+            else (None if sent == value else f"the page says {value!r}, the server sent {sent!r}")
+        )
+        if problem:
+            found.append(f"header {name}: {problem}")
+    return found + body_differences(expected, actual_headers)
+
+
+def body_differences(expected: Response, actual: Response) -> list[str]:
+    kind = media_type(expected)
+    if not expected.body.strip():
+        return [] if not actual.body else [f"body: the page shows none, the server sent {actual.body[:80]!r}"]
+    if not expected.header("content-type"):
+        return ["body: a response block with a body must show its Content-Type"]
+    if kind == "application/json":
+        try:
+            sent = json.loads(actual.body)
+        except ValueError:
+            return [f"body: the server did not send JSON: {actual.body[:80]!r}"]
+        return json_differences(json.loads(expected.body), sent)
+    if kind == "text/event-stream":
+        return event_differences(parse_sse(expected.body), parse_sse(actual.body))
+    return [] if expected.body.rstrip("\n") == actual.body.rstrip("\n") else ["body: the text differs"]
+
+
+def event_differences(expected: list[Event], actual: list[Event]) -> list[str]:
+    found = []
+    if len(expected) != len(actual):
+        found.append(f"SSE: the page shows {len(expected)} events, the server sent {len(actual)}")
+    for index, (e, a) in enumerate(zip(expected, actual, strict=False)):
+        if e.name != a.name:
+            found.append(f"SSE event {index + 1}: the page says event {e.name!r}, the server sent {a.name!r}")
+        found += json_differences(e.data, a.data, f"SSE event {index + 1} $")
+    return found
+
+
+def report(where: str, differences: list[str], expected_text: str, actual_text: str) -> str:
+    """What a contributor reads when a frame fails: where, each difference, then a diff."""
+    diff = difflib.unified_diff(
+        expected_text.splitlines(), actual_text.splitlines(), "page", "server", lineterm="", n=2
+    )
+    lines = [f"{where}: the page does not match the reference server", ""]
+    lines += [f"  - {difference}" for difference in differences]
+    lines += ["", *diff, "", "Fix the page, or refresh it from the server: ./scripts/docs --update-frames"]
+    return "\n".join(lines)

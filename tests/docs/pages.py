@@ -1,0 +1,413 @@
+"""The sybil side of the harness: a page becomes one example per fenced block (or block pair).
+
+| block                                   | what happens                                              |
+|-----------------------------------------|-----------------------------------------------------------|
+| ```http request + ```http response      | sent to a fresh reference server; status, shown headers, body compared |
+| ```python (+ ```text title="Output")    | run in the page's namespace; printed output compared       |
+| ```console with `$ curl ...`            | run against a real uvicorn; shown output compared          |
+| ```mermaid                              | a diagram: its type is checked, the site renders it        |
+| any block titled "Illustration — why"   | not executed; JSON-RPC in it is still checked by the schema |
+| anything else                           | fails: execute it or mark it                               |
+
+`http://127.0.0.1:8000` on a page is rewritten to the live server's address, so a reader's
+commands are run exactly as written otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import re
+import shlex
+import subprocess
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sybil import Document, Example, Region, Sybil
+from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
+
+from . import compare, placeholders, schema, update
+from .messages import FrameSyntaxError, Request, Response, media_type, parse, parse_sse
+
+PAGE_ORIGIN = "http://127.0.0.1:8000"
+TITLE = re.compile(r'title="(?P<title>[^"]*)"')
+ILLUSTRATION = re.compile(r"Illustration\s*[—–:-]\s*(?P<reason>\S.{7,})")
+EXPECT_VIOLATION = re.compile(r"<!--\s*expect-schema-violation:\s*(?P<reason>\S[^>]*?)\s*-->\s*$")
+SHARED_SERVER = re.compile(r"<!--\s*frames:\s*shared-server\s*[—–:-]\s*(?P<reason>\S[^>]*?)\s*-->")
+DIAGRAMS = ("sequenceDiagram", "flowchart", "graph", "stateDiagram-v2", "classDiagram", "erDiagram")
+
+#: Set by docs/conftest.py from `--update-frames`.
+settings = {"update": False}
+
+
+@dataclass
+class Block:
+    """One fenced block: where it sits in the page, its info string, its content."""
+
+    document: Document
+    start: int  # the opening fence
+    end: int  # just after the closing fence
+    info: str
+    source: str
+    source_start: int  # first character of the content
+    source_end: int  # first character of the closing fence line
+
+    @property
+    def language(self) -> str:
+        return self.info.split()[0] if self.info.strip() else ""
+
+    @property
+    def title(self) -> str | None:
+        found = TITLE.search(self.info)
+        return found["title"] if found else None
+
+    @property
+    def line(self) -> int:
+        return self.document.text.count("\n", 0, self.start) + 1
+
+    @property
+    def where(self) -> str:
+        return f"{self.document.path}, line {self.line}"
+
+    def preceded_by(self, pattern: re.Pattern[str], previous_end: int) -> re.Match[str] | None:
+        return pattern.search(self.document.text[previous_end : self.start])
+
+
+_lexer = RawFencedCodeBlockLexer(info_pattern=re.compile(r"(?P<info>[^\n]*)$\n", re.MULTILINE))
+
+
+def blocks(document: Document) -> list[Block]:
+    found = []
+    for region in _lexer(document):
+        source = region.lexemes["source"]
+        source_start = region.start + source.offset
+        source_end = document.text.rfind("\n", 0, region.end) + 1
+        found.append(
+            Block(
+                document,
+                region.start,
+                region.end,
+                region.lexemes["info"].strip(),
+                str(source),
+                source_start,
+                max(source_start, source_end),
+            )
+        )
+    return found
+
+
+def parse_page(document: Document) -> Iterable[Region]:
+    """Turn every fenced block into a region; a block nothing runs or marks becomes a failure."""
+    found = blocks(document)
+    shared = SHARED_SERVER.search(document.text)
+    document.namespace["_frames_shared"] = bool(shared)
+    index, previous_end = 0, 0
+    while index < len(found):
+        block = found[index]
+        following = found[index + 1] if index + 1 < len(found) else None
+        title = block.title or ""
+        if title.startswith("Illustration"):
+            region = Region(block.start, block.end, block, _illustration)
+        elif block.language == "http":
+            region, index = _http_region(block, following, previous_end, index)
+        elif block.language == "python":
+            if following is not None and following.language == "text" and following.title == "Output":
+                region = Region(block.start, following.end, (block, following), _python)
+                index += 1
+            else:
+                region = Region(block.start, block.end, (block, None), _python)
+        elif block.language == "console":
+            region = Region(block.start, block.end, block, _console)
+        elif block.language == "mermaid":
+            region = Region(block.start, block.end, block, _mermaid)
+        else:
+            region = Region(block.start, block.end, block, _unmarked)
+        yield region
+        previous_end = region.end
+        index += 1
+
+
+def _http_region(block: Block, following: Block | None, previous_end: int, index: int) -> tuple[Region, int]:
+    try:
+        request = parse(block.source)
+    except FrameSyntaxError as exc:
+        return Region(block.start, block.end, (block, str(exc)), _broken), index
+    if not isinstance(request, Request):
+        why = "a response block must follow the request block it answers"
+        return Region(block.start, block.end, (block, why), _broken), index
+    if following is None or following.language != "http" or not following.source.startswith("HTTP/"):
+        why = "a request block must be followed by the response block the server sends"
+        return Region(block.start, block.end, (block, why), _broken), index
+    violation = block.preceded_by(EXPECT_VIOLATION, previous_end)
+    pair = Pair(block, following, request, violation["reason"] if violation else None)
+    return Region(block.start, following.end, pair, _exchange), index + 1
+
+
+# -- ```http pairs ---------------------------------------------------------------------------
+
+
+@dataclass
+class Pair:
+    request_block: Block
+    response_block: Block
+    request: Request
+    #: Set when the page says, in a comment the harness reads, that this request breaks the schema.
+    expected_violation: str | None
+
+
+def app_for(target: str, namespace: dict[str, Any]) -> Any:
+    """A fresh app for the endpoint at `target`, or the page's one shared app if it asked for that."""
+    from examples.site import FACTORIES
+
+    path = target.split("?")[0]
+    if path not in FACTORIES:
+        raise LookupError(f"no MCP endpoint at {path} (examples/site.py FACTORIES: {sorted(FACTORIES)})")
+    if not namespace.get("_frames_shared"):
+        return FACTORIES[path]()
+    apps = namespace.setdefault("_frames_apps", {})
+    if path not in apps:
+        apps[path] = FACTORIES[path]()
+    return apps[path]
+
+
+def send(app: Any, request: Request) -> tuple[int, list[tuple[str, str]], str]:
+    """Send exactly the page's request (plus Host and Content-Length) to the ASGI app."""
+
+    async def go() -> tuple[int, list[tuple[str, str]], str]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url=PAGE_ORIGIN) as client:
+            client.headers.clear()
+            response = await client.request(
+                request.method, request.target, headers=request.headers, content=request.body.encode()
+            )
+            return response.status_code, list(response.headers.multi_items()), response.text
+
+    return asyncio.run(go())
+
+
+def _exchange(example: Example) -> str | None:
+    pair: Pair = example.parsed
+    page_response = parse(pair.response_block.source)
+    assert isinstance(page_response, Response)
+    where = f"{pair.response_block.where} (the answer to the request at line {pair.request_block.line})"
+    problems = _request_problems(pair)
+    if problems:
+        return compare.report(pair.request_block.where, problems, pair.request_block.source, "")
+    status, headers, body = send(app_for(pair.request.target, example.namespace), pair.request)
+    method = (pair.request.json() or {}).get("method")
+    differences = compare.response_differences(page_response, status, headers, body)
+    differences += [f"schema: {p}" for p in _server_schema_problems(headers, body, method)]
+    if not differences:
+        return None
+    rendered = update.render_response(page_response, status, headers, body)
+    if settings["update"] and not any(d.startswith("schema:") for d in differences):
+        block = pair.response_block
+        update.schedule(Path(block.document.path), block.source_start, block.source_end, _indent(rendered, block))
+        return None
+    return compare.report(where, differences, pair.response_block.source, rendered)
+
+
+def _request_problems(pair: Pair) -> list[str]:
+    request = pair.request
+    if placeholders.contains_placeholder(request.body) or any(
+        placeholders.PLACEHOLDER.search(v) for _, v in request.headers
+    ):
+        return ["placeholders stand for values the server sends; a request is sent as written"]
+    try:
+        body = request.json()
+    except ValueError as exc:
+        if pair.expected_violation:
+            return []
+        return [f"the request body is not JSON ({exc}); mark a deliberately broken one with expect-schema-violation"]
+    if body is None:
+        return []
+    found = schema.problems(body) if schema.is_jsonrpc(body) or isinstance(body, dict) else []
+    if pair.expected_violation and not found:
+        return [f"the page says this request breaks the schema ({pair.expected_violation}), but it conforms"]
+    if not pair.expected_violation:
+        return [f"schema: {p}" for p in found]
+    return []
+
+
+def _server_schema_problems(headers: list[tuple[str, str]], body: str, method: str | None) -> list[str]:
+    sent = Response(headers, body)
+    if media_type(sent) == "application/json":
+        messages = [json.loads(body)]
+    elif media_type(sent) == "text/event-stream":
+        messages = [event.data for event in parse_sse(body)]
+    else:
+        return []
+    found = []
+    for message in messages:
+        found += schema.problems(message, method if "id" in message or "error" in message else None)
+    return found
+
+
+def _indent(text: str, block: Block) -> str:
+    line_start = block.document.text.rfind("\n", 0, block.start) + 1
+    prefix = block.document.text[line_start : block.start]
+    return "".join(prefix + line if line.strip() else line for line in text.splitlines(keepends=True))
+
+
+# -- other blocks ----------------------------------------------------------------------------
+
+
+def _live(example: Example, text: str) -> str:
+    live = example.namespace.get("live_url")
+    if live is None:
+        raise RuntimeError("the live_url fixture (docs/conftest.py) is not available")
+    return text.replace(PAGE_ORIGIN, live)
+
+
+def _python(example: Example) -> str | None:
+    block, output = example.parsed
+    code = "\n" * (block.document.text.count("\n", 0, block.source_start)) + _live(example, block.source)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, str(block.document.path), "exec"), example.namespace)
+    if output is None:
+        return None
+    expected = output.source.rstrip("\n")
+    actual = printed.getvalue().rstrip("\n")
+    if placeholders.text_matcher(expected)(actual):
+        return None
+    return compare.report(output.where, ["the printed output differs"], expected, actual)
+
+
+def _console(example: Example) -> str | None:
+    block: Block = example.parsed
+    failures = []
+    for command, expected in console_commands(block.source):
+        if not command.lstrip().startswith("curl "):
+            failures.append(f"only curl commands run here, not {command.split()[0]!r}")
+            continue
+        failures += [f"schema: {p}" for p in _curl_payload_problems(command)]
+        run = subprocess.run(["bash", "-c", _live(example, command)], capture_output=True, text=True, timeout=30)
+        actual = run.stdout.replace("\r\n", "\n").rstrip("\n")
+        if run.returncode != 0:
+            failures.append(f"`{command.splitlines()[0]}` exited with {run.returncode}: {run.stderr.strip()}")
+        elif problem := _output_differences(expected, actual) + _curl_answer_problems(command, actual):
+            failures.append(compare.report(block.where, problem, expected, actual))
+    return "\n\n".join(failures) or None
+
+
+def console_commands(source: str) -> list[tuple[str, str]]:
+    """`$ command` lines (with `\\` continuations) and the output shown under each."""
+    commands: list[tuple[str, str]] = []
+    lines = source.rstrip("\n").split("\n")
+    index = 0
+    while index < len(lines):
+        if not lines[index].startswith("$ "):
+            raise FrameSyntaxError(f"console blocks start each command with '$ ': {lines[index]!r}")
+        command = [lines[index][2:]]
+        while command[-1].endswith("\\") and index + 1 < len(lines):
+            index += 1
+            command.append(lines[index])
+        output = []
+        while index + 1 < len(lines) and not lines[index + 1].startswith("$ "):
+            index += 1
+            output.append(lines[index])
+        commands.append(("\n".join(command), "\n".join(output)))
+        index += 1
+    return commands
+
+
+def _curl_payloads(command: str) -> list[Any]:
+    words = shlex.split(command.replace("\\\n", " "))
+    payloads = []
+    for flag, value in zip(words, words[1:], strict=False):
+        if flag in ("-d", "--data", "--data-raw", "--json"):
+            with contextlib.suppress(ValueError):
+                payloads.append(json.loads(value))
+    return payloads
+
+
+def _curl_payload_problems(command: str) -> list[str]:
+    return [p for payload in _curl_payloads(command) if schema.is_jsonrpc(payload) for p in schema.problems(payload)]
+
+
+def _curl_answer_problems(command: str, output: str) -> list[str]:
+    """What the server printed is a JSON-RPC message too: check it against the schema."""
+    body = output.partition("\n\n")[2] if output.startswith("HTTP/") else output
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        return []
+    if not schema.is_jsonrpc(answer):
+        return []
+    methods = [p.get("method") for p in _curl_payloads(command) if isinstance(p, dict)]
+    return [f"schema: {p}" for p in schema.problems(answer, methods[0] if methods else None)]
+
+
+def _output_differences(expected: str, actual: str) -> list[str]:
+    if expected.startswith("HTTP/"):
+        page = parse(expected)
+        head, _, body = actual.partition("\n\n")
+        sent = parse(head + "\n\n")
+        assert isinstance(page, Response) and isinstance(sent, Response)
+        return compare.response_differences(page, sent.status, sent.headers, body)
+    try:
+        shown = json.loads(expected)
+    except ValueError:
+        return [] if placeholders.text_matcher(expected)(actual) else ["the output differs"]
+    try:
+        sent_json = json.loads(actual)
+    except ValueError:
+        return [f"the page shows JSON, the command printed {actual[:80]!r}"]
+    return compare.json_differences(shown, sent_json)
+
+
+def _mermaid(example: Example) -> str | None:
+    block: Block = example.parsed
+    first = next((line.strip() for line in block.source.splitlines() if line.strip()), "")
+    if not first.startswith(DIAGRAMS):
+        return f"{block.where}: a mermaid block starts with a diagram type ({', '.join(DIAGRAMS)}), not {first!r}"
+    return None
+
+
+def _illustration(example: Example) -> str | None:
+    block: Block = example.parsed
+    if not ILLUSTRATION.fullmatch(block.title or ""):
+        return f'{block.where}: an illustration says why in its title: title="Illustration — <reason>"'
+    if block.language != "json":
+        return None
+    try:
+        value = json.loads(block.source)
+    except ValueError:
+        return None
+    if schema.is_jsonrpc(value) and (found := schema.problems(value)):
+        return compare.report(block.where, [f"schema: {p}" for p in found], block.source, "")
+    return None
+
+
+def _unmarked(example: Example) -> str | None:
+    block: Block = example.parsed
+    return (
+        f"{block.where}: a ```{block.language or '(no language)'} block that nothing executes and nothing marks.\n"
+        "Make it a frame (http, python, console with curl), a mermaid diagram, or mark it:\n"
+        '```json title="Illustration — <why it cannot run>"'
+    )
+
+
+def _broken(example: Example) -> str | None:
+    block, why = example.parsed
+    return f"{block.where}: {why}"
+
+
+def make_sybil(fixtures: list[str] | None = None, path: str = ".", patterns: tuple[str, ...] = ("*.md",)) -> Sybil:
+    return Sybil(parsers=[parse_page], path=path, patterns=list(patterns), fixtures=fixtures or [])
+
+
+def examples_of(path: Path, namespace: dict[str, Any] | None = None) -> list[Example]:
+    """Every example of one page, for the harness's own tests."""
+    document = make_sybil(path=str(path.parent), patterns=(path.name,)).parse(path)
+    document.namespace.update(namespace or {})
+    return list(document.examples())
+
+
+Evaluator = Callable[[Example], str | None]

@@ -1,0 +1,81 @@
+"""Rendering what the server sent in the page's own form, for failure diffs and `--update-frames`.
+
+A refreshed block keeps the page's choices: the same headers shown (in the same order and
+spelling), placeholders wherever they still match, and the same layout for JSON and SSE.
+Rewrites are collected while the suite runs and written when it ends, last block first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+
+from . import placeholders
+from .messages import Response, media_type, parse_sse
+
+#: path → [(start, end, new text)] of block contents to replace when the session ends.
+PENDING: dict[Path, list[tuple[int, int, str]]] = defaultdict(list)
+
+
+def keep_placeholders(expected: Any, actual: Any) -> Any:
+    """`actual`, except where the page's placeholder still fits the value it stands for."""
+    kind = placeholders.kind_of(expected)
+    if kind is not None and placeholders.check(kind, actual) is None:
+        return expected
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        return {key: keep_placeholders(expected.get(key), value) for key, value in actual.items()}
+    if isinstance(expected, list) and isinstance(actual, list):
+        return [keep_placeholders(expected[i] if i < len(expected) else None, v) for i, v in enumerate(actual)]
+    return actual
+
+
+def dump(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def render_response(page: Response, status: int, headers: list[tuple[str, str]], body: str) -> str:
+    sent = Response(headers, body)
+    lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}"]
+    for name, value in page.headers:
+        actual = sent.header(name)
+        kind = placeholders.kind_of(value)
+        if actual is None:
+            continue
+        lines.append(f"{name}: {value if kind and placeholders.check(kind, actual) is None else actual}")
+    text = "\n".join(lines) + "\n"
+    if not body:
+        return text
+    kind = media_type(sent)
+    if kind == "application/json":
+        expected = json.loads(page.body) if media_type(page) == kind and page.body.strip() else None
+        return text + "\n" + dump(keep_placeholders(expected, json.loads(body))) + "\n"
+    if kind == "text/event-stream":
+        shown = parse_sse(page.body) if media_type(page) == kind and page.body.strip() else []
+        events = []
+        for index, event in enumerate(parse_sse(body)):
+            data = keep_placeholders(shown[index].data if index < len(shown) else None, event.data)
+            lines = [f"event: {event.name}"] if event.name else []
+            lines += [f"data: {line}" for line in dump(data).splitlines()]
+            events.append("\n".join(lines))
+        return text + "\n" + "\n\n".join(events) + "\n"
+    return text + "\n" + body + ("" if body.endswith("\n") else "\n")
+
+
+def schedule(path: Path, start: int, end: int, text: str) -> None:
+    PENDING[Path(path)].append((start, end, text))
+
+
+def apply_pending() -> list[str]:
+    """Write every scheduled rewrite; returns one line per rewritten file."""
+    done = []
+    for path, edits in PENDING.items():
+        text = path.read_text(encoding="utf-8")
+        for start, end, new in sorted(edits, reverse=True):
+            text = text[:start] + new + text[end:]
+        path.write_text(text, encoding="utf-8")
+        done.append(f"{path}: {len(edits)} frame(s) refreshed from the reference server")
+    PENDING.clear()
+    return done
