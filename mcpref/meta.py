@@ -42,12 +42,13 @@ class RequestMeta:
     raw: dict[str, Any] | None = None
 
 
-def read_request_meta(params: dict[str, Any], supported: tuple[str, ...] = MODERN_VERSIONS) -> RequestMeta:
+def read_request_meta(params: dict[str, Any], supported: tuple[str, ...] | None = MODERN_VERSIONS) -> RequestMeta:
     """Read and check `params._meta`.
 
     A missing or mistyped required key is a malformed request: -32602, HTTP 400
     (basic/index.mdx §_meta). A well-formed but unsupported version is -32022 with the
-    versions this server does support (basic/versioning.mdx).
+    versions this server does support (basic/versioning.mdx). `supported=None` reads without
+    judging the version, for a transport that must check something else first.
     """
     meta = params.get("_meta")
     if not isinstance(meta, dict):
@@ -58,7 +59,7 @@ def read_request_meta(params: dict[str, Any], supported: tuple[str, ...] = MODER
     capabilities = meta.get(CLIENT_CAPABILITIES_KEY)
     if not isinstance(capabilities, dict):
         raise _missing_meta(f'params._meta["{CLIENT_CAPABILITIES_KEY}"] is required and must be an object')
-    if version not in supported:
+    if supported is not None and version not in supported:
         raise unsupported_version(version, supported)
     client_info = meta.get(CLIENT_INFO_KEY)
     token = meta.get(PROGRESS_TOKEN_KEY)

@@ -52,6 +52,11 @@ def test_unsupported_version_lists_what_is_supported() -> None:
     assert caught.value.data == {"supported": ["2026-07-28"], "requested": "2025-11-25"}
 
 
+def test_supported_none_reads_any_version_without_judging_it() -> None:
+    meta = read_request_meta({"_meta": {VERSION_KEY: "v999.0.0", CAPS_KEY: {}}}, supported=None)
+    assert meta.protocol_version == "v999.0.0"
+
+
 def test_a_boolean_progress_token_is_not_a_token() -> None:
     meta = read_request_meta({"_meta": {VERSION_KEY: "2026-07-28", CAPS_KEY: {}, "progressToken": True}})
     assert meta.progress_token is None

@@ -14,10 +14,12 @@ Checks run in this order; the first that fails answers, and later ones never run
 4. Body size (413): read no further than the limit.
 5. JSON-RPC framing (400, -32700 or -32600): see `jsonrpc.parse_message`.
 6. A notification is accepted with 202 and no body.
-7. Request `_meta` (400, -32602 when missing, -32022 for an unsupported version): the body is
-   the source of truth, so it is checked before the headers that mirror it.
+7. Request `_meta` (400, -32602 when missing): the body is the source of truth, so it is read
+   before the headers that mirror it.
 8. Mirrored headers (400, -32020): see `headers.check_request_headers`.
-9. The method (404, -32601), then the method's own checks (-32602 and friends).
+9. The protocol version (400, -32022 when unsupported): judged only once header and body agree,
+   since a header that contradicts the body is malformed whatever version it names.
+10. The method (404, -32601), then the method's own checks (-32602 and friends).
 
 `Mcp-Session-Id` and `Last-Event-ID` are ignored, and no session id is ever sent.
 """
@@ -145,10 +147,12 @@ class StreamableHTTP:
             # method, and falls through to -32601 like `ping`.
             requested = request.params.get("protocolVersion")
             raise unsupported_version(requested, self.server.supported_versions)
-        meta = read_request_meta(request.params, self.server.supported_versions)
+        meta = read_request_meta(request.params, supported=None)
         check_request_headers(
             headers, request.method, request.params, self.server.header_params_for(request.method, request.params)
         )
+        if meta.protocol_version not in self.server.supported_versions:
+            raise unsupported_version(meta.protocol_version, self.server.supported_versions)
         self.server.handler_for(request.method)
         if self.stream_responses or meta.progress_token is not None or meta.log_level is not None:
             await self._stream(request, meta, receive, send)

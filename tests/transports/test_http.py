@@ -369,6 +369,15 @@ def test_unsupported_version_is_400_with_supported_list(client: MCPClient) -> No
     assert error["data"] == {"supported": [VERSION], "requested": "2099-01-01"}
 
 
+def test_a_header_contradicting_an_unsupported_body_version_is_a_mismatch_first(client: MCPClient) -> None:
+    # The official conformance suite (server-stateless) sends body v999.0.0 with header
+    # 2026-07-28 and expects -32020: the header must agree with the body before the
+    # version is judged.
+    meta = {**META, "io.modelcontextprotocol/protocolVersion": "v999.0.0"}
+    error = client.error("server/discover", meta=meta, headers=client.headers("server/discover"), status=400)
+    assert error["code"] == -32020
+
+
 def test_initialize_on_a_modern_only_server_lists_the_supported_versions(client: MCPClient) -> None:
     body = {
         "jsonrpc": "2.0",
