@@ -1,0 +1,51 @@
+"""The everything server: every fixture the official MCP conformance suite expects, on the mcpref core.
+
+`tests/conformance/` runs `conformance server --requirements 2026-07-28` against it. It is also
+a tour of the core's API, one small module per kind of thing a server offers:
+
+- `tools.py`: text, image, audio, embedded and mixed content; `isError`; progress; logging;
+  a tool that needs a client capability; a JSON Schema 2020-12 tool; an `x-mcp-header` argument.
+- `resources.py`: a text resource, a binary resource and a URI template.
+- `prompts.py`: prompts with no arguments, required arguments (with completion), an embedded
+  resource and an image.
+
+Run it with `uvicorn examples.everything_server:app` and POST to http://127.0.0.1:8000/mcp.
+"""
+
+from __future__ import annotations
+
+from mcpref import CacheHints, Server, StreamableHTTP
+
+from .prompts import register_prompts
+from .resources import register_resources
+from .tools import register_tools
+
+#: Lists are the same for every client: anyone may reuse them for five minutes.
+LISTS = CacheHints(ttl_ms=300_000, scope="public")
+#: Reads may one day depend on who asks: reuse them, but do not share them between principals.
+READS = CacheHints(ttl_ms=300_000, scope="private")
+
+
+def build_server() -> Server:
+    """A fresh server with every fixture registered; nothing is shared between two calls."""
+    server = Server(
+        "mcpref-everything-server",
+        "1.0.0",
+        title="mcpref everything server (conformance fixtures)",
+        cache=LISTS,
+        cache_for={"resources/read": READS},
+    )
+    register_tools(server)
+    register_resources(server)
+    register_prompts(server)
+    return server
+
+
+def create_app() -> StreamableHTTP:
+    """The MCP endpoint at `/mcp`."""
+    return StreamableHTTP(build_server())
+
+
+app = create_app()
+
+__all__ = ["app", "build_server", "create_app"]
