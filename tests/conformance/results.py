@@ -1,0 +1,106 @@
+"""Reading a `conformance server -o DIR` run and judging it against the expected-failures file.
+
+The CLI's own `--expected-failures` mode judges only the *scored* scenarios of a requirement
+set: it neither fails on a `not_scored` scenario (tasks-*, json-schema-2020-12, the two
+header-validation ones) nor calls a baselined one stale when it passes. So the same rules are
+applied here, to every scenario that ran:
+
+- a check has *failed* when its status is FAILURE or WARNING (as in the CLI's baseline mode);
+  SUCCESS, SKIPPED and INFO are fine;
+- an entry `scenario` allows any check of that scenario to fail; `scenario:check-id` allows
+  only that check;
+- a failed check that no entry allows is *unexpected*;
+- an entry is *stale* when what it allows has stopped failing: the scenario has no failed
+  check, or the named check has passed (SUCCESS); an entry whose check was skipped or not
+  emitted is kept, as the CLI keeps it;
+- an entry naming a scenario that did not run is *unknown* (a typo, or a scenario renamed).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+FAILED = frozenset({"FAILURE", "WARNING"})
+#: Most severe first, for a check id that a scenario emits more than once.
+SEVERITY = ("FAILURE", "WARNING", "SUCCESS", "INFO", "SKIPPED")
+#: `server-<scenario>-<ISO timestamp with ':' and '.' replaced by '-'>`
+RESULT_DIR = re.compile(r"server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z")
+
+
+def load_checks(output_dir: Path) -> dict[str, dict[str, str]]:
+    """Status by check id, by scenario, from the `checks.json` files of one run."""
+    scenarios: dict[str, dict[str, str]] = {}
+    for path in sorted(output_dir.glob("*/checks.json")):
+        found = RESULT_DIR.fullmatch(path.parent.name)
+        if found is None:
+            raise ValueError(f"unexpected result folder {path.parent.name!r}")
+        statuses: dict[str, str] = {}
+        for check in json.loads(path.read_text()):
+            earlier = statuses.get(check["id"])
+            if earlier is None or SEVERITY.index(check["status"]) < SEVERITY.index(earlier):
+                statuses[check["id"]] = check["status"]
+        scenarios[found["scenario"]] = statuses
+    return scenarios
+
+
+def load_baseline(path: Path) -> list[str]:
+    """The `server:` entries of an expected-failures file, in the CLI's format."""
+    document: Any = yaml.safe_load(path.read_text()) or {}
+    entries = document.get("server") or []
+    if not isinstance(entries, list) or not all(isinstance(entry, str) for entry in entries):
+        raise ValueError(f"{path}: `server` must be a list of scenario or scenario:check-id strings")
+    if len(set(entries)) != len(entries):
+        raise ValueError(f"{path}: an entry is listed twice")
+    whole = {entry for entry in entries if ":" not in entry}
+    both = sorted(entry for entry in entries if entry.split(":")[0] in whole and ":" in entry)
+    if both:
+        raise ValueError(f"{path}: these checks are already covered by a whole-scenario entry: {both}")
+    return entries
+
+
+@dataclass
+class Verdict:
+    unexpected: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    expected: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.unexpected or self.stale or self.unknown)
+
+
+def judge(scenarios: dict[str, dict[str, str]], baseline: list[str]) -> Verdict:
+    verdict = Verdict()
+    allowed = set(baseline)
+    for scenario, statuses in scenarios.items():
+        for check, status in statuses.items():
+            if status not in FAILED:
+                continue
+            if scenario in allowed or f"{scenario}:{check}" in allowed:
+                verdict.expected.append(f"{scenario}:{check}")
+            else:
+                verdict.unexpected.append(f"{scenario}:{check} ({status})")
+    for entry in baseline:
+        scenario, _, check = entry.partition(":")
+        statuses = scenarios.get(scenario)
+        if statuses is None:
+            verdict.unknown.append(entry)
+            continue
+        still_failing = statuses.get(check) != "SUCCESS" if check else bool(FAILED & set(statuses.values()))
+        if not still_failing:
+            verdict.stale.append(entry)
+    return verdict
+
+
+def counts(statuses: dict[str, str]) -> dict[str, int]:
+    tally = dict.fromkeys(SEVERITY, 0)
+    for status in statuses.values():
+        tally[status] += 1
+    return tally

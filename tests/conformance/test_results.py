@@ -1,0 +1,87 @@
+"""The rules that judge a conformance run against the expected-failures file (results.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .results import judge, load_baseline, load_checks
+
+RUN = {
+    "tools-list": {"tools-list": "SUCCESS", "tools-name-format": "SUCCESS"},
+    "caching": {"sep-2549-ttl-non-negative": "FAILURE", "wire-schema-valid": "SUCCESS"},
+    "server-stateless": {"ack": "SKIPPED", "tools-list-changed": "WARNING", "discover": "SUCCESS"},
+}
+
+
+def test_a_run_matching_its_baseline_is_ok() -> None:
+    verdict = judge(RUN, ["caching", "server-stateless:tools-list-changed"])
+    assert verdict.ok
+    assert verdict.expected == ["caching:sep-2549-ttl-non-negative", "server-stateless:tools-list-changed"]
+
+
+def test_an_unlisted_failure_or_warning_is_unexpected() -> None:
+    verdict = judge(RUN, [])
+    assert verdict.unexpected == [
+        "caching:sep-2549-ttl-non-negative (FAILURE)",
+        "server-stateless:tools-list-changed (WARNING)",
+    ]
+    assert not verdict.ok
+
+
+def test_a_check_entry_allows_only_that_check() -> None:
+    verdict = judge(RUN, ["caching:wire-schema-valid", "server-stateless:tools-list-changed"])
+    assert verdict.unexpected == ["caching:sep-2549-ttl-non-negative (FAILURE)"]
+
+
+def test_entries_that_pass_now_are_stale() -> None:
+    verdict = judge(RUN, ["tools-list", "caching", "caching:wire-schema-valid", "server-stateless:tools-list-changed"])
+    assert verdict.stale == ["tools-list", "caching:wire-schema-valid"]
+    assert not verdict.ok
+
+
+def test_a_skipped_or_absent_check_entry_is_kept_as_the_cli_keeps_it() -> None:
+    kept = ["server-stateless:ack", "server-stateless:not-emitted"]
+    baseline = ["caching", "server-stateless:tools-list-changed", *kept]
+    verdict = judge(RUN, baseline)
+    assert verdict.ok
+
+
+def test_an_entry_for_a_scenario_that_did_not_run_is_unknown() -> None:
+    verdict = judge(RUN, ["caching", "server-stateless:tools-list-changed", "tools-lsit"])
+    assert verdict.unknown == ["tools-lsit"]
+    assert not verdict.ok
+
+
+def test_load_checks_keeps_the_most_severe_status_of_a_repeated_check(tmp_path: Path) -> None:
+    folder = tmp_path / "server-server-stateless-2026-11-29T14-18-50-057Z"
+    folder.mkdir()
+    checks = [
+        {"id": "meta-400", "status": "SUCCESS"},
+        {"id": "meta-400", "status": "FAILURE"},
+        {"id": "meta-400", "status": "SUCCESS"},
+        {"id": "ack", "status": "SKIPPED"},
+    ]
+    (folder / "checks.json").write_text(json.dumps(checks))
+    assert load_checks(tmp_path) == {"server-stateless": {"meta-400": "FAILURE", "ack": "SKIPPED"}}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "server:\n  - caching\n  - caching:wire-schema-valid\n",
+        "server:\n  - caching\n  - caching\n",
+        "server: caching\n",
+    ],
+)
+def test_load_baseline_refuses_ambiguous_files(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "baseline.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError):
+        load_baseline(path)
+
+
+def test_the_real_baseline_file_loads() -> None:
+    assert load_baseline(Path(__file__).with_name("expected-failures-2026-07-28.yaml"))
