@@ -93,6 +93,5 @@ def register_tools(server: Server) -> None:
         requires={"elicitation": {"form": {}}},
     )
     def file_report(station: str, note: str) -> str:
-        """File a report for a station. A report is confirmed with the user through a form,
-        so the client must declare elicitation (form mode)."""
+        """File a station report; the user confirms it in a form, so the client needs elicitation."""
         return f"Report for {station} queued: {note}"

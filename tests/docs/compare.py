@@ -21,6 +21,12 @@ def json_differences(expected: Any, actual: Any, path: str = "$") -> list[str]:
     if kind is not None:
         problem = placeholders.check(kind, actual)
         return [f"{path}: {problem}"] if problem else []
+    if placeholders.embedded(expected):
+        try:
+            fits = isinstance(actual, str) and placeholders.text_matcher(expected)(actual)
+        except ValueError as exc:
+            return [f"{path}: {exc}"]
+        return [] if fits else [f"{path}: the page says {_short(expected)}, the server sent {_short(actual)}"]
     if isinstance(expected, dict) and isinstance(actual, dict):
         found = [f"{path}.{key}: missing from the server's answer" for key in expected if key not in actual]
         found += [
@@ -79,6 +85,8 @@ def body_differences(expected: Response, actual: Response) -> list[str]:
         return [] if not actual.body else [f"body: the page shows none, the server sent {actual.body[:80]!r}"]
     if not expected.header("content-type"):
         return ["body: a response block with a body must show its Content-Type"]
+    if kind != media_type(actual):
+        return [f"body: the page shows {kind or 'no Content-Type'}, the server sent {media_type(actual) or 'none'}"]
     if kind == "application/json":
         try:
             sent = json.loads(actual.body)

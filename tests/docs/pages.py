@@ -202,12 +202,15 @@ def _exchange(example: Example) -> str | None:
     method = (pair.request.json() or {}).get("method")
     differences = compare.response_differences(page_response, status, headers, body)
     differences += [f"schema: {p}" for p in _server_schema_problems(headers, body, method)]
-    if not differences:
-        return None
     rendered = update.render_response(page_response, status, headers, body)
     if settings["update"] and not any(d.startswith("schema:") for d in differences):
+        # Refresh, and also bring a matching block to the canonical layout.
+        if rendered.rstrip("\n") == pair.response_block.source.rstrip("\n"):
+            return None
         block = pair.response_block
         update.schedule(Path(block.document.path), block.source_start, block.source_end, _indent(rendered, block))
+        return None
+    if not differences:
         return None
     return compare.report(where, differences, pair.response_block.source, rendered)
 
@@ -258,6 +261,8 @@ def _indent(text: str, block: Block) -> str:
 
 
 def _live(example: Example, text: str) -> str:
+    if PAGE_ORIGIN not in text:
+        return text
     live = example.namespace.get("live_url")
     if live is None:
         raise RuntimeError("the live_url fixture (docs/conftest.py) is not available")

@@ -44,6 +44,11 @@ KINDS: dict[str, Kind] = {
 }
 
 
+def embedded(value: Any) -> bool:
+    """True for a string that has `<<kind>>` tokens inside other text (a timestamp in a sentence)."""
+    return isinstance(value, str) and PLACEHOLDER.search(value) is not None and kind_of(value) is None
+
+
 def kind_of(value: Any) -> str | None:
     """The placeholder kind if `value` is a whole placeholder string, else None."""
     if isinstance(value, str):

@@ -1,0 +1,206 @@
+"""The harness itself: a correct page passes, and any change to a documented answer fails.
+
+Each test writes a small page to a temporary folder, runs it through the same sybil parser the
+site's pages go through, and looks at the outcome. The mutations are the ones a stale page
+would carry: a status, a header, a field's value, a field too many or too few, an SSE event.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sybil.example import SybilFailure
+
+from tests.docs import pages, update
+
+REQUEST = """```http
+POST /mcp HTTP/1.1
+Content-Type: application/json
+Accept: application/json, text/event-stream
+MCP-Protocol-Version: 2026-07-28
+Mcp-Method: tools/call
+Mcp-Name: convert_temperature
+
+{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+  "name": "convert_temperature", "arguments": {"value": 0, "from": "C", "to": "K"},
+  "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}}
+```
+"""
+
+SERVER_INFO = (
+    '"_meta": {"io.modelcontextprotocol/serverInfo": {"name": "weather-desk", "version": "1.4.0", '
+    '"title": "Weather Desk (mcpref reference server)"}}'
+)
+
+RESPONSE = (
+    """```http
+HTTP/1.1 200 OK
+Content-Type: application/json
+Content-Length: 250
+
+{"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete",
+  "content": [{"type": "text", "text": "0 °C = 273.1 K"}],
+  """
+    + SERVER_INFO
+    + """}}
+```
+"""
+)
+
+PAGE = "# A page\n\n" + REQUEST + "\n" + RESPONSE
+
+
+def outcomes(tmp_path: Path, text: str, name: str = "page.md", **namespace: object) -> list[str | None]:
+    """Evaluate every example on the page; None for a pass, the failure report otherwise."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    results: list[str | None] = []
+    for example in pages.examples_of(path, dict(namespace)):
+        try:
+            example.evaluate()
+        except SybilFailure as failure:
+            results.append(str(failure))
+        else:
+            results.append(None)
+    return results
+
+
+def only_failure(tmp_path: Path, text: str) -> str:
+    results = outcomes(tmp_path, text)
+    assert len(results) == 1 and results[0] is not None, results
+    return results[0]
+
+
+def test_a_correct_page_passes(tmp_path: Path) -> None:
+    assert outcomes(tmp_path, PAGE) == [None]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected_in_report"),
+    [
+        ("HTTP/1.1 200 OK", "HTTP/1.1 201 Created", "status: the page says 201, the server sent 200"),
+        ("HTTP/1.1 200 OK", "HTTP/1.1 200 Fine", "the reason for 200 is 'OK'"),
+        (
+            "Content-Type: application/json\nContent-Length",
+            "Content-Type: text/plain\nContent-Length",
+            "header Content-Type",
+        ),
+        ("Content-Length: 250", "Content-Length: 251", "header Content-Length"),
+        (
+            "Content-Length: 250",
+            "Content-Length: 250\nX-Extra: 1",
+            "header X-Extra: on the page, but the server did not send it",
+        ),
+        ('"id": 1, "result"', '"id": 2, "result"', "$.id: the page says 2, the server sent 1"),
+        ('"id": 1, "result"', '"id": "1", "result"', '$.id: the page says "1", the server sent 1'),
+        ("273.1 K", "273.2 K", "$.result.content[0].text"),
+        ('"resultType": "complete",', '"resultType": "complete", "isError": false,', "$.result.isError: missing"),
+        ('"resultType": "complete",', "", "$.result.resultType: not on the page"),
+        ('"version": "1.4.0"', '"version": 1.4', "$.result._meta"),
+    ],
+)
+def test_any_change_to_a_documented_answer_fails(tmp_path: Path, old: str, new: str, expected_in_report: str) -> None:
+    response = RESPONSE.replace(old, new, 1)
+    assert response != RESPONSE
+    report = only_failure(tmp_path, "# A page\n\n" + REQUEST + "\n" + response)
+    assert expected_in_report in report
+    assert "page.md, line 17" in report  # the page and the line of the response block
+
+
+def test_sse_events_are_compared_one_by_one(tmp_path: Path) -> None:
+    request = (
+        REQUEST.replace("convert_temperature", "survey_stations")
+        .replace('"arguments": {"value": 0, "from": "C", "to": "K"}', '"arguments": {}')
+        .replace('clientCapabilities": {}}}}', 'clientCapabilities": {}, "progressToken": 7}}}')
+    )
+    events = [
+        'data: {"jsonrpc":"2.0","method":"notifications/progress","params":'
+        f'{{"progressToken":7,"progress":{n},"total":5,"message":"polled {s}"}}}}'
+        for n, s in enumerate(["lisbon", "nairobi", "oslo", "osaka", "zurich"], start=1)
+    ]
+    final = (
+        'data: {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text",'
+        '"text":"All 5 stations answered."}],' + SERVER_INFO.replace(": ", ":").replace(", ", ",") + "}}"
+    )
+    body = "\n\n".join(f"event: message\n{line}" for line in [*events, final])
+    good = f"{request}\n```http\nHTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n{body}\n```\n"
+    assert outcomes(tmp_path, good) == [None]
+    assert "SSE event 3 $.params.message" in only_failure(tmp_path, good.replace("polled oslo", "polled bergen"))
+    assert "the page shows 5 events, the server sent 6" in only_failure(
+        tmp_path, good.replace(f"event: message\n{events[0]}\n\n", "")
+    )
+    assert "the page says event 'update'" in only_failure(tmp_path, good.replace("event: message", "event: update", 1))
+
+
+def test_placeholders_check_type_and_shape(tmp_path: Path) -> None:
+    request = (
+        REQUEST.replace("convert_temperature", "get_forecast")
+        .replace('"arguments": {"value": 0, "from": "C", "to": "K"}', '"arguments": {"city": "Oslo", "days": 1}')
+        .replace("Mcp-Name: get_forecast\n", "Mcp-Name: get_forecast\nMcp-Param-City: Oslo\n")
+    )
+    path = tmp_path / "probe.md"
+    path.write_text(request + "\n```http\nHTTP/1.1 200 OK\n\n```\n", encoding="utf-8")
+    (example,) = pages.examples_of(path)
+    status, headers, body = pages.send(pages.app_for("/mcp", {}), example.parsed.request)
+    page_answer = update.render_response(pages.parse("HTTP/1.1 200 OK\nContent-Type: x\n"), status, headers, body)
+    import re
+
+    stamp = re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", page_answer)
+    assert stamp is not None
+    with_placeholder = page_answer.replace(stamp.group(0), "<<iso-datetime>>")
+    assert outcomes(tmp_path, request + "\n```http\n" + with_placeholder + "```\n") == [None]
+    for wrong, why in [("<<int>>", "<<int>> needs a JSON integer"), ("<<when>>", "unknown placeholder <<when>>")]:
+        text = request + "\n```http\n" + with_placeholder.replace("<<iso-datetime>>", wrong) + "```\n"
+        assert why in only_failure(tmp_path, text)
+    # The real timestamp written literally is a frame that only passes within the same second.
+    assert "issuedAt" in only_failure(
+        tmp_path, request + "\n```http\n" + page_answer.replace(stamp.group(0), "2020-01-01T00:00:00Z") + "```\n"
+    )
+
+
+def test_a_request_must_conform_to_the_schema_unless_the_page_says_otherwise(tmp_path: Path) -> None:
+    broken = REQUEST.replace('"name": "convert_temperature", ', '"name": 5, ')
+    assert "schema: CallToolRequest at /params/name" in only_failure(tmp_path, broken + "\n" + RESPONSE)
+    marked = "<!-- expect-schema-violation: shows a bad name -->\n" + REQUEST
+    assert "but it conforms" in only_failure(tmp_path, marked + "\n" + RESPONSE)
+
+
+def test_every_block_is_executed_or_marked(tmp_path: Path) -> None:
+    unmarked = '```json\n{"a": 1}\n```\n'
+    assert "nothing executes and nothing marks" in only_failure(tmp_path, unmarked)
+    assert "nothing executes" in only_failure(tmp_path, "```\nplain\n```\n")
+    marked = '```json title="Illustration — a shape from the spec, not sent anywhere"\n{"a": 1}\n```\n'
+    assert outcomes(tmp_path, marked) == [None]
+    no_reason = '```json title="Illustration"\n{"a": 1}\n```\n'
+    assert "says why" in only_failure(tmp_path, no_reason)
+    bad_jsonrpc = '```json title="Illustration — an old frame"\n{"jsonrpc": "2.0", "id": null, "method": "x"}\n```\n'
+    assert "schema" in only_failure(tmp_path, bad_jsonrpc)
+    assert "followed by the response block" in only_failure(tmp_path, REQUEST)
+    assert outcomes(tmp_path, "```mermaid\nsequenceDiagram\n  A->>B: hi\n```\n") == [None]
+    assert "diagram type" in only_failure(tmp_path, "```mermaid\nhello\n```\n")
+
+
+def test_python_output_is_compared(tmp_path: Path) -> None:
+    page = '```python\nprint("hello", 1 + 1)\n```\n\n```text title="Output"\nhello 2\n```\n'
+    assert outcomes(tmp_path, page) == [None]
+    assert "printed output differs" in only_failure(tmp_path, page.replace("hello 2", "hello 3"))
+
+
+def test_update_frames_rewrites_a_stale_answer(tmp_path: Path) -> None:
+    stale = (
+        "# A page\n\n"
+        + REQUEST
+        + "\n"
+        + RESPONSE.replace("273.1 K", "0 K").replace("Content-Length: 250", "Content-Length: 1")
+    )
+    pages.settings["update"] = True
+    try:
+        assert outcomes(tmp_path, stale) == [None]
+        update.apply_pending()
+    finally:
+        pages.settings["update"] = False
+    refreshed = (tmp_path / "page.md").read_text(encoding="utf-8")
+    assert "273.1 K" in refreshed and "Content-Length: 250" in refreshed
+    assert outcomes(tmp_path, refreshed) == [None]
