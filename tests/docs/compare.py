@@ -92,9 +92,17 @@ def body_differences(expected: Response, actual: Response) -> list[str]:
             sent = json.loads(actual.body)
         except ValueError:
             return [f"body: the server did not send JSON: {actual.body[:80]!r}"]
-        return json_differences(json.loads(expected.body), sent)
+        try:
+            shown = json.loads(expected.body)
+        except ValueError as exc:
+            return [f"body: the page's JSON is malformed: {exc}"]
+        return json_differences(shown, sent)
     if kind == "text/event-stream":
-        return event_differences(parse_sse(expected.body), parse_sse(actual.body))
+        try:
+            shown = parse_sse(expected.body)
+        except ValueError as exc:
+            return [f"body: the page's event stream is malformed: {exc}"]
+        return event_differences(shown, parse_sse(actual.body))
     return [] if expected.body.rstrip("\n") == actual.body.rstrip("\n") else ["body: the text differs"]
 
 

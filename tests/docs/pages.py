@@ -281,6 +281,10 @@ def _python(example: Example) -> str | None:
     actual = printed.getvalue().rstrip("\n")
     if placeholders.text_matcher(expected)(actual):
         return None
+    if settings["update"]:
+        refreshed = _indent(actual + "\n", output)
+        update.schedule(Path(output.document.path), output.source_start, output.source_end, refreshed)
+        return None
     return compare.report(output.where, ["the printed output differs"], expected, actual)
 
 

@@ -70,7 +70,10 @@ def render_response(page: Response, status: int, headers: list[tuple[str, str]],
         expected = json.loads(page.body) if media_type(page) == kind and page.body.strip() else None
         return text + "\n" + dump(keep_placeholders(expected, json.loads(body))) + "\n"
     if kind == "text/event-stream":
-        shown = parse_sse(page.body) if media_type(page) == kind and page.body.strip() else []
+        try:
+            shown = parse_sse(page.body) if media_type(page) == kind and page.body.strip() else []
+        except ValueError:  # a skeleton or a broken page block: nothing of it is worth keeping
+            shown = []
         events = []
         for index, event in enumerate(parse_sse(body)):
             data = keep_placeholders(shown[index].data if index < len(shown) else None, event.data)
