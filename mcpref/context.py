@@ -8,7 +8,7 @@ comes from the request itself: the server keeps nothing between requests (basic/
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .jsonrpc import RequestId, notification
@@ -27,10 +27,19 @@ class RequestContext:
     params: dict[str, Any]
     meta: RequestMeta
     notify: NotifySink | None = None
+    #: Who is asking, as the transport authenticated it (None when anonymous).
+    principal: str | None = None
+    #: MRTR retries: the client's answers by input-request key, and the state the server sealed.
+    input_responses: dict[str, dict[str, Any]] = field(default_factory=dict)
+    state: Any = None
 
     @property
     def client_capabilities(self) -> dict[str, Any]:
         return self.meta.client_capabilities
+
+    def input_response(self, key: str) -> dict[str, Any] | None:
+        """The client's answer to the input request `key`, if this round carries one."""
+        return self.input_responses.get(key)
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Send `notifications/progress`, only if the request asked for it with a `progressToken`."""

@@ -14,6 +14,7 @@ from typing import Any
 from ._handlers import call_handler, wants_context
 from .context import RequestContext
 from .jsonrpc import INVALID_PARAMS, MCPError
+from .mrtr import InputRequired
 
 Completer = Callable[..., Any]
 
@@ -54,7 +55,7 @@ class Prompt:
         argument["required"] = required
         return argument
 
-    async def get(self, arguments: Any, ctx: RequestContext) -> dict[str, Any]:
+    async def get(self, arguments: Any, ctx: RequestContext) -> dict[str, Any] | InputRequired:
         arguments = {} if arguments is None else arguments
         if not isinstance(arguments, dict) or not all(isinstance(v, str) for v in arguments.values()):
             raise MCPError(INVALID_PARAMS, "Invalid params: prompt arguments must be an object of strings")
@@ -77,9 +78,9 @@ def user_message(text: str) -> dict[str, Any]:
     return {"role": "user", "content": {"type": "text", "text": text}}
 
 
-def _to_result(returned: Any, description: str | None) -> dict[str, Any]:
+def _to_result(returned: Any, description: str | None) -> dict[str, Any] | InputRequired:
     """str → one user message; list → messages; dict → a whole `GetPromptResult`."""
-    if isinstance(returned, dict):
+    if isinstance(returned, dict | InputRequired):
         return returned
     messages = [user_message(returned)] if isinstance(returned, str) else returned
     if not isinstance(messages, list):
@@ -94,12 +95,19 @@ def _to_result(returned: Any, description: str | None) -> dict[str, Any]:
 class PromptRegistry:
     def __init__(self) -> None:
         self._prompts: dict[str, Prompt] = {}
+        #: Called after every change, so the server can tell listening clients.
+        self.on_change: Callable[[], None] = lambda: None
 
     def add(self, prompt: Prompt) -> Prompt:
         if prompt.name in self._prompts:
             raise ValueError(f"a prompt named {prompt.name!r} is already registered")
         self._prompts[prompt.name] = prompt
+        self.on_change()
         return prompt
+
+    def remove(self, name: str) -> None:
+        del self._prompts[name]
+        self.on_change()
 
     def get(self, name: Any) -> Prompt | None:
         return self._prompts.get(name) if isinstance(name, str) else None

@@ -17,6 +17,7 @@ from typing import Any
 from ._handlers import call_handler, wants_context
 from .context import RequestContext
 from .jsonrpc import INVALID_PARAMS, MCPError
+from .mrtr import InputRequired
 
 Completer = Callable[..., Any]
 
@@ -36,7 +37,7 @@ class Resource:
     def definition(self) -> dict[str, Any]:
         return _describe({"uri": self.uri, "name": self.name}, self.title, self.description, self.mime_type)
 
-    async def read(self, ctx: RequestContext) -> list[dict[str, Any]]:
+    async def read(self, ctx: RequestContext) -> list[dict[str, Any]] | InputRequired:
         returned = await call_handler(self.fn, {}, ctx, self._with_ctx)
         return contents(self.uri, returned, self.mime_type)
 
@@ -68,7 +69,9 @@ class ResourceTemplate:
         found = self._pattern.fullmatch(uri)
         return found.groupdict() if found else None
 
-    async def read(self, uri: str, variables: dict[str, str], ctx: RequestContext) -> list[dict[str, Any]]:
+    async def read(
+        self, uri: str, variables: dict[str, str], ctx: RequestContext
+    ) -> list[dict[str, Any]] | InputRequired:
         returned = await call_handler(self.fn, variables, ctx, self._with_ctx)
         return contents(uri, returned, self.mime_type)
 
@@ -97,10 +100,10 @@ def _describe(
     return base
 
 
-def contents(uri: str, returned: Any, mime_type: str | None) -> list[dict[str, Any]]:
+def contents(uri: str, returned: Any, mime_type: str | None) -> list[dict[str, Any]] | InputRequired:
     """Turn what a handler returned into `contents`: str becomes text, bytes becomes a base64 blob,
     a list is taken as ready-made content objects."""
-    if isinstance(returned, list):
+    if isinstance(returned, list | InputRequired):
         return returned
     item: dict[str, Any] = {"uri": uri}
     if mime_type is not None:
@@ -118,21 +121,29 @@ class ResourceRegistry:
     def __init__(self) -> None:
         self.resources: dict[str, Resource] = {}
         self.templates: list[ResourceTemplate] = []
+        #: Called after every change, so the server can tell listening clients.
+        self.on_change: Callable[[], None] = lambda: None
 
     def add(self, resource: Resource) -> Resource:
         if resource.uri in self.resources:
             raise ValueError(f"a resource with URI {resource.uri!r} is already registered")
         self.resources[resource.uri] = resource
+        self.on_change()
         return resource
+
+    def remove(self, uri: str) -> None:
+        del self.resources[uri]
+        self.on_change()
 
     def add_template(self, template: ResourceTemplate) -> ResourceTemplate:
         self.templates.append(template)
+        self.on_change()
         return template
 
     def template_named(self, uri_template: Any) -> ResourceTemplate | None:
         return next((t for t in self.templates if t.uri_template == uri_template), None)
 
-    async def read(self, uri: Any, ctx: RequestContext) -> list[dict[str, Any]]:
+    async def read(self, uri: Any, ctx: RequestContext) -> list[dict[str, Any]] | InputRequired:
         if not isinstance(uri, str):
             raise MCPError(INVALID_PARAMS, "Invalid params: uri must be a string")
         resource = self.resources.get(uri)

@@ -18,9 +18,11 @@ from .completion import complete
 from .context import NotifySink, RequestContext
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MCPError, Request
 from .meta import LATEST_VERSION, MODERN_VERSIONS, SERVER_INFO_KEY, RequestMeta, read_request_meta, require_capabilities
+from .mrtr import MRTR_METHODS, InputRequired, StateSealer, params_digest, read_input_responses, required_capability
 from .pagination import paginate
 from .prompts import Prompt, PromptRegistry
 from .resources import Resource, ResourceRegistry, ResourceTemplate
+from .subscriptions import LIST_FLAGS, RESOURCE_UPDATED, Subscription, SubscriptionHub
 from .tools import Tool, ToolError, ToolRegistry
 
 #: Methods that existed in 2025-11-25 and are gone from 2026-07-28 (changelog.mdx).
@@ -48,7 +50,7 @@ logger = logging.getLogger("mcpref.server")
 #: The default cache hints: `ttlMs: 0`, `cacheScope: "private"`.
 NO_REUSE = CacheHints()
 
-Handler = Callable[[RequestContext], Awaitable[dict[str, Any]]]
+Handler = Callable[[RequestContext], Awaitable[Any]]
 
 
 class Server:
@@ -74,6 +76,8 @@ class Server:
         cache_for: dict[str, CacheHints] | None = None,
         page_size: int | None = None,
         supported_versions: tuple[str, ...] = MODERN_VERSIONS,
+        state_sealer: StateSealer | None = None,
+        max_subscriptions: int = 1000,
     ) -> None:
         self.info: dict[str, Any] = {"name": name, "version": version}
         if title is not None:
@@ -86,6 +90,12 @@ class Server:
         self.tools = ToolRegistry()
         self.resources = ResourceRegistry()
         self.prompts = PromptRegistry()
+        self.state_sealer = state_sealer or StateSealer()
+        self.subscriptions = SubscriptionHub(max_subscriptions)
+        # A registry that changes while the server runs tells the clients listening for it.
+        self.tools.on_change = lambda: self.notify_list_changed("tools")
+        self.resources.on_change = lambda: self.notify_list_changed("resources")
+        self.prompts.on_change = lambda: self.notify_list_changed("prompts")
         self._methods: dict[str, tuple[Handler, str | None]] = {
             # method: (handler, the server capability that must be advertised for it)
             "server/discover": (self._discover, None),
@@ -207,19 +217,17 @@ class Server:
     def capabilities(self) -> dict[str, Any]:
         """Advertise a feature only when something is registered for it (server/discover.mdx)."""
         capabilities: dict[str, Any] = {}
+        # listChanged and subscribe: changes are announced on subscriptions/listen streams.
         if len(self.prompts):
-            capabilities["prompts"] = {}
+            capabilities["prompts"] = {"listChanged": True}
         if len(self.resources):
-            capabilities["resources"] = {}
+            capabilities["resources"] = {"subscribe": True, "listChanged": True}
         if len(self.tools):
-            capabilities["tools"] = {}
+            capabilities["tools"] = {"listChanged": True}
         has_completers = any(p.complete for p in self.prompts) or any(t.complete for t in self.resources.templates)
         if has_completers:
             capabilities["completions"] = {}
         return capabilities
-
-    def knows(self, method: str) -> bool:
-        return method in self._methods
 
     def header_params_for(self, method: str, params: dict[str, Any]) -> dict[str, tuple[str, ...]]:
         """The `x-mcp-header` parameters the transport must check for this request."""
@@ -232,18 +240,24 @@ class Server:
     # -- dispatch ------------------------------------------------------------------------
 
     async def handle(
-        self, request: Request, *, meta: RequestMeta | None = None, notify: NotifySink | None = None
+        self,
+        request: Request,
+        *,
+        meta: RequestMeta | None = None,
+        notify: NotifySink | None = None,
+        principal: str | None = None,
     ) -> dict[str, Any]:
         """Answer one request with its result object, or raise `MCPError`.
 
         Order: `_meta` (-32602 if missing, -32022 if the version is unsupported), then the
         method (-32601 if unknown, removed, or its capability is not advertised), then the
-        method's own checks.
+        MRTR parameters (-32602 for a refused `requestState`), then the method's own checks.
         """
         if meta is None:
             meta = read_request_meta(request.params, self.supported_versions)
         handler = self.handler_for(request.method)
-        ctx = RequestContext(request.id, request.method, request.params, meta, notify)
+        ctx = RequestContext(request.id, request.method, request.params, meta, notify, principal)
+        self._read_round(ctx)
         try:
             result = await handler(ctx)
         except MCPError:
@@ -252,13 +266,72 @@ class Server:
             # A bug in a handler: log it here, tell the client no more than that it happened.
             logger.exception("%s handler raised", request.method)
             raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
+        if isinstance(result, InputRequired):
+            return self._finish(self._input_required(ctx, result))
         if request.method in CACHEABLE_METHODS:
             self.cache_for.get(request.method, self.cache).apply(result)
         return self._finish(result)
 
+    def _read_round(self, ctx: RequestContext) -> None:
+        """Take `inputResponses` and open `requestState` on an MRTR retry (basic/patterns/mrtr.mdx)."""
+        params = ctx.params
+        if ctx.method not in MRTR_METHODS:
+            if "inputResponses" in params or "requestState" in params:
+                raise MCPError(
+                    INVALID_PARAMS, f"Invalid params: {ctx.method} does not take inputResponses or requestState"
+                )
+            return
+        ctx.input_responses = read_input_responses(params)
+        if "requestState" in params:
+            ctx.state = self.state_sealer.open(
+                params["requestState"],
+                method=ctx.method,
+                digest=params_digest(ctx.method, params),
+                principal=ctx.principal,
+            )
+
+    def _input_required(self, ctx: RequestContext, asked: InputRequired) -> dict[str, Any]:
+        """An `input_required` result: only for what the client declared it can do, state sealed."""
+        if not asked.requests and asked.state is None:
+            raise ValueError("InputRequired needs input requests, a state, or both")
+        for input_request in asked.requests.values():
+            require_capabilities(required_capability(input_request), ctx.client_capabilities)
+        result: dict[str, Any] = {"resultType": "input_required"}
+        if asked.requests:
+            result["inputRequests"] = asked.requests
+        if asked.state is not None:
+            digest = params_digest(ctx.method, ctx.params)
+            result["requestState"] = self.state_sealer.seal(
+                asked.state, method=ctx.method, digest=digest, principal=ctx.principal
+            )
+        return result
+
+    # -- subscriptions ---------------------------------------------------------------------
+
+    def open_subscription(self, request: Request) -> Subscription:
+        """Start a `subscriptions/listen` subscription; the transport streams it."""
+        return self.subscriptions.open(request.id, request.params, self.capabilities())
+
+    def notify_list_changed(self, kind: str) -> None:
+        """Tell listening clients that the list of `kind` ("tools", "prompts", "resources") changed."""
+        flag = f"{kind}ListChanged"
+        if flag not in LIST_FLAGS:
+            raise ValueError(f"unknown list {kind!r}")
+        self.subscriptions.publish(LIST_FLAGS[flag][1])
+
+    def notify_resource_updated(self, uri: str) -> None:
+        """Tell clients subscribed to `uri` that it changed; they read it again if they care."""
+        self.subscriptions.publish(RESOURCE_UPDATED, {"uri": uri})
+
+    def finish_subscription(self, subscription: Subscription) -> dict[str, Any]:
+        """The final result of a listen request, with serverInfo like every other result."""
+        return self._finish(subscription.completion())
+
     def handler_for(self, method: str) -> Handler:
         if method in REMOVED_METHODS:
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (removed in {LATEST_VERSION})")
+        if method == "subscriptions/listen":
+            raise MCPError(INTERNAL_ERROR, "subscriptions/listen is served by the transport as a stream")
         entry = self._methods.get(method)
         if entry is None:
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
@@ -310,8 +383,9 @@ class Server:
     async def _list_templates(self, ctx: RequestContext) -> dict[str, Any]:
         return self._page(ctx, [t.definition() for t in self.resources.templates], "resourceTemplates")
 
-    async def _read_resource(self, ctx: RequestContext) -> dict[str, Any]:
-        return {"contents": await self.resources.read(ctx.params.get("uri"), ctx)}
+    async def _read_resource(self, ctx: RequestContext) -> dict[str, Any] | InputRequired:
+        contents = await self.resources.read(ctx.params.get("uri"), ctx)
+        return contents if isinstance(contents, InputRequired) else {"contents": contents}
 
     async def _list_prompts(self, ctx: RequestContext) -> dict[str, Any]:
         return self._page(ctx, [p.definition() for p in self.prompts], "prompts")

@@ -20,6 +20,7 @@ from ._handlers import call_handler, wants_context
 from .context import RequestContext
 from .headers import annotation_problems, header_params
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MCPError
+from .mrtr import InputRequired
 
 logger = logging.getLogger("mcpref.tools")
 
@@ -93,7 +94,7 @@ class Tool:
             where = "/".join(str(part) for part in error.absolute_path) or "(root)"
             raise MCPError(INVALID_PARAMS, f"Invalid arguments for tool {self.name!r} at {where}: {error.message}")
 
-    async def call(self, arguments: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    async def call(self, arguments: dict[str, Any], ctx: RequestContext) -> dict[str, Any] | InputRequired:
         self.check_arguments(arguments)
         try:
             returned = await call_handler(self.fn, arguments, ctx, self._with_ctx)
@@ -104,7 +105,9 @@ class Tool:
             raise ToolError(f"Tool {self.name!r} failed with an unexpected error") from None
         return self._to_result(returned)
 
-    def _to_result(self, returned: Any) -> dict[str, Any]:
+    def _to_result(self, returned: Any) -> dict[str, Any] | InputRequired:
+        if isinstance(returned, InputRequired):
+            return returned
         if isinstance(returned, ToolResult):
             result = returned
         elif self._output is not None:
@@ -144,15 +147,19 @@ class ToolRegistry:
 
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
+        #: Called after every change, so the server can tell listening clients.
+        self.on_change: Callable[[], None] = lambda: None
 
     def add(self, tool: Tool) -> Tool:
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
+        self.on_change()
         return tool
 
     def remove(self, name: str) -> None:
         del self._tools[name]
+        self.on_change()
 
     def get(self, name: Any) -> Tool | None:
         return self._tools.get(name) if isinstance(name, str) else None

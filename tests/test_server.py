@@ -98,7 +98,12 @@ def test_discover_describes_the_server(server: Server) -> None:
     assert call(server, "server/discover") == {
         "resultType": "complete",
         "supportedVersions": ["2026-07-28"],
-        "capabilities": {"prompts": {}, "resources": {}, "tools": {}, "completions": {}},
+        "capabilities": {
+            "prompts": {"listChanged": True},
+            "resources": {"subscribe": True, "listChanged": True},
+            "tools": {"listChanged": True},
+            "completions": {},
+        },
         "instructions": "Use the tools.",
         "ttlMs": 0,
         "cacheScope": "private",

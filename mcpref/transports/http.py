@@ -27,6 +27,7 @@ Checks run in this order; the first that fails answers, and later ones never run
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -87,16 +88,18 @@ class StreamableHTTP:
         origins: OriginPolicy | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         stream_responses: bool = False,
+        keepalive_seconds: float = 15.0,
     ) -> None:
         self.server = server
         self.path = path
         self.origins = origins or OriginPolicy.from_env()
         self.max_body_bytes = max_body_bytes
         self.stream_responses = stream_responses
+        self.keepalive_seconds = keepalive_seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send)
+            await _lifespan(receive, send, on_shutdown=self.server.subscriptions.end_all)
             return
         if scope["type"] != "http":
             return
@@ -153,14 +156,18 @@ class StreamableHTTP:
         )
         if meta.protocol_version not in self.server.supported_versions:
             raise unsupported_version(meta.protocol_version, self.server.supported_versions)
+        principal = _principal(headers)
+        if request.method == "subscriptions/listen":
+            await self._listen(request, receive, send)
+            return
         self.server.handler_for(request.method)
         if self.stream_responses or meta.progress_token is not None or meta.log_level is not None:
-            await self._stream(request, meta, receive, send)
+            await self._stream(request, meta, principal, receive, send)
             return
-        result = await self.server.handle(request, meta=meta)
+        result = await self.server.handle(request, meta=meta, principal=principal)
         await _json(send, 200, result_response(request.id, result))
 
-    async def _stream(self, request: Request, meta: Any, receive: Receive, send: Send) -> None:
+    async def _stream(self, request: Request, meta: Any, principal: str | None, receive: Receive, send: Send) -> None:
         """Answer on an SSE stream: request-scoped notifications first, the response last.
 
         If the client closes the stream, that is cancellation (streamable-http.mdx
@@ -171,7 +178,7 @@ class StreamableHTTP:
         async def notify(message: dict[str, Any]) -> None:
             await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
 
-        work = asyncio.ensure_future(self.server.handle(request, meta=meta, notify=notify))
+        work = asyncio.ensure_future(self.server.handle(request, meta=meta, notify=notify, principal=principal))
         watcher = asyncio.ensure_future(_wait_for_disconnect(receive))
         await asyncio.wait({work, watcher}, return_when=asyncio.FIRST_COMPLETED)
         if not work.done():
@@ -184,6 +191,41 @@ class StreamableHTTP:
         except MCPError as error:
             final = error_response(request.id, error)
         await send({"type": "http.response.body", "body": sse.event(final), "more_body": False})
+
+    async def _listen(self, request: Request, receive: Receive, send: Send) -> None:
+        """Serve a `subscriptions/listen` stream until the client leaves or the server ends it.
+
+        The acknowledgement goes out at once, so a client knows the subscription is live before
+        anything changes; comment lines keep idle connections from being cut by proxies.
+        """
+        subscription = self.server.open_subscription(request)
+        watcher = asyncio.ensure_future(_wait_for_disconnect(receive))
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": sse.HEADERS})
+            await send(
+                {"type": "http.response.body", "body": sse.event(subscription.acknowledgement()), "more_body": True}
+            )
+            while True:
+                waiting = asyncio.ensure_future(subscription.queue.get())
+                done, _ = await asyncio.wait(
+                    {waiting, watcher}, timeout=self.keepalive_seconds, return_when=asyncio.FIRST_COMPLETED
+                )
+                if watcher in done:
+                    waiting.cancel()
+                    return
+                if waiting not in done:
+                    waiting.cancel()
+                    await send({"type": "http.response.body", "body": sse.KEEP_ALIVE, "more_body": True})
+                    continue
+                message = waiting.result()
+                if message is None:
+                    final = result_response(request.id, self.server.finish_subscription(subscription))
+                    await send({"type": "http.response.body", "body": sse.event(final), "more_body": False})
+                    return
+                await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
+        finally:
+            watcher.cancel()
+            self.server.subscriptions.close(subscription)
 
     async def _read_body(self, headers: dict[str, str], receive: Receive) -> bytes:
         too_large = MCPError(
@@ -260,11 +302,23 @@ async def _plain(send: Send, status: int, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-async def _lifespan(receive: Receive, send: Send) -> None:
+def _principal(headers: dict[str, str]) -> str | None:
+    """Who is asking, for binding `requestState`: a digest of the credentials, never the credentials.
+
+    Verifying the token is the auth layer's job; here it only has to tell callers apart.
+    """
+    authorization = headers.get("authorization")
+    if authorization is None:
+        return None
+    return hashlib.sha256(authorization.encode("latin-1")).hexdigest()[:32]
+
+
+async def _lifespan(receive: Receive, send: Send, on_shutdown: Callable[[], None]) -> None:
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
+            on_shutdown()
             await send({"type": "lifespan.shutdown.complete"})
             return

@@ -106,7 +106,10 @@ def test_discover_answers_with_json_and_no_session(client: MCPClient) -> None:
     assert "mcp-session-id" not in response.headers
     result = response.json()["result"]
     assert result["supportedVersions"] == [VERSION]
-    assert result["capabilities"] == {"resources": {}, "tools": {}}
+    assert result["capabilities"] == {
+        "resources": {"subscribe": True, "listChanged": True},
+        "tools": {"listChanged": True},
+    }
     assert (result["ttlMs"], result["cacheScope"]) == (0, "private")
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == {"name": "http-test-server", "version": "0.1.0"}
 

@@ -1,0 +1,179 @@
+"""Multi-round-trip requests (MRTR): how a server asks the client for input without a session.
+
+In 2026-07-28 a server never sends a request of its own (basic/patterns/mrtr.mdx). When a tool,
+a prompt or a resource read needs something from the client (a form filled in by the user, an
+LLM completion, the client's roots), it answers with an `input_required` result:
+
+    {"resultType": "input_required",
+     "inputRequests": {"<key>": {"method": "elicitation/create", "params": {...}}},
+     "requestState": "<opaque>"}
+
+The client fulfils each input request and sends the same request again, with a new id, adding
+`inputResponses` (the same keys) and `requestState` (echoed exactly) to `params`.
+
+`requestState` is the server's memory between rounds, carried by the client. The client could
+change it, so it is sealed here with HMAC-SHA256 and bound to the method, a digest of the other
+parameters, the principal and an expiry: a tampered, expired or replayed-elsewhere state is
+refused with -32602. It is signed, not encrypted: never put secrets in it. Set `MCP_STATE_KEY`
+so that every instance of a deployment can open the states the others sealed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .jsonrpc import INVALID_PARAMS, MCPError
+
+logger = logging.getLogger("mcpref.mrtr")
+
+KEY_ENV_VAR = "MCP_STATE_KEY"
+#: Methods that may answer `input_required` and take `inputResponses`/`requestState` (mrtr.mdx).
+MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
+#: Parameters that change between rounds, and so are left out of the digest that binds a state.
+ROUND_PARAMS = frozenset({"_meta", "inputResponses", "requestState"})
+
+
+@dataclass
+class InputRequired:
+    """Return this from a tool, prompt or resource handler to ask the client for input.
+
+    `requests` maps keys of your choosing to input requests (`elicit_form`, `elicit_url`,
+    `create_message`, `list_roots`); `state` is any JSON value you want back on the retry, as
+    `ctx.state`.
+    """
+
+    requests: dict[str, dict[str, Any]]
+    state: Any = None
+
+
+def elicit_form(message: str, properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    """Ask the user to fill in a flat form; `properties` are primitive JSON Schema definitions."""
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    return {"method": "elicitation/create", "params": {"mode": "form", "message": message, "requestedSchema": schema}}
+
+
+def elicit_url(message: str, url: str) -> dict[str, Any]:
+    """Send the user to a URL (a sign-in, a payment) outside the client."""
+    return {"method": "elicitation/create", "params": {"mode": "url", "message": message, "url": url}}
+
+
+def create_message(prompt: str, max_tokens: int = 256, system_prompt: str | None = None) -> dict[str, Any]:
+    """Ask the client's LLM for a completion of one user message."""
+    params: dict[str, Any] = {
+        "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
+        "maxTokens": max_tokens,
+    }
+    if system_prompt is not None:
+        params["systemPrompt"] = system_prompt
+    return {"method": "sampling/createMessage", "params": params}
+
+
+def list_roots() -> dict[str, Any]:
+    """Ask for the client's roots (the folders or repositories it lets the server work on)."""
+    return {"method": "roots/list"}
+
+
+def required_capability(input_request: dict[str, Any]) -> dict[str, Any]:
+    """The client capability an input request needs; servers must not send it otherwise."""
+    method = input_request.get("method")
+    if method == "elicitation/create":
+        mode = (input_request.get("params") or {}).get("mode", "form")
+        return {"elicitation": {"url": {}}} if mode == "url" else {"elicitation": {}}
+    if method == "sampling/createMessage":
+        return {"sampling": {}}
+    if method == "roots/list":
+        return {"roots": {}}
+    raise ValueError(f"not an input request method: {method!r}")
+
+
+def read_input_responses(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """`params.inputResponses`, checked: an object whose every value is a result object."""
+    if "inputResponses" not in params:
+        return {}
+    responses = params["inputResponses"]
+    if not isinstance(responses, dict) or not all(isinstance(value, dict) for value in responses.values()):
+        raise MCPError(INVALID_PARAMS, "Invalid params: inputResponses must be an object of result objects")
+    return responses
+
+
+def params_digest(method: str, params: dict[str, Any]) -> str:
+    """A digest of what the request asks for, the same in every round of it."""
+    stable = {key: value for key, value in params.items() if key not in ROUND_PARAMS}
+    canonical = json.dumps([method, stable], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class StateSealer:
+    """Seals `requestState` so the server can trust what comes back.
+
+    Format: `base64url(payload) "." base64url(HMAC-SHA256(key, payload))`, where the payload is
+    JSON holding the state, the method, the parameter digest, the principal and the expiry.
+    """
+
+    def __init__(self, key: bytes | None = None, ttl_seconds: int = 600) -> None:
+        if key is None:
+            configured = os.environ.get(KEY_ENV_VAR)
+            if configured:
+                key = configured.encode()
+            else:
+                logger.info("%s is not set: requestState is sealed with a per-process key", KEY_ENV_VAR)
+                key = os.urandom(32)
+        self._key = key
+        self.ttl_seconds = ttl_seconds
+
+    def seal(self, state: Any, *, method: str, digest: str, principal: str | None, now: float | None = None) -> str:
+        expires = int((time.time() if now is None else now) + self.ttl_seconds)
+        payload = json.dumps(
+            {"m": method, "d": digest, "p": principal, "exp": expires, "s": state},
+            separators=(",", ":"),
+            ensure_ascii=False,
+        ).encode()
+        return f"{_b64(payload)}.{_b64(self._mac(payload))}"
+
+    def open(self, token: Any, *, method: str, digest: str, principal: str | None, now: float | None = None) -> Any:
+        """The state sealed in `token`, or -32602 saying why it cannot be trusted."""
+        if not isinstance(token, str) or token.count(".") != 1:
+            raise _refused("it is not a requestState this server issued")
+        body, mac = token.split(".")
+        try:
+            payload, signature = _unb64(body), _unb64(mac)
+        except ValueError:
+            raise _refused("it is not a requestState this server issued") from None
+        if not hmac.compare_digest(signature, self._mac(payload)):
+            raise _refused("its signature does not match (tampered, or sealed with another key)")
+        sealed = json.loads(payload)
+        if sealed["m"] != method or sealed["d"] != digest:
+            raise _refused("it was issued for a different request")
+        if sealed["p"] != principal:
+            raise _refused("it was issued to a different principal")
+        if sealed["exp"] < (time.time() if now is None else now):
+            raise _refused("it has expired; start the request again without it")
+        return sealed["s"]
+
+    def _mac(self, payload: bytes) -> bytes:
+        return hmac.new(self._key, payload, hashlib.sha256).digest()
+
+
+def _refused(reason: str) -> MCPError:
+    return MCPError(INVALID_PARAMS, f"Invalid params: requestState refused: {reason}")
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _unb64(text: str) -> bytes:
+    try:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (ValueError, TypeError) as exc:
+        raise ValueError(str(exc)) from None

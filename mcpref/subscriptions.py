@@ -1,0 +1,128 @@
+"""`subscriptions/listen`: the one place change notifications travel (basic/patterns/subscriptions.mdx).
+
+A client that wants to hear about changes opens a listen request naming what it cares about:
+
+    {"method": "subscriptions/listen",
+     "params": {"notifications": {"toolsListChanged": true, "resourceSubscriptions": ["file:///a"]}}}
+
+The server answers with a stream. Its first message acknowledges the subset of the filter the
+server will honour; every later message is a notification tagged with the listen request's id
+as `io.modelcontextprotocol/subscriptionId`; if the server ends the subscription it sends the
+listen request's result last. Progress and log messages never travel here: they belong to the
+stream of the request they describe.
+
+The hub keeps nothing about a subscription once its stream closes: after a reconnect the client
+listens again. It is bounded: past `max_subscriptions` open streams, a new listen is refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MCPError, RequestId, notification
+from .meta import SUBSCRIPTION_ID_KEY
+
+#: Filter flag → (the capability that must be offered, the notification it turns on).
+LIST_FLAGS = {
+    "toolsListChanged": ("tools", "notifications/tools/list_changed"),
+    "promptsListChanged": ("prompts", "notifications/prompts/list_changed"),
+    "resourcesListChanged": ("resources", "notifications/resources/list_changed"),
+}
+RESOURCE_UPDATED = "notifications/resources/updated"
+
+
+class Subscription:
+    """One open listen stream: what it honours, and the queue of notifications waiting to be sent."""
+
+    def __init__(self, subscription_id: RequestId, honoured: dict[str, Any], queue_size: int) -> None:
+        self.id = subscription_id
+        self.honoured = honoured
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(queue_size)
+        self._methods = {LIST_FLAGS[flag][1] for flag in honoured if flag in LIST_FLAGS}
+        self._uris = set(honoured.get("resourceSubscriptions", []))
+
+    def wants(self, method: str, uri: str | None) -> bool:
+        if method == RESOURCE_UPDATED:
+            return uri in self._uris
+        return method in self._methods
+
+    def acknowledgement(self) -> dict[str, Any]:
+        return notification(
+            "notifications/subscriptions/acknowledged",
+            {"_meta": {SUBSCRIPTION_ID_KEY: self.id}, "notifications": self.honoured},
+        )
+
+    def tagged(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        return notification(method, {**params, "_meta": {SUBSCRIPTION_ID_KEY: self.id}})
+
+    def completion(self) -> dict[str, Any]:
+        """The listen request's result: sent when the server ends the subscription gracefully."""
+        return {"resultType": "complete", "_meta": {SUBSCRIPTION_ID_KEY: self.id}}
+
+
+class SubscriptionHub:
+    def __init__(self, max_subscriptions: int = 1000, queue_size: int = 64) -> None:
+        self.max_subscriptions = max_subscriptions
+        self.queue_size = queue_size
+        self._open: set[Subscription] = set()
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    def open(self, subscription_id: RequestId, params: dict[str, Any], offered: dict[str, Any]) -> Subscription:
+        """Start a subscription, honouring only what the server offers (its capabilities)."""
+        requested = params.get("notifications")
+        if not isinstance(requested, dict):
+            raise MCPError(INVALID_PARAMS, "Invalid params: subscriptions/listen needs a `notifications` object")
+        honoured: dict[str, Any] = {}
+        for flag, (capability, _) in LIST_FLAGS.items():
+            if requested.get(flag) is True and capability in offered:
+                honoured[flag] = True
+        uris = requested.get("resourceSubscriptions")
+        if uris is not None:
+            if not isinstance(uris, list) or not all(isinstance(uri, str) for uri in uris):
+                raise MCPError(INVALID_PARAMS, "Invalid params: resourceSubscriptions must be a list of URIs")
+            if uris and offered.get("resources", {}).get("subscribe"):
+                honoured["resourceSubscriptions"] = list(dict.fromkeys(uris))
+        if len(self._open) >= self.max_subscriptions:
+            raise MCPError(
+                INTERNAL_ERROR,
+                f"Too many open subscriptions (limit {self.max_subscriptions}); retry later",
+                http_status=503,
+            )
+        subscription = Subscription(subscription_id, honoured, self.queue_size)
+        self._open.add(subscription)
+        return subscription
+
+    def close(self, subscription: Subscription) -> None:
+        self._open.discard(subscription)
+
+    def publish(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Queue a change notification for every subscription that asked for it.
+
+        Call it from the server's event loop. A subscriber too slow to keep up loses its stream
+        (it gets the completion result and listens again) rather than holding memory forever.
+        """
+        params = params or {}
+        for subscription in list(self._open):
+            if not subscription.wants(method, params.get("uri")):
+                continue
+            try:
+                subscription.queue.put_nowait(subscription.tagged(method, params))
+            except asyncio.QueueFull:
+                self._end(subscription)
+
+    def end_all(self) -> None:
+        """End every subscription gracefully, as on shutdown."""
+        for subscription in list(self._open):
+            self._end(subscription)
+
+    def _end(self, subscription: Subscription) -> None:
+        self._open.discard(subscription)
+        while True:
+            try:
+                subscription.queue.put_nowait(None)
+                return
+            except asyncio.QueueFull:
+                subscription.queue.get_nowait()

@@ -1,0 +1,223 @@
+"""MRTR: input requests inside results, sealed state, and the rounds of one request."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from mcpref import MCPError, Server
+from mcpref.jsonrpc import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, Request
+from mcpref.mrtr import (
+    InputRequired,
+    StateSealer,
+    create_message,
+    elicit_form,
+    elicit_url,
+    list_roots,
+    params_digest,
+    read_input_responses,
+    required_capability,
+)
+from mcpref.validation import check_message
+
+ALL_CAPS = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
+
+
+def meta(capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": ALL_CAPS if capabilities is None else capabilities,
+    }
+
+
+def call(server: Server, method: str, params: dict[str, Any], *, principal: str | None = None, caps=None) -> dict:
+    result = asyncio.run(server.handle(Request(1, method, {**params, "_meta": meta(caps)}), principal=principal))
+    check_message({"jsonrpc": "2.0", "id": 1, "result": result}, method)
+    return result
+
+
+@pytest.fixture
+def server() -> Server:
+    server = Server("mrtr", "1", state_sealer=StateSealer(b"k" * 32))
+
+    @server.tool(input_schema={"type": "object", "properties": {"path": {"type": "string"}}})
+    def delete(path: str, ctx) -> str:  # type: ignore[no-untyped-def]
+        """Delete a file after the user confirms."""
+        answer = ctx.input_response("confirm")
+        if answer is None:
+            form = elicit_form(f"Delete {path}?", {"sure": {"type": "boolean"}}, ["sure"])
+            return InputRequired({"confirm": form}, state={"path": path})
+        if ctx.state != {"path": path}:
+            return "state lost"
+        sure = answer.get("action") == "accept" and answer.get("content", {}).get("sure") is True
+        return f"deleted {path}" if sure else "kept"
+
+    @server.tool()
+    def survey(ctx) -> str:  # type: ignore[no-untyped-def]
+        """Two rounds: a name, then a colour."""
+        if ctx.state is None:
+            return InputRequired({"name": elicit_form("Name?", {"name": {"type": "string"}})}, state={"round": 1})
+        if ctx.state == {"round": 1}:
+            name = ctx.input_response("name")["content"]["name"]
+            return InputRequired(
+                {"colour": elicit_form("Colour?", {"c": {"type": "string"}})}, state={"round": 2, "name": name}
+            )
+        return f"{ctx.state['name']} likes {ctx.input_response('colour')['content']['c']}"
+
+    @server.prompt()
+    def grounded(ctx) -> str:  # type: ignore[no-untyped-def]
+        """A prompt that needs the client's roots."""
+        roots = ctx.input_response("roots")
+        if roots is None:
+            return InputRequired({"roots": list_roots()})
+        return "Work in " + ", ".join(root["uri"] for root in roots["roots"])
+
+    @server.resource("summary://today")
+    def summary(ctx) -> str:  # type: ignore[no-untyped-def]
+        answer = ctx.input_response("llm")
+        if answer is None:
+            return InputRequired({"llm": create_message("Summarise today", 100)})
+        return answer["content"]["text"]
+
+    return server
+
+
+def test_a_round_trip_with_state(server: Server) -> None:
+    first = call(server, "tools/call", {"name": "delete", "arguments": {"path": "/tmp/a"}})
+    assert first["resultType"] == "input_required"
+    assert "ttlMs" not in first
+    assert first["inputRequests"]["confirm"]["method"] == "elicitation/create"
+    state = first["requestState"]
+    answer = {"confirm": {"action": "accept", "content": {"sure": True}}}
+    second = call(
+        server,
+        "tools/call",
+        {"name": "delete", "arguments": {"path": "/tmp/a"}, "inputResponses": answer, "requestState": state},
+    )
+    assert second["resultType"] == "complete"
+    assert second["content"][0]["text"] == "deleted /tmp/a"
+
+
+def test_missing_responses_get_a_fresh_request_and_extras_are_ignored(server: Server) -> None:
+    extra = {"other": {"action": "accept", "content": {}}}
+    again = call(server, "tools/call", {"name": "delete", "arguments": {"path": "x"}, "inputResponses": extra})
+    assert again["resultType"] == "input_required"
+
+
+def test_multi_round_issues_a_new_state_each_round(server: Server) -> None:
+    first = call(server, "tools/call", {"name": "survey"})
+    second = call(
+        server,
+        "tools/call",
+        {
+            "name": "survey",
+            "inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}},
+            "requestState": first["requestState"],
+        },
+    )
+    assert second["resultType"] == "input_required" and second["requestState"] != first["requestState"]
+    third = call(
+        server,
+        "tools/call",
+        {
+            "name": "survey",
+            "inputResponses": {"colour": {"action": "accept", "content": {"c": "blue"}}},
+            "requestState": second["requestState"],
+        },
+    )
+    assert third["content"][0]["text"] == "Ada likes blue"
+
+
+def test_prompts_and_resources_may_ask_too(server: Server) -> None:
+    assert call(server, "prompts/get", {"name": "grounded"})["inputRequests"]["roots"] == {"method": "roots/list"}
+    done = call(
+        server, "prompts/get", {"name": "grounded", "inputResponses": {"roots": {"roots": [{"uri": "file:///src"}]}}}
+    )
+    assert done["messages"][0]["content"]["text"] == "Work in file:///src"
+    asked = call(server, "resources/read", {"uri": "summary://today"})
+    assert asked["resultType"] == "input_required" and "ttlMs" not in asked
+    sampled = {"llm": {"role": "assistant", "content": {"type": "text", "text": "Quiet."}, "model": "m"}}
+    read = call(server, "resources/read", {"uri": "summary://today", "inputResponses": sampled})
+    assert read["contents"][0]["text"] == "Quiet." and read["ttlMs"] == 0
+
+
+def test_input_requests_need_the_declared_capability(server: Server) -> None:
+    with pytest.raises(MCPError) as caught:
+        call(server, "tools/call", {"name": "delete", "arguments": {"path": "x"}}, caps={"sampling": {}})
+    assert caught.value.code == MISSING_REQUIRED_CLIENT_CAPABILITY
+    assert caught.value.data == {"requiredCapabilities": {"elicitation": {}}}
+
+
+def tamper(state: str) -> list[str]:
+    body, mac = state.split(".")
+    flipped = body[:-2] + ("A" if body[-2] != "A" else "B") + body[-1]
+    return [state + "-TAMPERED", f"{flipped}.{mac}", f"{body}.{mac[::-1]}", "not-a-state", ""]
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_a_tampered_state_is_refused(server: Server, index: int) -> None:
+    state = call(server, "tools/call", {"name": "delete", "arguments": {"path": "x"}})["requestState"]
+    with pytest.raises(MCPError) as caught:
+        call(server, "tools/call", {"name": "delete", "arguments": {"path": "x"}, "requestState": tamper(state)[index]})
+    assert caught.value.code == INVALID_PARAMS
+
+
+def test_a_state_is_bound_to_its_request_and_principal(server: Server) -> None:
+    state = call(server, "tools/call", {"name": "delete", "arguments": {"path": "x"}}, principal="alice")[
+        "requestState"
+    ]
+    for params, principal in [
+        ({"name": "delete", "arguments": {"path": "y"}}, "alice"),
+        ({"name": "survey"}, "alice"),
+        ({"name": "delete", "arguments": {"path": "x"}}, "mallory"),
+        ({"name": "delete", "arguments": {"path": "x"}}, None),
+    ]:
+        with pytest.raises(MCPError, match="requestState refused"):
+            call(server, "tools/call", {**params, "requestState": state}, principal=principal)
+
+
+def test_expired_state_and_other_keys_are_refused() -> None:
+    sealer = StateSealer(b"a" * 32, ttl_seconds=10)
+    token = sealer.seal({"n": 1}, method="tools/call", digest="d", principal=None, now=1000)
+    assert sealer.open(token, method="tools/call", digest="d", principal=None, now=1005) == {"n": 1}
+    with pytest.raises(MCPError, match="expired"):
+        sealer.open(token, method="tools/call", digest="d", principal=None, now=1011)
+    with pytest.raises(MCPError, match="signature"):
+        StateSealer(b"b" * 32).open(token, method="tools/call", digest="d", principal=None, now=1005)
+
+
+def test_state_key_from_the_environment_is_shared_by_instances(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_STATE_KEY", "shared-secret")
+    token = StateSealer().seal(1, method="m", digest="d", principal=None)
+    assert StateSealer().open(token, method="m", digest="d", principal=None) == 1
+
+
+@pytest.mark.parametrize("responses", [None, [], "x", {"user_name": 12345}, {"a": None}])
+def test_malformed_input_responses_are_invalid_params(responses: Any) -> None:
+    with pytest.raises(MCPError) as caught:
+        read_input_responses({"inputResponses": responses})
+    assert caught.value.code == INVALID_PARAMS
+
+
+@pytest.mark.parametrize("method", ["tools/list", "server/discover", "prompts/list"])
+def test_other_methods_refuse_mrtr_params(server: Server, method: str) -> None:
+    with pytest.raises(MCPError) as caught:
+        call(server, method, {"inputResponses": {}})
+    assert caught.value.code == INVALID_PARAMS
+
+
+def test_the_digest_ignores_what_changes_between_rounds() -> None:
+    base = {"name": "t", "arguments": {"a": 1}}
+    assert params_digest("tools/call", base) == params_digest(
+        "tools/call", {**base, "_meta": {}, "inputResponses": {"k": {}}, "requestState": "s"}
+    )
+    assert params_digest("tools/call", base) != params_digest("tools/call", {"name": "t", "arguments": {"a": 2}})
+
+
+def test_required_capabilities_per_input_request() -> None:
+    assert required_capability(elicit_form("m", {})) == {"elicitation": {}}
+    assert required_capability(elicit_url("m", "https://example.com/login")) == {"elicitation": {"url": {}}}
+    assert required_capability(create_message("hi")) == {"sampling": {}}
+    assert required_capability(list_roots()) == {"roots": {}}
