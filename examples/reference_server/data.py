@@ -16,7 +16,7 @@ STATIONS = ("lisbon", "nairobi", "oslo", "osaka", "zurich")
 SUMMARIES = ("clear", "light rain", "overcast", "showers", "sunny spells", "windy")
 
 
-def _number(*parts: str, low: int, high: int) -> int:
+def synthetic_number(*parts: str, low: int, high: int) -> int:
     digest = hashlib.sha256("/".join(parts).encode()).digest()
     return low + int.from_bytes(digest[:4], "big") % (high - low + 1)
 
@@ -26,13 +26,13 @@ def forecast(city: str, days: int) -> dict[str, Any]:
     key = city.strip().lower()
     outlook = []
     for day in range(1, days + 1):
-        high = _number(key, str(day), "high", low=4, high=31)
+        high = synthetic_number(key, str(day), "high", low=4, high=31)
         outlook.append(
             {
                 "day": day,
-                "summary": SUMMARIES[_number(key, str(day), "sky", low=0, high=len(SUMMARIES) - 1)],
+                "summary": SUMMARIES[synthetic_number(key, str(day), "sky", low=0, high=len(SUMMARIES) - 1)],
                 "highC": high,
-                "lowC": high - _number(key, str(day), "spread", low=3, high=11),
+                "lowC": high - synthetic_number(key, str(day), "spread", low=3, high=11),
             }
         )
     return {"city": city, "issuedAt": now(), "days": outlook}
@@ -51,7 +51,7 @@ def station_report(station_id: str | None) -> str:
         raise MCPError(INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri})
     reading = {
         "id": station_id,
-        "temperatureC": _number(station_id, "now", low=-5, high=30),
-        "windKph": _number(station_id, "wind", low=0, high=60),
+        "temperatureC": synthetic_number(station_id, "now", low=-5, high=30),
+        "windKph": synthetic_number(station_id, "wind", low=0, high=60),
     }
     return json.dumps(reading)
