@@ -78,6 +78,7 @@ class Server:
         supported_versions: tuple[str, ...] = MODERN_VERSIONS,
         state_sealer: StateSealer | None = None,
         max_subscriptions: int = 1000,
+        serve_legacy: bool = True,
     ) -> None:
         self.info: dict[str, Any] = {"name": name, "version": version}
         if title is not None:
@@ -87,6 +88,8 @@ class Server:
         self.cache_for = dict(cache_for or {})
         self.page_size = page_size
         self.supported_versions = supported_versions
+        #: Serve 2025-11-25-era clients (`initialize`, no per-request `_meta`); see `mcpref.legacy`.
+        self.serve_legacy = serve_legacy
         self.tools = ToolRegistry()
         self.resources = ResourceRegistry()
         self.prompts = PromptRegistry()

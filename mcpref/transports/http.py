@@ -35,7 +35,8 @@ from typing import Any
 from .. import jsonrpc
 from ..headers import check_request_headers
 from ..jsonrpc import MCPError, Notification, Request, encode, error_response, result_response
-from ..meta import read_request_meta, unsupported_version
+from ..legacy import handle_legacy, is_legacy_request
+from ..meta import PROGRESS_TOKEN_KEY, read_request_meta, unsupported_version
 from ..origins import OriginPolicy
 from ..server import Server
 from . import sse
@@ -143,13 +144,17 @@ class StreamableHTTP:
             raise
 
     async def _answer(self, request: Request, headers: dict[str, str], receive: Receive, send: Send) -> None:
-        if request.method == "initialize" and "_meta" not in request.params:
-            # A 2025-11-25 handshake. This server is modern-only: say which versions it speaks
-            # (basic/versioning.mdx: modern-only servers SHOULD list them in this error).
-            # An `initialize` that carries modern `_meta` is a modern request for a removed
-            # method, and falls through to -32601 like `ping`.
-            requested = request.params.get("protocolVersion")
-            raise unsupported_version(requested, self.server.supported_versions)
+        header_version = headers.get("mcp-protocol-version")
+        if is_legacy_request(request, header_version):
+            if self.server.serve_legacy:
+                await self._answer_legacy(request, header_version, receive, send)
+                return
+            if request.method == "initialize":
+                # Modern-only: say which versions this server speaks (basic/versioning.mdx:
+                # modern-only servers SHOULD list them in any error they return to initialize).
+                raise unsupported_version(request.params.get("protocolVersion"), self.server.supported_versions)
+        # An `initialize` that carries modern `_meta` is a modern request for a removed
+        # method, and gets -32601 like `ping`.
         meta = read_request_meta(request.params, supported=None)
         check_request_headers(
             headers, request.method, request.params, self.server.header_params_for(request.method, request.params)
@@ -162,12 +167,42 @@ class StreamableHTTP:
             return
         self.server.handler_for(request.method)
         if self.stream_responses or meta.progress_token is not None or meta.log_level is not None:
-            await self._stream(request, meta, principal, receive, send)
+            await self._stream(
+                request,
+                lambda notify: self.server.handle(request, meta=meta, notify=notify, principal=principal),
+                receive,
+                send,
+            )
             return
         result = await self.server.handle(request, meta=meta, principal=principal)
         await _json(send, 200, result_response(request.id, result))
 
-    async def _stream(self, request: Request, meta: Any, principal: str | None, receive: Receive, send: Send) -> None:
+    async def _answer_legacy(self, request: Request, version: str | None, receive: Receive, send: Send) -> None:
+        """A 2025-11-25-era request, served statelessly (see `mcpref.legacy`).
+
+        Errors keep HTTP 200 unless the transport itself refused the message: a legacy client
+        reads 404 as "your session is gone" and would start over for nothing.
+        """
+        meta = request.params.get("_meta")
+        if isinstance(meta, dict) and PROGRESS_TOKEN_KEY in meta or self.stream_responses:
+            await self._stream(
+                request, lambda notify: handle_legacy(self.server, request, version, notify), receive, send
+            )
+            return
+        try:
+            result = await handle_legacy(self.server, request, version)
+        except MCPError as error:
+            error.http_status = error.http_status or 200
+            raise
+        await _json(send, 200, result_response(request.id, result))
+
+    async def _stream(
+        self,
+        request: Request,
+        run: Callable[[Callable[[dict[str, Any]], Awaitable[None]]], Awaitable[dict[str, Any]]],
+        receive: Receive,
+        send: Send,
+    ) -> None:
         """Answer on an SSE stream: request-scoped notifications first, the response last.
 
         If the client closes the stream, that is cancellation (streamable-http.mdx
@@ -178,7 +213,7 @@ class StreamableHTTP:
         async def notify(message: dict[str, Any]) -> None:
             await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
 
-        work = asyncio.ensure_future(self.server.handle(request, meta=meta, notify=notify, principal=principal))
+        work = asyncio.ensure_future(run(notify))
         watcher = asyncio.ensure_future(_wait_for_disconnect(receive))
         await asyncio.wait({work, watcher}, return_when=asyncio.FIRST_COMPLETED)
         if not work.done():

@@ -381,7 +381,9 @@ def test_a_header_contradicting_an_unsupported_body_version_is_a_mismatch_first(
     assert error["code"] == -32020
 
 
-def test_initialize_on_a_modern_only_server_lists_the_supported_versions(client: MCPClient) -> None:
+def test_initialize_on_a_modern_only_server_lists_the_supported_versions(mcp_client_for) -> None:  # type: ignore[no-untyped-def]
+    modern_only = Server("modern-only", "1", serve_legacy=False)
+    client = mcp_client_for(StreamableHTTP(modern_only))
     body = {
         "jsonrpc": "2.0",
         "id": 0,
@@ -390,6 +392,7 @@ def test_initialize_on_a_modern_only_server_lists_the_supported_versions(client:
     }
     response = client.http.post("/mcp", json=body, headers={"Content-Type": "application/json", "Accept": ACCEPT})
     assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32022
     assert response.json()["error"]["data"] == {"supported": [VERSION], "requested": "2025-11-25"}
 
 

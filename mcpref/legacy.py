@@ -1,0 +1,128 @@
+"""The legacy era: serving 2025-11-25 clients (and 2025-06-18, 2025-03-26) without a session.
+
+A legacy client starts with `initialize`, then sends plain requests that carry no per-request
+`_meta` and name their version only in the `MCP-Protocol-Version` header
+(basic/versioning.mdx §Dual-era servers). This server answers them from the same registries,
+statelessly:
+
+- `initialize` gets an `InitializeResult`, and no `Mcp-Session-Id` is minted: every later
+  request is served on its own, exactly like a modern one.
+- Results take the legacy shape: no `resultType`, no `ttlMs`/`cacheScope`, no serverInfo in
+  `_meta` (serverInfo was given once, in the `InitializeResult`).
+- `ping` is answered.
+
+What cannot work without a session, and what the server answers instead:
+
+- Server-to-client requests (elicitation, sampling, roots) need the server to wait on a stream
+  for the client's reply, which a stateless server cannot route. A tool that needs input gets
+  an `isError` result saying so; a prompt or resource that needs input gets -32600.
+- Change notifications need the GET stream, which is gone (GET is 405): `listChanged` and
+  `subscribe` are not advertised, and `resources/subscribe` is -32601.
+- `logging/setLevel` would have to be remembered between requests: `logging` is not advertised
+  and the method is -32601.
+- Client capabilities arrive only in `initialize`, so later requests are served as if the
+  client declared none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .context import NotifySink
+from .jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, MCPError, Request
+from .meta import PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY, RequestMeta
+
+#: Legacy revisions served, newest first; the first is offered to clients asking for another.
+LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
+
+#: Methods a legacy client may call on this server, besides `initialize` and `ping`.
+LEGACY_METHODS = frozenset(
+    {
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+    }
+)
+
+
+def is_legacy_request(request: Request, header_version: str | None) -> bool:
+    """A request is legacy when it carries no modern `_meta` version and is either the
+    `initialize` handshake or names a legacy revision in its `MCP-Protocol-Version` header."""
+    meta = request.params.get("_meta")
+    if isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta:
+        return False
+    return request.method == "initialize" or header_version in LEGACY_VERSIONS
+
+
+def negotiate(requested: Any) -> str:
+    """The version to answer `initialize` with: the client's, if this server speaks it."""
+    return requested if requested in LEGACY_VERSIONS else LEGACY_VERSIONS[0]
+
+
+async def handle_legacy(
+    server: Any, request: Request, version: str | None, notify: NotifySink | None = None
+) -> dict[str, Any]:
+    """Answer one legacy request with a result in the legacy shape, or raise `MCPError`."""
+    if request.method == "initialize":
+        return initialize_result(server, request.params)
+    if request.method == "ping":
+        return {}
+    if request.method not in LEGACY_METHODS:
+        raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
+    meta = request.params.get("_meta") if isinstance(request.params.get("_meta"), dict) else {}
+    token = meta.get(PROGRESS_TOKEN_KEY)
+    request_meta = RequestMeta(
+        protocol_version=version or LEGACY_VERSIONS[0],
+        client_capabilities={},
+        progress_token=token if isinstance(token, str | int) and not isinstance(token, bool) else None,
+        raw=meta,
+    )
+    try:
+        result = await server.handle(request, meta=request_meta, notify=notify)
+    except MCPError as error:
+        if error.code != MISSING_REQUIRED_CLIENT_CAPABILITY:
+            raise
+        # The handler asked for input; capabilities declared at `initialize` are not known here.
+        return _cannot_ask(request.method, "this request needs input from the client")
+    return legacy_shape(request.method, result)
+
+
+def initialize_result(server: Any, params: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "protocolVersion": negotiate(params.get("protocolVersion")),
+        "capabilities": legacy_capabilities(server.capabilities()),
+        "serverInfo": server.info,
+    }
+    if server.instructions is not None:
+        result["instructions"] = server.instructions
+    return result
+
+
+def legacy_capabilities(modern: dict[str, Any]) -> dict[str, Any]:
+    """The modern capabilities minus what needs a session: list changes and subscriptions."""
+    return {name: {} if name in ("tools", "prompts", "resources") else value for name, value in modern.items()}
+
+
+def legacy_shape(method: str, result: dict[str, Any]) -> dict[str, Any]:
+    """Strip what 2026-07-28 added to results; refuse what a legacy client cannot act on."""
+    if result.get("resultType") == "input_required":
+        needed = sorted({r["method"] for r in result.get("inputRequests", {}).values()}) or ["another round"]
+        return _cannot_ask(method, f"this request needs input from the client ({', '.join(needed)})")
+    shaped = {key: value for key, value in result.items() if key not in ("resultType", "ttlMs", "cacheScope")}
+    meta = {key: value for key, value in shaped.pop("_meta", {}).items() if key != SERVER_INFO_KEY}
+    if meta:
+        shaped["_meta"] = meta
+    return shaped
+
+
+def _cannot_ask(method: str, reason: str) -> dict[str, Any]:
+    """A tool reports it as its own failure; a prompt or resource read is refused."""
+    reason += ", which only 2026-07-28 clients can give a stateless server"
+    if method == "tools/call":
+        return {"content": [{"type": "text", "text": f"Cannot complete: {reason}."}], "isError": True}
+    raise MCPError(INVALID_REQUEST, f"Invalid Request: {reason}")

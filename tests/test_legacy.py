@@ -1,0 +1,158 @@
+"""The legacy era over HTTP: a 2025-11-25 client served statelessly, checked against the 2025-11-25 schema."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from mcpref import Server, StreamableHTTP
+from mcpref.legacy import legacy_capabilities, legacy_shape, negotiate
+from mcpref.mrtr import InputRequired, elicit_form
+from mcpref.validation import check_message
+from tests.conftest import ACCEPT, running, sse_messages
+
+server = Server("legacy-test", "2", instructions="Be kind.", page_size=1)
+
+
+@server.tool(input_schema={"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]})
+async def echo(message: str, ctx) -> str:  # type: ignore[no-untyped-def]
+    await ctx.report_progress(1, 1)
+    return message
+
+
+@server.tool()
+def confirm() -> InputRequired:
+    """Needs the user: impossible for a legacy client on a stateless server."""
+    return InputRequired({"ok": elicit_form("Sure?", {"ok": {"type": "boolean"}})})
+
+
+@server.prompt()
+def ask() -> InputRequired:
+    return InputRequired({"ok": elicit_form("Sure?", {"ok": {"type": "boolean"}})})
+
+
+@server.resource("memo://a", mime_type="text/plain")
+def memo() -> str:
+    return "a"
+
+
+@pytest.fixture(scope="module")
+def http() -> Iterator[httpx.Client]:
+    with running(StreamableHTTP(server)) as url, httpx.Client(base_url=url, timeout=10) as client:
+        yield client
+
+
+def legacy_post(
+    http: httpx.Client,
+    method: str,
+    params: dict[str, Any] | None = None,
+    *,
+    version: str | None = "2025-11-25",
+    id: int = 1,
+) -> httpx.Response:
+    headers = {"Content-Type": "application/json", "Accept": ACCEPT}
+    if version:
+        headers["MCP-Protocol-Version"] = version
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        body["params"] = params
+    response = http.post("/mcp", json=body, headers=headers)
+    messages = sse_messages(response.text) if "event-stream" in response.headers["content-type"] else [response.json()]
+    for message in messages:
+        check_message(message, method if "id" in message else None, revision="2025-11-25")
+    response.messages = messages  # type: ignore[attr-defined]
+    return response
+
+
+def test_initialize_answers_without_minting_a_session(http: httpx.Client) -> None:
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}
+    response = legacy_post(http, "initialize", params, version=None)
+    assert response.status_code == 200
+    assert "mcp-session-id" not in response.headers
+    assert response.json()["result"] == {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"prompts": {}, "resources": {}, "tools": {}},
+        "serverInfo": {"name": "legacy-test", "version": "2"},
+        "instructions": "Be kind.",
+    }
+
+
+def test_initialized_notification_is_202(http: httpx.Client) -> None:
+    response = http.post(
+        "/mcp",
+        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+        headers={"Content-Type": "application/json", "Accept": ACCEPT, "MCP-Protocol-Version": "2025-11-25"},
+    )
+    assert response.status_code == 202
+
+
+def test_an_older_version_is_echoed_and_an_unknown_one_gets_the_newest(http: httpx.Client) -> None:
+    for asked, answered in [("2025-06-18", "2025-06-18"), ("2024-11-05", "2025-11-25")]:
+        params = {"protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}
+        assert legacy_post(http, "initialize", params, version=None).json()["result"]["protocolVersion"] == answered
+
+
+def test_ping_is_answered(http: httpx.Client) -> None:
+    assert legacy_post(http, "ping").json()["result"] == {}
+
+
+def test_results_have_the_legacy_shape(http: httpx.Client) -> None:
+    page = legacy_post(http, "tools/list").json()["result"]
+    assert set(page) == {"tools", "nextCursor"}
+    second = legacy_post(http, "tools/list", {"cursor": page["nextCursor"]}).json()["result"]
+    assert [tool["name"] for tool in second["tools"]] == ["confirm"]
+    called = legacy_post(http, "tools/call", {"name": "echo", "arguments": {"message": "hi"}}).json()["result"]
+    assert called == {"content": [{"type": "text", "text": "hi"}]}
+    read = legacy_post(http, "resources/read", {"uri": "memo://a"}).json()["result"]
+    assert read == {"contents": [{"uri": "memo://a", "mimeType": "text/plain", "text": "a"}]}
+
+
+def test_progress_streams_in_the_legacy_era_too(http: httpx.Client) -> None:
+    response = legacy_post(
+        http, "tools/call", {"name": "echo", "arguments": {"message": "x"}, "_meta": {"progressToken": 3}}
+    )
+    assert [m.get("method") for m in response.messages] == ["notifications/progress", None]  # type: ignore[attr-defined]
+
+
+def test_what_needs_a_session_is_refused_plainly(http: httpx.Client) -> None:
+    tool = legacy_post(http, "tools/call", {"name": "confirm", "arguments": {}}).json()["result"]
+    assert tool["isError"] is True and "2026-07-28" in tool["content"][0]["text"]
+    prompt = legacy_post(http, "prompts/get", {"name": "ask"})
+    assert prompt.status_code == 200 and prompt.json()["error"]["code"] == -32600
+    for method in ("resources/subscribe", "logging/setLevel", "server/discover"):
+        response = legacy_post(http, method, {})
+        assert response.status_code == 200 and response.json()["error"]["code"] == -32601
+
+
+def test_a_modern_request_on_the_same_endpoint_is_still_modern(http: httpx.Client) -> None:
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    response = http.post(
+        "/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}},
+        headers={
+            "Content-Type": "application/json",
+            "Accept": ACCEPT,
+            "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": "tools/list",
+        },
+    )
+    assert response.json()["result"]["resultType"] == "complete"
+
+
+def test_negotiate_and_shapes() -> None:
+    assert negotiate("2025-03-26") == "2025-03-26" and negotiate(None) == "2025-11-25"
+    assert legacy_capabilities({"tools": {"listChanged": True}, "completions": {}}) == {"tools": {}, "completions": {}}
+    shaped = legacy_shape(
+        "tools/list",
+        {
+            "resultType": "complete",
+            "tools": [],
+            "ttlMs": 0,
+            "cacheScope": "private",
+            "_meta": {"io.modelcontextprotocol/serverInfo": {}, "x/y": 1},
+        },
+    )
+    assert shaped == {"tools": [], "_meta": {"x/y": 1}}
