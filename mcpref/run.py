@@ -1,0 +1,50 @@
+"""Run a server from the command line: Streamable HTTP under uvicorn, or stdio.
+
+`python -m examples.minimal_server` serves HTTP on 127.0.0.1:8000; `--stdio` serves stdin and
+stdout instead. Under HTTP, shutting down (Ctrl+C) first ends every `subscriptions/listen`
+stream with its result, as the spec asks, instead of waiting for listeners to leave.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import uvicorn
+
+from .server import Server
+from .transports.http import StreamableHTTP
+from .transports.stdio import serve_stdio
+
+
+class _GracefulUvicorn(uvicorn.Server):
+    """uvicorn waits for open responses before shutting down; listen streams never end on
+    their own, so end them first."""
+
+    def __init__(self, config: uvicorn.Config, server: Server) -> None:
+        super().__init__(config)
+        self.mcp_server = server
+
+    async def shutdown(self, sockets: Any = None) -> None:
+        self.mcp_server.subscriptions.end_all()
+        await super().shutdown(sockets)
+
+
+def serve_http(app: Any, server: Server, host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Serve an ASGI app (a `StreamableHTTP`, or a larger app that mounts one) with uvicorn."""
+    config = uvicorn.Config(app, host=host, port=port, access_log=False)
+    _GracefulUvicorn(config, server).run()
+
+
+def main(server: Server, app: Any = None, argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=f"Run the MCP server {server.info['name']!r}.")
+    parser.add_argument("--stdio", action="store_true", help="serve stdin/stdout instead of HTTP")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP address to bind (default: loopback)")
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")), help="HTTP port")
+    args = parser.parse_args(argv)
+    if args.stdio:
+        serve_stdio(server)
+    else:
+        serve_http(app or StreamableHTTP(server), server, args.host, args.port)

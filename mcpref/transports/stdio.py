@@ -1,0 +1,177 @@
+"""stdio: the same dispatcher over a child process's stdin and stdout (basic/transports/stdio.mdx).
+
+One JSON-RPC message per line, UTF-8, in both directions. stdout carries MCP messages only;
+logs go to stderr. At EOF on stdin the server finishes the answers under way, then exits.
+
+What differs from HTTP, because there is one channel and no headers:
+
+- Requests run concurrently; each answer is written when it is ready, so answers can come out
+  of order. Request-scoped notifications (progress, log messages) are written as they happen.
+- `notifications/cancelled` is the cancel signal: the request's task is cancelled and no answer
+  is written for it. It also ends a `subscriptions/listen` subscription.
+- A listen subscription writes its acknowledgement, then its tagged notifications, to stdout.
+  When the server ends it, it writes the listen result and a `notifications/cancelled` naming
+  the listen id (the spec asks for one or the other in different places; both is safe).
+- A legacy client's `initialize` selects legacy semantics for the rest of the process, which
+  on stdio is the session (basic/versioning.mdx §Dual-era servers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from typing import Any, BinaryIO
+
+from .. import jsonrpc
+from ..jsonrpc import MCPError, Notification, Request, encode, error_response, notification, result_response
+from ..legacy import handle_legacy, negotiate
+from ..meta import PROTOCOL_VERSION_KEY, read_request_meta
+from ..server import Server
+from ..subscriptions import Subscription
+
+logger = logging.getLogger("mcpref.stdio")
+
+DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
+
+
+class StdioTransport:
+    def __init__(
+        self,
+        server: Server,
+        *,
+        reader: asyncio.StreamReader | None = None,
+        output: BinaryIO | None = None,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        grace_seconds: float = 5.0,
+    ) -> None:
+        self.server = server
+        self._reader = reader
+        self._output = output or sys.stdout.buffer
+        self.max_line_bytes = max_line_bytes
+        self.grace_seconds = grace_seconds
+        self._tasks: dict[Any, asyncio.Task[None]] = {}
+        self.legacy_version: str | None = None
+
+    async def run(self) -> None:
+        """Serve until stdin closes, then cancel whatever is still running."""
+        reader = self._reader or await _stdin_reader(self.max_line_bytes)
+        try:
+            while True:
+                line = await _read_line(reader, self.max_line_bytes)
+                if line is None:
+                    break
+                if isinstance(line, MCPError):
+                    self._write(error_response(None, line))
+                elif line.strip():
+                    self._receive(line)
+        finally:
+            # EOF: the client is done sending. Let answers already on their way finish (a client
+            # may write a request and close stdin at once), end subscriptions, then stop.
+            self.server.subscriptions.end_all()
+            if self._tasks:
+                _, late = await asyncio.wait(list(self._tasks.values()), timeout=self.grace_seconds)
+                for task in late:
+                    task.cancel()
+                await asyncio.gather(*late, return_exceptions=True)
+
+    def _write(self, message: dict[str, Any]) -> None:
+        self._output.write(encode(message) + b"\n")
+        self._output.flush()
+
+    def _receive(self, line: bytes) -> None:
+        try:
+            message = jsonrpc.parse_message(line)
+        except MCPError as error:
+            self._write(error_response(error.request_id, error))
+            return
+        if isinstance(message, Notification):
+            if message.method == "notifications/cancelled":
+                task = self._tasks.get(message.params.get("requestId"))
+                if task is not None:
+                    task.cancel()
+            return
+        if message.id in self._tasks:
+            self._write(
+                error_response(message.id, MCPError(jsonrpc.INVALID_REQUEST, "Invalid Request: id already in use"))
+            )
+            return
+        work = self._listen(message) if message.method == "subscriptions/listen" else self._answer(message)
+        task = asyncio.ensure_future(work)
+        self._tasks[message.id] = task
+        task.add_done_callback(lambda _: self._tasks.pop(message.id, None))
+
+    async def _answer(self, request: Request) -> None:
+        try:
+            result = await self._dispatch(request)
+        except asyncio.CancelledError:
+            return  # cancelled by the client: no answer (basic/patterns/cancellation.mdx)
+        except MCPError as error:
+            self._write(error_response(request.id, error))
+            return
+        self._write(result_response(request.id, result))
+
+    async def _dispatch(self, request: Request) -> dict[str, Any]:
+        async def notify(message: dict[str, Any]) -> None:
+            self._write(message)
+
+        meta = request.params.get("_meta")
+        modern = isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
+        if not modern and self.server.serve_legacy:
+            if request.method == "initialize":
+                self.legacy_version = negotiate(request.params.get("protocolVersion"))
+            if self.legacy_version is not None:
+                return await handle_legacy(self.server, request, self.legacy_version, notify)
+        return await self.server.handle(request, notify=notify)
+
+    async def _listen(self, request: Request) -> None:
+        try:
+            read_request_meta(request.params, self.server.supported_versions)
+            subscription = self.server.open_subscription(request)
+        except MCPError as error:
+            self._write(error_response(request.id, error))
+            return
+        try:
+            self._write(subscription.acknowledgement())
+            while (message := await subscription.queue.get()) is not None:
+                self._write(message)
+            self._end(request, subscription)
+        except asyncio.CancelledError:
+            return
+        finally:
+            self.server.subscriptions.close(subscription)
+
+    def _end(self, request: Request, subscription: Subscription) -> None:
+        self._write(result_response(request.id, self.server.finish_subscription(subscription)))
+        self._write(notification("notifications/cancelled", {"requestId": request.id, "reason": "subscription ended"}))
+
+
+async def _stdin_reader(limit: int) -> asyncio.StreamReader:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=limit)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    return reader
+
+
+async def _read_line(reader: asyncio.StreamReader, limit: int) -> bytes | MCPError | None:
+    """The next line, `None` at EOF, or an error for a line longer than `limit` (skipped whole)."""
+    try:
+        return await reader.readuntil(b"\n")
+    except asyncio.IncompleteReadError as end:
+        return end.partial or None
+    except asyncio.LimitOverrunError:
+        while True:
+            try:
+                await reader.readuntil(b"\n")
+                break
+            except asyncio.LimitOverrunError as overrun:
+                await reader.readexactly(overrun.consumed)
+            except asyncio.IncompleteReadError:
+                break
+        return MCPError(jsonrpc.INVALID_REQUEST, f"Invalid Request: message longer than {limit} bytes")
+
+
+def serve_stdio(server: Server) -> None:
+    """Run `server` on this process's stdin and stdout; log to stderr."""
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+    asyncio.run(StdioTransport(server).run())

@@ -1,0 +1,162 @@
+"""stdio under a real child process: newline-delimited JSON-RPC on stdin/stdout, logs on stderr."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mcpref.validation import check_message
+
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+class Child:
+    def __init__(self, module: str, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", module, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+
+    def send(self, message: dict[str, Any] | bytes) -> None:
+        assert self.process.stdin is not None
+        data = message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def request(self, request_id: Any, method: str, params: dict[str, Any] | None = None) -> None:
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": {"_meta": META, **(params or {})}})
+
+    def read(self, method: str | None = None, revision: str = "2026-07-28") -> dict[str, Any]:
+        """The next line of stdout, checked against the official schema of `revision`."""
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        assert line.endswith(b"\n"), "the server wrote no complete line"
+        message = json.loads(line)
+        check_message(message, method if "id" in message and "method" not in message else None, revision)
+        return message
+
+    def close(self) -> int:
+        """Close stdin, as a client shutting down does, and wait for the exit."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        return self.process.wait(timeout=10)
+
+    def finish(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+@pytest.fixture
+def child() -> Iterator[Child]:
+    process = Child("tests.transports.stdio_server")
+    yield process
+    process.finish()
+
+
+def test_the_minimal_server_answers_over_stdio_and_exits_at_eof() -> None:
+    process = Child("examples.minimal_server", "--stdio")
+    try:
+        process.request(1, "tools/call", {"name": "echo", "arguments": {"message": "héllo"}})
+        answer = process.read("tools/call")
+        assert answer["result"]["content"] == [{"type": "text", "text": "héllo"}]
+        assert process.close() == 0
+    finally:
+        process.finish()
+
+
+def test_progress_comes_before_the_answer(child: Child) -> None:
+    child.request(
+        "a", "tools/call", {"name": "echo", "arguments": {"message": "x"}, "_meta": {**META, "progressToken": "t"}}
+    )
+    assert child.read()["method"] == "notifications/progress"
+    assert child.read("tools/call")["id"] == "a"
+
+
+def test_cancelled_requests_get_no_answer(child: Child) -> None:
+    child.request(5, "tools/call", {"name": "wait", "arguments": {}})
+    assert child.process.stderr is not None
+    assert child.process.stderr.readline() == b"wait started\n"
+    child.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5, "reason": "user"}})
+    child.request(6, "tools/call", {"name": "echo", "arguments": {"message": "next"}})
+    assert child.read("tools/call")["id"] == 6
+    assert child.close() == 0
+    assert child.process.stdout is not None and child.process.stdout.read() == b""
+    assert b"wait was cancelled" in child.process.stderr.read()
+
+
+def test_malformed_lines_get_errors_and_the_server_goes_on(child: Child) -> None:
+    child.send(b"not json\n")
+    assert child.read()["error"]["code"] == -32700
+    child.send(b'{"jsonrpc":"2.0","id":null,"method":"tools/list"}\n')
+    assert child.read()["error"]["code"] == -32600
+    child.send({"jsonrpc": "2.0", "id": 9, "method": "tools/list"})
+    assert child.read()["error"]["code"] == -32602
+    child.request(10, "server/discover")
+    assert child.read("server/discover")["result"]["resultType"] == "complete"
+
+
+def test_listen_over_stdio(child: Child) -> None:
+    child.send(
+        {
+            "jsonrpc": "2.0",
+            "id": "L",
+            "method": "subscriptions/listen",
+            "params": {"_meta": META, "notifications": {"toolsListChanged": True}},
+        }
+    )
+    ack = child.read()
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    child.request(2, "tools/call", {"name": "add_tool", "arguments": {}})
+    messages = [child.read(), child.read()]
+    change = next(m for m in messages if m.get("method") == "notifications/tools/list_changed")
+    assert change["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": "L"}
+    child.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "L"}})
+    child.request(3, "server/discover")
+    assert child.read("server/discover")["id"] == 3
+
+
+def test_at_eof_a_subscription_ends_with_its_result(child: Child) -> None:
+    child.send(
+        {"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {"_meta": META, "notifications": {}}}
+    )
+    child.read()
+    assert child.close() == 0
+    assert child.process.stdout is not None
+    tail = [json.loads(line) for line in child.process.stdout.read().splitlines()]
+    assert tail[0]["id"] == 1 and tail[0]["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == 1
+    assert tail[1] == {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": 1, "reason": "subscription ended"},
+    }
+
+
+def test_a_legacy_client_over_stdio(child: Child) -> None:
+    child.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "old", "version": "1"},
+            },
+        }
+    )
+    assert child.read("initialize", "2025-11-25")["result"]["protocolVersion"] == "2025-06-18"
+    child.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    child.send(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "old"}}}
+    )
+    assert child.read("tools/call", "2025-11-25")["result"] == {"content": [{"type": "text", "text": "old"}]}
+    child.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+    assert child.read("ping", "2025-11-25")["result"] == {}
