@@ -123,6 +123,7 @@ class Server:
         title: str | None = None,
         output_schema: dict[str, Any] | None = None,
         annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
         requires: dict[str, Any] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register a function as a tool. Its description defaults to the docstring."""
@@ -137,6 +138,7 @@ class Server:
                     title=title,
                     output_schema=output_schema,
                     annotations=annotations,
+                    icons=icons,
                     requires=requires or {},
                 )
             )

@@ -60,6 +60,7 @@ class Tool:
     title: str | None = None
     output_schema: dict[str, Any] | None = None
     annotations: dict[str, Any] | None = None
+    icons: list[dict[str, Any]] | None = None
     #: Client capabilities a call needs, e.g. `{"elicitation": {}}`; missing ones get -32021.
     requires: dict[str, Any] = field(default_factory=dict)
 
@@ -86,6 +87,8 @@ class Tool:
             tool["outputSchema"] = self.output_schema
         if self.annotations is not None:
             tool["annotations"] = self.annotations
+        if self.icons is not None:
+            tool["icons"] = self.icons
         return tool
 
     def check_arguments(self, arguments: dict[str, Any]) -> None:
