@@ -6,7 +6,8 @@ Each tool shows one thing a reader meets on the wire:
   `outputSchema`/`structuredContent`; its `issuedAt` timestamp is the one volatile value.
 - `convert_temperature`: a tool that fails on its own terms, with `isError: true`.
 - `survey_stations`: reports progress and log messages, so a request that opts in gets an SSE stream.
-- `file_report`: needs the client's `elicitation` capability; without it the answer is -32021.
+- `file_report`: asks the user to confirm with a form (an `input_required` result, then a retry);
+  a client that does not declare form elicitation gets -32021.
 
 Plus a resource, a resource template and a prompt whose arguments complete.
 Run it alone with `uvicorn examples.reference_server:app`, or with the site via `./scripts/serve`.
@@ -32,6 +33,9 @@ def build_server() -> Server:
         # Lists change only on deploy: any client may reuse them for a minute.
         cache=CacheHints(ttl_ms=60_000, scope="public"),
         cache_for={"server/discover": CacheHints(ttl_ms=3_600_000, scope="public")},
+        # Modern-only, so the pages show what 2026-07-28 alone does with a 2025-era client;
+        # mcpref serves both eras by default (see mcpref/legacy.py).
+        serve_legacy=False,
     )
     register_tools(server)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpref import RequestContext, Server, ToolError
+from mcpref.mrtr import InputRequired, elicit_form
 
 from .data import STATIONS, forecast
 
@@ -92,6 +93,18 @@ def register_tools(server: Server) -> None:
         },
         requires={"elicitation": {"form": {}}},
     )
-    def file_report(station: str, note: str) -> str:
+    def file_report(station: str, note: str, ctx: RequestContext) -> str | InputRequired:
         """File a station report; the user confirms it in a form, so the client needs elicitation."""
+        answer = ctx.input_response("confirm")
+        if answer is None:
+            # First round: ask the user (basic/patterns/mrtr.mdx). The station travels in the sealed
+            # requestState, so whichever instance gets the retry can check what was confirmed.
+            form = elicit_form(
+                f"File this report for {station}?", {"confirm": {"type": "boolean", "title": "File it"}}, ["confirm"]
+            )
+            return InputRequired({"confirm": form}, state={"station": station})
+        if ctx.state != {"station": station}:
+            raise ToolError("The confirmation was for a different station; start again.")
+        if answer.get("action") != "accept" or not (answer.get("content") or {}).get("confirm"):
+            return "Report discarded."
         return f"Report for {station} queued: {note}"

@@ -15,11 +15,18 @@ from typing import Any
 from . import placeholders
 from .messages import Event, Response, media_type, parse_sse
 
+#: The comment line a page ends an SSE block with when the stream stays open (a listen stream).
+OPEN_STREAM = "(stream still open)"
 
-def json_differences(expected: Any, actual: Any, path: str = "$") -> list[str]:
+
+def json_differences(expected: Any, actual: Any, path: str = "$", captures: dict[str, Any] | None = None) -> list[str]:
+    """Every difference by JSON path; `<<kind:name>>` placeholders store the value in `captures`."""
     kind = placeholders.kind_of(expected)
     if kind is not None:
         problem = placeholders.check(kind, actual)
+        name = placeholders.capture_name(expected)
+        if name and not problem and captures is not None:
+            captures[name] = actual
         return [f"{path}: {problem}"] if problem else []
     if placeholders.embedded(expected):
         try:
@@ -36,14 +43,14 @@ def json_differences(expected: Any, actual: Any, path: str = "$") -> list[str]:
         ]
         for key in expected:
             if key in actual:
-                found += json_differences(expected[key], actual[key], f"{path}.{key}")
+                found += json_differences(expected[key], actual[key], f"{path}.{key}", captures)
         return found
     if isinstance(expected, list) and isinstance(actual, list):
         found = []
         if len(expected) != len(actual):
             found.append(f"{path}: the page shows {len(expected)} items, the server sent {len(actual)}")
         for index, (e, a) in enumerate(zip(expected, actual, strict=False)):
-            found += json_differences(e, a, f"{path}[{index}]")
+            found += json_differences(e, a, f"{path}[{index}]", captures)
         return found
     if type(expected) is not type(actual) or expected != actual:
         return [f"{path}: the page says {_short(expected)}, the server sent {_short(actual)}"]
@@ -55,7 +62,14 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def response_differences(expected: Response, status: int, headers: list[tuple[str, str]], body: str) -> list[str]:
+def response_differences(
+    expected: Response,
+    status: int,
+    headers: list[tuple[str, str]],
+    body: str,
+    captures: dict[str, Any] | None = None,
+    left_open: bool = False,
+) -> list[str]:
     """Status, every header the page shows, and the body, read as the page's Content-Type says."""
     found = []
     if expected.status != status:
@@ -76,10 +90,12 @@ def response_differences(expected: Response, status: int, headers: list[tuple[st
         )
         if problem:
             found.append(f"header {name}: {problem}")
-    return found + body_differences(expected, actual_headers)
+    return found + body_differences(expected, actual_headers, captures, left_open)
 
 
-def body_differences(expected: Response, actual: Response) -> list[str]:
+def body_differences(
+    expected: Response, actual: Response, captures: dict[str, Any] | None = None, left_open: bool = False
+) -> list[str]:
     kind = media_type(expected)
     if not expected.body.strip():
         return [] if not actual.body else [f"body: the page shows none, the server sent {actual.body[:80]!r}"]
@@ -96,24 +112,32 @@ def body_differences(expected: Response, actual: Response) -> list[str]:
             shown = json.loads(expected.body)
         except ValueError as exc:
             return [f"body: the page's JSON is malformed: {exc}"]
-        return json_differences(shown, sent)
+        return json_differences(shown, sent, "$", captures)
     if kind == "text/event-stream":
         try:
             shown = parse_sse(expected.body)
         except ValueError as exc:
             return [f"body: the page's event stream is malformed: {exc}"]
-        return event_differences(shown, parse_sse(actual.body))
+        found = event_differences(shown, parse_sse(actual.body), captures)
+        shown_open = bool(shown) and OPEN_STREAM in shown[-1].comments
+        if shown_open != left_open:
+            found.append(
+                f"SSE: the server kept the stream open; end the block with the comment line ': {OPEN_STREAM}'"
+                if left_open
+                else f"SSE: the page says ': {OPEN_STREAM}', but the stream ended"
+            )
+        return found
     return [] if expected.body.rstrip("\n") == actual.body.rstrip("\n") else ["body: the text differs"]
 
 
-def event_differences(expected: list[Event], actual: list[Event]) -> list[str]:
+def event_differences(expected: list[Event], actual: list[Event], captures: dict[str, Any] | None = None) -> list[str]:
     found = []
     if len(expected) != len(actual):
         found.append(f"SSE: the page shows {len(expected)} events, the server sent {len(actual)}")
     for index, (e, a) in enumerate(zip(expected, actual, strict=False)):
         if e.name != a.name:
             found.append(f"SSE event {index + 1}: the page says event {e.name!r}, the server sent {a.name!r}")
-        found += json_differences(e.data, a.data, f"SSE event {index + 1} $")
+        found += json_differences(e.data, a.data, f"SSE event {index + 1} $", captures)
     return found
 
 

@@ -96,6 +96,10 @@ def parse_sse(text: str) -> list[Event]:
                 data.append(line[5:].removeprefix(" "))
             else:
                 raise FrameSyntaxError(f"not an SSE line: {line!r}")
+        if not data and name is None:
+            if events:  # a comment-only block: keep-alives, or a page's note about the stream
+                events[-1].comments.extend(comments)
+            continue
         events.append(Event(name, json.loads("\n".join(data)) if data else None, comments))
     return events
 

@@ -15,10 +15,10 @@ commands are run exactly as written otherwise.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import io
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -26,19 +26,20 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
-import httpx
 from sybil import Document, Example, Region, Sybil
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
-from . import compare, placeholders, schema, update
+from . import compare, exchange, placeholders, schema, update
 from .messages import FrameSyntaxError, Request, Response, media_type, parse, parse_sse
 
 PAGE_ORIGIN = "http://127.0.0.1:8000"
+DOCS_STATE_KEY = "mcpref-docs-harness-state-key"
 TITLE = re.compile(r'title="(?P<title>[^"]*)"')
 ILLUSTRATION = re.compile(r"Illustration\s*[—–:-]\s*(?P<reason>\S.{7,})")
 EXPECT_VIOLATION = re.compile(r"<!--\s*expect-schema-violation:\s*(?P<reason>\S[^>]*?)\s*-->\s*$")
-SHARED_SERVER = re.compile(r"<!--\s*frames:\s*shared-server\s*[—–:-]\s*(?P<reason>\S[^>]*?)\s*-->")
+SHARED_SERVER = re.compile(r"^<!--\s*frames:\s*shared-server\s*[—–:-]\s*(?P<reason>\S[^>]*?)\s*-->", re.MULTILINE)
 DIAGRAMS = ("sequenceDiagram", "flowchart", "graph", "stateDiagram-v2", "classDiagram", "erDiagram")
 
 #: Set by docs/conftest.py from `--update-frames`.
@@ -104,8 +105,7 @@ def blocks(document: Document) -> list[Block]:
 def parse_page(document: Document) -> Iterable[Region]:
     """Turn every fenced block into a region; a block nothing runs or marks becomes a failure."""
     found = blocks(document)
-    shared = SHARED_SERVER.search(document.text)
-    document.namespace["_frames_shared"] = bool(shared)
+    document.namespace["_frames_shared"] = bool(SHARED_SERVER.search(_prose(document.text, found)))
     index, previous_end = 0, 0
     while index < len(found):
         block = found[index]
@@ -130,6 +130,13 @@ def parse_page(document: Document) -> Iterable[Region]:
         yield region
         previous_end = region.end
         index += 1
+
+
+def _prose(text: str, found: list[Block]) -> str:
+    """The page without its fenced blocks, so a directive shown inside an example does not act."""
+    for block in reversed(found):
+        text = text[: block.start] + text[block.end :]
+    return text
 
 
 def _http_region(block: Block, following: Block | None, previous_end: int, index: int) -> tuple[Region, int]:
@@ -167,27 +174,36 @@ def app_for(target: str, namespace: dict[str, Any]) -> Any:
     path = target.split("?")[0]
     if path not in FACTORIES:
         raise LookupError(f"no MCP endpoint at {path} (examples/site.py FACTORIES: {sorted(FACTORIES)})")
-    if not namespace.get("_frames_shared"):
-        return FACTORIES[path]()
-    apps = namespace.setdefault("_frames_apps", {})
-    if path not in apps:
-        apps[path] = FACTORIES[path]()
-    return apps[path]
+    # Every instance gets the same state key, as every instance of a real deployment would: a
+    # requestState sealed by one fresh app must open in the next (basic/patterns/mrtr.mdx).
+    with mock.patch.dict(os.environ, {"MCP_STATE_KEY": DOCS_STATE_KEY}):
+        if not namespace.get("_frames_shared"):
+            return FACTORIES[path]()
+        apps = namespace.setdefault("_frames_apps", {})
+        if path not in apps:
+            apps[path] = FACTORIES[path]()
+        return apps[path]
 
 
 def send(app: Any, request: Request) -> tuple[int, list[tuple[str, str]], str]:
-    """Send exactly the page's request (plus Host and Content-Length) to the ASGI app."""
+    """Send exactly the page's request to the ASGI app; for the harness's own tests."""
+    answer = exchange.send(app, request)
+    return answer.status, answer.headers, answer.body
 
-    async def go() -> tuple[int, list[tuple[str, str]], str]:
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url=PAGE_ORIGIN) as client:
-            client.headers.clear()
-            response = await client.request(
-                request.method, request.target, headers=request.headers, content=request.body.encode()
-            )
-            return response.status_code, list(response.headers.multi_items()), response.text
 
-    return asyncio.run(go())
+def _filled(request: Request, captured: dict[str, Any]) -> Request:
+    """The request with every `{{name}}` replaced by the value an earlier response captured."""
+    headers = [(name, placeholders.fill(value, captured)) for name, value in request.headers]
+    return Request(headers, placeholders.fill(request.body, captured), method=request.method, target=request.target)
+
+
+def _shown_events(page_response: Response) -> int | None:
+    if media_type(page_response) != "text/event-stream":
+        return None
+    try:
+        return len(parse_sse(page_response.body))
+    except ValueError:
+        return None
 
 
 def _exchange(example: Example) -> str | None:
@@ -195,14 +211,20 @@ def _exchange(example: Example) -> str | None:
     page_response = parse(pair.response_block.source)
     assert isinstance(page_response, Response)
     where = f"{pair.response_block.where} (the answer to the request at line {pair.request_block.line})"
-    problems = _request_problems(pair)
+    captured = example.namespace.setdefault("_frames_captured", {})
+    try:
+        request = _filled(pair.request, captured)
+    except KeyError as exc:
+        return compare.report(pair.request_block.where, [str(exc.args[0])], pair.request_block.source, "")
+    problems = _request_problems(pair, request)
     if problems:
         return compare.report(pair.request_block.where, problems, pair.request_block.source, "")
-    status, headers, body = send(app_for(pair.request.target, example.namespace), pair.request)
-    method = (pair.request.json() or {}).get("method")
-    differences = compare.response_differences(page_response, status, headers, body)
+    answer = exchange.send(app_for(request.target, example.namespace), request, _shown_events(page_response))
+    status, headers, body = answer.status, answer.headers, answer.body
+    method = (request.json() or {}).get("method")
+    differences = compare.response_differences(page_response, status, headers, body, captured, answer.left_open)
     differences += [f"schema: {p}" for p in _server_schema_problems(headers, body, method)]
-    rendered = update.render_response(page_response, status, headers, body)
+    rendered = update.render_response(page_response, status, headers, body, answer.left_open)
     if settings["update"] and not any(d.startswith("schema:") for d in differences):
         # Refresh, and also bring a matching block to the canonical layout.
         if rendered.rstrip("\n") == pair.response_block.source.rstrip("\n"):
@@ -215,8 +237,7 @@ def _exchange(example: Example) -> str | None:
     return compare.report(where, differences, pair.response_block.source, rendered)
 
 
-def _request_problems(pair: Pair) -> list[str]:
-    request = pair.request
+def _request_problems(pair: Pair, request: Request) -> list[str]:
     if placeholders.contains_placeholder(request.body) or any(
         placeholders.PLACEHOLDER.search(v) for _, v in request.headers
     ):
@@ -290,8 +311,9 @@ def _python(example: Example) -> str | None:
 
 def _console(example: Example) -> str | None:
     block: Block = example.parsed
-    failures = []
+    failures, refreshed = [], []
     for command, expected in console_commands(block.source):
+        refreshed.append(f"$ {command}\n{expected}" if expected else f"$ {command}")
         if not command.lstrip().startswith("curl "):
             failures.append(f"only curl commands run here, not {command.split()[0]!r}")
             continue
@@ -300,8 +322,14 @@ def _console(example: Example) -> str | None:
         actual = run.stdout.replace("\r\n", "\n").rstrip("\n")
         if run.returncode != 0:
             failures.append(f"`{command.splitlines()[0]}` exited with {run.returncode}: {run.stderr.strip()}")
-        elif problem := _output_differences(expected, actual) + _curl_answer_problems(command, actual):
+        elif problem := _output_differences(expected, actual):
+            refreshed[-1] = f"$ {command}\n{actual}"
             failures.append(compare.report(block.where, problem, expected, actual))
+        failures += [f"{block.where}: schema: {p}" for p in _curl_answer_problems(command, actual)]
+    if settings["update"] and failures and not any("schema:" in f for f in failures):
+        new_source = _indent("\n".join(refreshed) + "\n", block)
+        update.schedule(Path(block.document.path), block.source_start, block.source_end, new_source)
+        return None
     return "\n\n".join(failures) or None
 
 

@@ -12,7 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-PLACEHOLDER = re.compile(r"<<([a-z][a-z0-9-]*)>>")
+PLACEHOLDER = re.compile(r"<<([a-z][a-z0-9-]*)(?::([a-z][a-z0-9_]*))?>>")
+#: A value captured from an earlier response on the same page, used in a later request.
+CAPTURED = re.compile(r"\{\{([a-z][a-z0-9_]*)\}\}")
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,9 @@ KINDS: dict[str, Kind] = {
     "int": Kind("a JSON integer", r"-?\d+", int),
     "base64url": Kind("an opaque base64url token (a cursor, a sealed requestState)", r"[A-Za-z0-9_-]+={0,2}"),
     "uuid": Kind("a lower-case UUID", r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    "sealed-state": Kind(
+        "a sealed requestState: base64url payload '.' base64url signature", r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{43}"
+    ),
 }
 
 
@@ -56,6 +61,24 @@ def kind_of(value: Any) -> str | None:
         if found:
             return found.group(1)
     return None
+
+
+def capture_name(value: Any) -> str | None:
+    """`name` for a whole-value placeholder written `<<kind:name>>`, which captures the real value."""
+    found = PLACEHOLDER.fullmatch(value) if isinstance(value, str) else None
+    return found.group(2) if found else None
+
+
+def fill(text: str, captured: dict[str, Any]) -> str:
+    """Replace each `{{name}}` with the value captured under that name; unknown names fail."""
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in captured:
+            raise KeyError(f"{{{{{name}}}}} is used before any response captured it (write <<kind:{name}>> there)")
+        return str(captured[name])
+
+    return CAPTURED.sub(value, text)
 
 
 def check(kind: str, actual: Any) -> str | None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import placeholders
+from .compare import OPEN_STREAM
 from .messages import Response, media_type, parse_sse
 
 #: path → [(start, end, new text)] of block contents to replace when the session ends.
@@ -53,7 +54,9 @@ def dump(value: Any, indent: int = 0, used: int = 0, width: int = 96) -> str:
     return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
 
 
-def render_response(page: Response, status: int, headers: list[tuple[str, str]], body: str) -> str:
+def render_response(
+    page: Response, status: int, headers: list[tuple[str, str]], body: str, left_open: bool = False
+) -> str:
     sent = Response(headers, body)
     lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}"]
     for name, value in page.headers:
@@ -81,6 +84,8 @@ def render_response(page: Response, status: int, headers: list[tuple[str, str]],
             # One `data:` line per event, in the compact form the server writes on the wire.
             lines.append("data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")))
             events.append("\n".join(lines))
+        if left_open:
+            events[-1] += f"\n: {OPEN_STREAM}"
         return text + "\n" + "\n\n".join(events) + "\n"
     return text + "\n" + body + ("" if body.endswith("\n") else "\n")
 
