@@ -204,3 +204,87 @@ def test_update_frames_rewrites_a_stale_answer(tmp_path: Path) -> None:
     refreshed = (tmp_path / "page.md").read_text(encoding="utf-8")
     assert "273.1 K" in refreshed and "Content-Length: 250" in refreshed
     assert outcomes(tmp_path, refreshed) == [None]
+
+
+def _call(tool: str, arguments: str, request_id: int, extra: str = "", capabilities: str = "{}") -> str:
+    return (
+        f"```http\nPOST /mcp HTTP/1.1\nContent-Type: application/json\nAccept: application/json, text/event-stream\n"
+        f"MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: {tool}\n\n"
+        f'{{"jsonrpc": "2.0", "id": {request_id}, "method": "tools/call", "params": {{"name": "{tool}", '
+        f'"arguments": {arguments},{extra} "_meta": {{"io.modelcontextprotocol/protocolVersion": "2026-07-28", '
+        f'"io.modelcontextprotocol/clientCapabilities": {capabilities}}}}}}}\n```\n'
+    )
+
+
+FORM = '{"elicitation": {"form": {}}}'
+REPORT = '{"station": "oslo", "note": "n"}'
+
+
+def _answer(tmp_path: Path, request: str) -> str:
+    """The server's answer to a one-request page, as the update mode would write it."""
+    path = tmp_path / "probe.md"
+    path.write_text(request + "\n```http\nHTTP/1.1 200 OK\nContent-Type: x\n\n```\n", encoding="utf-8")
+    (example,) = pages.examples_of(path)
+    status, headers, body = pages.send(pages.app_for("/mcp", {}), example.parsed.request)
+    page = pages.parse("HTTP/1.1 200 OK\nContent-Type: x\n")
+    return "```http\n" + update.render_response(page, status, headers, body) + "```\n"
+
+
+def test_a_captured_value_carries_a_sealed_state_into_the_retry(tmp_path: Path) -> None:
+    import re
+
+    first = _call("file_report", REPORT, 1, capabilities=FORM)
+    asked = re.sub(r'"requestState": "[^"]+"', '"requestState": "<<sealed-state:state>>"', _answer(tmp_path, first))
+    retry = _call(
+        "file_report",
+        REPORT,
+        2,
+        extra=' "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}, '
+        '"requestState": "{{state}}",',
+        capabilities=FORM,
+    )
+    done = (
+        '```http\nHTTP/1.1 200 OK\nContent-Type: application/json\n\n{"jsonrpc": "2.0", "id": 2, "result": '
+        '{"resultType": "complete", "content": [{"type": "text", "text": "Report for oslo queued: n"}], '
+        + SERVER_INFO
+        + "}}\n```\n"
+    )
+    # Each request goes to its own fresh app; the shared state key lets the second open the state.
+    assert outcomes(tmp_path, first + asked + retry + done) == [None, None]
+    # Without the capture the retry cannot be sent at all, and says why.
+    uncaptured = asked.replace("<<sealed-state:state>>", "<<sealed-state>>")
+    assert outcomes(tmp_path, first + uncaptured + retry + done)[1] is not None
+    assert "used before any response captured it" in str(outcomes(tmp_path, first + uncaptured + retry + done)[1])
+
+
+def test_an_open_stream_must_be_shown_as_open(tmp_path: Path) -> None:
+    listen = (
+        "```http\nPOST /mcp HTTP/1.1\nContent-Type: application/json\nAccept: application/json, text/event-stream\n"
+        "MCP-Protocol-Version: 2026-07-28\nMcp-Method: subscriptions/listen\n\n"
+        '{"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": {"notifications": '
+        '{"toolsListChanged": true}, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", '
+        '"io.modelcontextprotocol/clientCapabilities": {}}}}\n```\n'
+    )
+    ack = (
+        'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":'
+        '{"_meta":{"io.modelcontextprotocol/subscriptionId":9},"notifications":{"toolsListChanged":true}}}'
+    )
+    shown = f"```http\nHTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n{ack}\n: (stream still open)\n```\n"
+    assert outcomes(tmp_path, listen + shown) == [None]
+    assert "kept the stream open" in only_failure(tmp_path, listen + shown.replace(": (stream still open)\n", ""))
+    assert "subscriptionId" in only_failure(tmp_path, listen + shown.replace('Id":9', 'Id":10'))
+
+
+def test_requests_go_to_a_fresh_app_unless_the_page_asks_to_share(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(PAGE)
+    (example,) = pages.examples_of(tmp_path / "a.md")
+    assert pages.app_for("/mcp", example.namespace) is not pages.app_for("/mcp", example.namespace)
+    shared_page = "<!-- frames: shared-server — one flow needs one instance -->\n\n" + PAGE
+    (tmp_path / "b.md").write_text(shared_page)
+    (example,) = pages.examples_of(tmp_path / "b.md")
+    assert pages.app_for("/mcp", example.namespace) is pages.app_for("/mcp", example.namespace)
+    # A directive shown inside a code block does not act.
+    quoted = '```markdown title="Illustration — the directive, as source"\n' + shared_page.split("\n")[0] + "\n```\n"
+    (tmp_path / "c.md").write_text(quoted + PAGE)
+    examples = pages.examples_of(tmp_path / "c.md")
+    assert examples[1].namespace["_frames_shared"] is False
