@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from starlette.staticfiles import StaticFiles
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from examples import reference_server
 from examples.reference_server import tides
@@ -24,13 +24,20 @@ FACTORIES = {"/mcp": reference_server.create_app, "/tides/mcp": tides.create_app
 #: What this process serves: one long-lived instance per endpoint; being stateless, it does not care.
 ENDPOINTS = {path: factory() for path, factory in FACTORIES.items()}
 
-pages = StaticFiles(directory=SITE_DIR, html=True, check_dir=False)
+
+def make_app(site_dir: Path) -> ASGIApp:
+    """Pages from `site_dir` at `/`, each MCP endpoint at its own exact path."""
+    pages = StaticFiles(directory=site_dir, html=True, check_dir=False)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            # Nothing to start or stop; the MCP endpoint answers the lifespan protocol for us.
+            await ENDPOINTS["/mcp"](scope, receive, send)
+            return
+        endpoint = ENDPOINTS.get(scope.get("path", ""))
+        await (endpoint or pages)(scope, receive, send)
+
+    return app
 
 
-async def app(scope: Scope, receive: Receive, send: Send) -> None:
-    if scope["type"] == "lifespan":
-        # Nothing to start or stop; the MCP endpoint answers the lifespan protocol for us.
-        await ENDPOINTS["/mcp"](scope, receive, send)
-        return
-    endpoint = ENDPOINTS.get(scope.get("path", ""))
-    await (endpoint or pages)(scope, receive, send)
+app = make_app(SITE_DIR)
