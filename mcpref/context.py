@@ -12,12 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .jsonrpc import RequestId, notification
-from .meta import RequestMeta
+from .meta import LOG_LEVELS, RequestMeta
 
 #: Sends one request-scoped notification on the request's own response stream.
 NotifySink = Callable[[dict[str, Any]], Awaitable[None]]
 
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
 @dataclass

@@ -29,6 +29,9 @@ SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
 PROGRESS_TOKEN_KEY = "progressToken"
 
+#: Syslog severities, least to most severe (server/utilities/logging.mdx).
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
 
 @dataclass(frozen=True)
 class RequestMeta:
@@ -61,13 +64,18 @@ def read_request_meta(params: dict[str, Any], supported: tuple[str, ...] | None 
         raise _missing_meta(f'params._meta["{CLIENT_CAPABILITIES_KEY}"] is required and must be an object')
     if supported is not None and version not in supported:
         raise unsupported_version(version, supported)
+    log_level = meta.get(LOG_LEVEL_KEY)
+    if log_level is not None and log_level not in LOG_LEVELS:
+        raise MCPError(
+            INVALID_PARAMS, f"Invalid params: unknown log level {log_level!r}; use one of {', '.join(LOG_LEVELS)}"
+        )
     client_info = meta.get(CLIENT_INFO_KEY)
     token = meta.get(PROGRESS_TOKEN_KEY)
     return RequestMeta(
         protocol_version=version,
         client_capabilities=capabilities,
         client_info=client_info if isinstance(client_info, dict) else None,
-        log_level=meta.get(LOG_LEVEL_KEY),
+        log_level=log_level,
         progress_token=token if isinstance(token, str | int) and not isinstance(token, bool) else None,
         raw=meta,
     )

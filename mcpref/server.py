@@ -79,6 +79,7 @@ class Server:
         state_sealer: StateSealer | None = None,
         max_subscriptions: int = 1000,
         serve_legacy: bool = True,
+        emits_logs: bool = False,
     ) -> None:
         self.info: dict[str, Any] = {"name": name, "version": version}
         if title is not None:
@@ -90,6 +91,8 @@ class Server:
         self.supported_versions = supported_versions
         #: Serve 2025-11-25-era clients (`initialize`, no per-request `_meta`); see `mcpref.legacy`.
         self.serve_legacy = serve_legacy
+        #: Declare the (deprecated) `logging` capability: set it when handlers call `ctx.log`.
+        self.emits_logs = emits_logs
         self.tools = ToolRegistry()
         self.resources = ResourceRegistry()
         self.prompts = PromptRegistry()
@@ -232,6 +235,8 @@ class Server:
         has_completers = any(p.complete for p in self.prompts) or any(t.complete for t in self.resources.templates)
         if has_completers:
             capabilities["completions"] = {}
+        if self.emits_logs:
+            capabilities["logging"] = {}
         return capabilities
 
     def header_params_for(self, method: str, params: dict[str, Any]) -> dict[str, tuple[str, ...]]:

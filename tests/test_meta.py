@@ -81,3 +81,11 @@ def test_require_capabilities_raises_32021_with_the_missing_part() -> None:
         require_capabilities({"sampling": {}}, {})
     assert caught.value.code == MISSING_REQUIRED_CLIENT_CAPABILITY
     assert caught.value.data == {"requiredCapabilities": {"sampling": {}}}
+
+
+def test_an_unknown_log_level_is_invalid_params() -> None:
+    with pytest.raises(MCPError) as caught:
+        read_request_meta(
+            {"_meta": {VERSION_KEY: "2026-07-28", CAPS_KEY: {}, "io.modelcontextprotocol/logLevel": "loud"}}
+        )
+    assert caught.value.code == INVALID_PARAMS

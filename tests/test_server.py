@@ -287,3 +287,7 @@ def test_handlers_may_be_async_and_take_the_context(server: Server) -> None:
         return ctx.meta.protocol_version
 
     assert call(server, "tools/call", {"name": "whoami"})["content"][0]["text"] == "2026-07-28"
+
+
+def test_a_server_that_emits_logs_declares_logging() -> None:
+    assert call(Server("unit", "1", emits_logs=True), "server/discover")["capabilities"] == {"logging": {}}
