@@ -28,7 +28,9 @@ ACCEPT = "application/json, text/event-stream"
 @contextmanager
 def running(app: Any) -> Iterator[str]:
     """Serve `app` with a real uvicorn on a free loopback port; yield its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP explicitly: asyncio turns Nagle off only on sockets whose proto says TCP, and
+    # with Nagle on, every response waits ~40 ms for a delayed ACK between its two writes.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
