@@ -1,0 +1,62 @@
+"""The MCP client: `Client` over Streamable HTTP (httpx underneath), with typed errors.
+
+```python
+from mcpref.client import Client
+
+async with Client("http://127.0.0.1:8000/mcp") as client:
+    result = await client.call_tool("echo", {"message": "hi"})
+```
+
+Private modules, one concept each: `_client` (the methods, MRTR loop), `_http` (the transport),
+`_era` (legacy or modern, per origin), `_cache` (ttlMs/cacheScope), `_input` (answering input
+requests), `_listen` (subscriptions), `_errors`.
+"""
+
+from ._cache import CacheKey, ResultCache
+from ._client import Client, Transport
+from ._era import DEFAULT_ERA_CACHE, LEGACY_VERSIONS, EraCache, EraInfo, origin_of
+from ._errors import (
+    HeaderMismatch,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    MCPClientError,
+    MethodNotFound,
+    MissingRequiredClientCapability,
+    ParseError,
+    ProtocolError,
+    TransportError,
+    UnsupportedProtocolVersion,
+    error_from,
+)
+from ._http import HTTPTransport
+from ._input import InputHandler, InputHandlers
+from ._listen import Subscription
+
+__all__ = [
+    "DEFAULT_ERA_CACHE",
+    "LEGACY_VERSIONS",
+    "CacheKey",
+    "Client",
+    "EraCache",
+    "EraInfo",
+    "HTTPTransport",
+    "HeaderMismatch",
+    "InputHandler",
+    "InputHandlers",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "MCPClientError",
+    "MethodNotFound",
+    "MissingRequiredClientCapability",
+    "ParseError",
+    "ProtocolError",
+    "ResultCache",
+    "Subscription",
+    "Transport",
+    "TransportError",
+    "UnsupportedProtocolVersion",
+    "error_from",
+    "origin_of",
+]

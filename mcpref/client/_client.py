@@ -1,0 +1,618 @@
+"""`Client`: an async MCP client over Streamable HTTP, built on httpx and the mcpref core.
+
+Every request carries the `_meta` the 2026-07-28 revision requires (protocol version, client
+capabilities, client info), and its HTTP headers are built from the body by
+`mcpref.headers.request_headers`. On top of one request/response exchange the client adds, in
+this order: era and version negotiation (`_era`), the MRTR loop (`_input`), and the result
+cache (`_cache`). `listen()` opens a `subscriptions/listen` stream (`_listen`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import inspect
+import itertools
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Mapping, Sequence
+from contextlib import aclosing
+from typing import Any, Protocol
+
+import httpx
+
+from ..headers import annotation_problems, header_params
+from ..meta import (
+    CLIENT_CAPABILITIES_KEY,
+    CLIENT_INFO_KEY,
+    LOG_LEVEL_KEY,
+    MODERN_VERSIONS,
+    PROGRESS_TOKEN_KEY,
+    PROTOCOL_VERSION_KEY,
+)
+from ._cache import CacheKey, ResultCache
+from ._era import (
+    AUTO,
+    DEFAULT_ERA_CACHE,
+    FALLBACK_STATUSES,
+    LEGACY,
+    LEGACY_VERSIONS,
+    EraCache,
+    EraInfo,
+    kind_of,
+    mutual_version,
+    origin_of,
+)
+from ._errors import (
+    MODERN_ERROR_CODES,
+    InvalidParams,
+    MCPClientError,
+    ProtocolError,
+    TransportError,
+    UnsupportedProtocolVersion,
+    error_from,
+)
+from ._http import HTTPTransport
+from ._input import InputHandler, InputHandlers
+from ._listen import Subscription
+
+CLIENT_INFO = {"name": "mcpref-client", "version": "0.1.0"}
+
+#: Methods whose complete results carry `ttlMs`/`cacheScope`, and the params that shape each one.
+CACHE_PARAMS = {
+    "server/discover": (),
+    "tools/list": ("cursor",),
+    "prompts/list": ("cursor",),
+    "resources/list": ("cursor",),
+    "resources/templates/list": ("cursor",),
+    "resources/read": ("uri",),
+}
+#: The only methods a server may answer with `input_required` (mrtr.mdx §Supported Requests).
+MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
+#: Requests that get a `progressToken` when a progress callback is set: the ones that do work.
+PROGRESS_METHODS = MRTR_METHODS | {"completion/complete"}
+
+Callback = Callable[[dict[str, Any]], Awaitable[None] | None]
+
+
+class Transport(Protocol):
+    """What the client needs from a transport: one request in, its messages out, response last."""
+
+    uses_headers: bool
+    legacy_version: str | None
+
+    def exchange(
+        self,
+        message: dict[str, Any],
+        *,
+        header_params: Mapping[str, tuple[str, ...]] | None = None,
+        long_lived: bool = False,
+    ) -> AsyncIterator[dict[str, Any]]: ...
+
+    async def notify(self, message: dict[str, Any]) -> None: ...
+
+
+class Client:
+    """An MCP client for one server endpoint.
+
+    ```python
+    async with Client("http://127.0.0.1:8000/mcp") as client:
+        tools = await client.list_tools()
+        result = await client.call_tool("echo", {"message": "hi"})
+    ```
+
+    - `version`: `"auto"` (probe with `server/discover`, fall back to `initialize` for a legacy
+      server, remember the era per origin), `"legacy"` (2025-11-25 handshake), or a version
+      string to pin (a pre-2026 one means the legacy handshake asking for that version).
+    - `elicitation`, `sampling`, `roots`: handlers for server input requests (MRTR); the
+      capabilities the client declares are exactly the handlers plugged in, plus `capabilities`.
+    - `on_progress`, `on_log`: callbacks for request-scoped notifications; `on_log` also asks the
+      server for log messages at `log_level` and above.
+    - `headers`: sent on every request (e.g. `Authorization`). Private cached results are keyed by
+      `principal`, which defaults to a digest of the `Authorization` header, or else to this
+      client alone.
+    - `cache`, `era_cache`: injectable, to share between clients or to control the clock in tests.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        version: str = AUTO,
+        client_info: Mapping[str, Any] | None = None,
+        elicitation: InputHandler | None = None,
+        sampling: InputHandler | None = None,
+        roots: InputHandler | Sequence[Mapping[str, Any]] | None = None,
+        elicitation_modes: Sequence[str] = ("form", "url"),
+        capabilities: Mapping[str, Any] | None = None,
+        on_progress: Callback | None = None,
+        on_log: Callback | None = None,
+        log_level: str = "info",
+        headers: Mapping[str, str] | None = None,
+        principal: str | None = None,
+        cache: ResultCache | None = None,
+        era_cache: EraCache | None = None,
+        http: httpx.AsyncClient | None = None,
+        timeout: float = 30.0,
+        max_rounds: int = 8,
+    ) -> None:
+        if version not in (AUTO, LEGACY) and kind_of(version) == "legacy" and version not in LEGACY_VERSIONS:
+            raise ValueError(f"legacy version {version!r} is not one this client speaks: {', '.join(LEGACY_VERSIONS)}")
+        if max_rounds < 1:
+            raise ValueError("max_rounds must be at least 1")
+        self.url = url
+        self.version = version
+        self.client_info = dict(client_info or CLIENT_INFO)
+        self.inputs = InputHandlers(elicitation, sampling, roots, tuple(elicitation_modes))
+        self.capabilities = {**self.inputs.capabilities(), **(capabilities or {})}
+        self.on_progress = on_progress
+        self.on_log = on_log
+        self.log_level = log_level
+        self.max_rounds = max_rounds
+        self.cache = cache if cache is not None else ResultCache()
+        self.era_cache = era_cache if era_cache is not None else DEFAULT_ERA_CACHE
+        self.origin = origin_of(url)
+        self._owns_http = http is None
+        self._http = http or httpx.AsyncClient(headers=headers, timeout=timeout)
+        if http is not None and headers:
+            self._http.headers.update(headers)
+        authorization = self._http.headers.get("authorization")
+        self.principal = principal or (
+            "authorization:" + hashlib.sha256(authorization.encode()).hexdigest()
+            if authorization
+            else f"client:{uuid.uuid4()}"
+        )
+        self.transport: Transport = HTTPTransport(url, self._http)
+        #: The era and version in use, once known.
+        self.era: EraInfo | None = None
+        #: What the server said about itself: `DiscoverResult` or legacy `InitializeResult` fields.
+        self.server_info: dict[str, Any] | None = None
+        self.server_capabilities: dict[str, Any] | None = None
+        self.instructions: str | None = None
+        #: Tools left out of `list_tools()` because their `x-mcp-header` annotations break the rules.
+        self.dropped_tools: dict[str, list[str]] = {}
+        self._tool_headers: dict[str, dict[str, tuple[str, ...]]] = {}
+        self._tools_listed = False
+        self._initialize_result: dict[str, Any] = {}
+        self._ids = itertools.count(1)
+        self._ready_lock = asyncio.Lock()
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """End a legacy session if one was minted, and close the HTTP client if this client made it."""
+        end_session = getattr(self.transport, "end_session", None)
+        if end_session is not None:
+            await end_session()
+        if self._owns_http:
+            await self._http.aclose()
+
+    # -- the methods ---------------------------------------------------------------------
+
+    async def discover(self) -> dict[str, Any]:
+        """`server/discover`: supported versions, capabilities, instructions (the legacy
+        `InitializeResult` when the server is legacy)."""
+        era = await self._ready()
+        if era.era == "legacy":
+            return self._initialize_result
+        return await self._call("server/discover", {})
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool, all pages, minus tools whose `x-mcp-header` annotations break the rules
+        (Streamable HTTP clients must drop those; see `dropped_tools`)."""
+        tools = await self._list_all("tools/list", "tools")
+        kept = []
+        dropped: dict[str, list[str]] = {}
+        headers: dict[str, dict[str, tuple[str, ...]]] = {}
+        for tool in tools:
+            schema = tool.get("inputSchema") if isinstance(tool, dict) else None
+            name = tool.get("name") if isinstance(tool, dict) else None
+            if not isinstance(name, str) or not isinstance(schema, dict):
+                continue
+            problems = annotation_problems(schema)
+            if problems:
+                dropped[name] = problems
+                continue
+            headers[name] = header_params(schema)
+            kept.append(tool)
+        self.dropped_tools, self._tool_headers, self._tools_listed = dropped, headers, True
+        return kept
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *, on_progress: Callback | None = None
+    ) -> dict[str, Any]:
+        """`tools/call`. A tool's own failure comes back as a result with `isError: true`."""
+        if not isinstance(name, str) or not name:
+            raise ValueError("tool name must be a non-empty string")
+        if arguments is not None and not isinstance(arguments, Mapping):
+            raise TypeError(f"arguments must be a mapping, got {type(arguments).__name__}")
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = dict(arguments)
+        header_params = await self._headers_for_tool(name)
+        return await self._call("tools/call", params, header_params=header_params, progress=on_progress)
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        return await self._list_all("resources/list", "resources")
+
+    async def list_resource_templates(self) -> list[dict[str, Any]]:
+        return await self._list_all("resources/templates/list", "resourceTemplates")
+
+    async def read_resource(self, uri: str, *, on_progress: Callback | None = None) -> dict[str, Any]:
+        """`resources/read`. A missing resource raises `InvalidParams` (with `data.uri`)."""
+        if not isinstance(uri, str) or not uri:
+            raise ValueError("uri must be a non-empty string")
+        return await self._call("resources/read", {"uri": uri}, progress=on_progress)
+
+    async def list_prompts(self) -> list[dict[str, Any]]:
+        return await self._list_all("prompts/list", "prompts")
+
+    async def get_prompt(
+        self, name: str, arguments: Mapping[str, str] | None = None, *, on_progress: Callback | None = None
+    ) -> dict[str, Any]:
+        if not isinstance(name, str) or not name:
+            raise ValueError("prompt name must be a non-empty string")
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = dict(arguments)
+        return await self._call("prompts/get", params, progress=on_progress)
+
+    async def complete(
+        self, ref: Mapping[str, Any], argument: Mapping[str, str], *, context: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
+        """`completion/complete` for a `ref/prompt` or `ref/resource` and a partial argument
+        (`{"name": ..., "value": ...}`); `context` holds arguments already chosen."""
+        params: dict[str, Any] = {"ref": dict(ref), "argument": dict(argument)}
+        if context is not None:
+            params["context"] = {"arguments": dict(context)}
+        return await self._call("completion/complete", params)
+
+    def listen(self, notifications: Mapping[str, Any] | None = None, **wanted: Any) -> Subscription:
+        """Open a `subscriptions/listen` stream; iterate it for change notifications.
+
+        Pass the wire filter (`{"toolsListChanged": True}`) or keywords (`tools_list_changed=True`,
+        `prompts_list_changed`, `resources_list_changed`, `resource_subscriptions=[uri, ...]`).
+
+        ```python
+        async with client.listen(tools_list_changed=True) as subscription:
+            print(subscription.honored)         # what the server agreed to send
+            async for note in subscription:     # mcpref.jsonrpc.Notification objects
+                ...
+        ```
+        """
+        return Subscription(self, _filter(notifications, wanted))
+
+    # -- one request, with negotiation, MRTR and caching ---------------------------------
+
+    async def _call(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        header_params: Mapping[str, tuple[str, ...]] | None = None,
+        progress: Callback | None = None,
+    ) -> dict[str, Any]:
+        era = await self._ready()
+        key = self._cache_key(method, params, era)
+        if key is not None:
+            cached = self.cache.get(key, self.principal)
+            if cached is not None:
+                return cached
+        result, rounds = await self._rounds(method, params, header_params, progress)
+        # Results of MRTR retries depend on inputs the key does not hold (caching.mdx §Cache Key).
+        if key is not None and rounds == 0:
+            self.cache.put(key, self.principal, result)
+        return result
+
+    async def _rounds(
+        self,
+        method: str,
+        params: dict[str, Any],
+        header_params: Mapping[str, tuple[str, ...]] | None,
+        progress: Callback | None,
+    ) -> tuple[dict[str, Any], int]:
+        """Send, and while the server answers `input_required`, answer its input requests and
+        retry with a new id, `inputResponses` and the exact `requestState` (mrtr.mdx)."""
+        attempt = params
+        for rounds in range(self.max_rounds + 1):
+            result = await self._request(method, attempt, header_params=header_params, progress=progress)
+            kind = result.get("resultType", "complete")
+            if kind == "complete":
+                return result, rounds
+            if kind != "input_required":
+                raise ProtocolError(f"{method} answered with unknown resultType {kind!r}")
+            if method not in MRTR_METHODS:
+                raise ProtocolError(f"{method} must not answer input_required (only {', '.join(sorted(MRTR_METHODS))})")
+            if rounds == self.max_rounds:
+                break
+            attempt = dict(params)
+            if "inputRequests" in result:
+                attempt["inputResponses"] = await self.inputs.respond(result["inputRequests"])
+            if "requestState" in result:
+                attempt["requestState"] = result["requestState"]
+        raise ProtocolError(f"{method} still needed input after {self.max_rounds} rounds; giving up")
+
+    async def _request(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        header_params: Mapping[str, tuple[str, ...]] | None = None,
+        progress: Callback | None = None,
+    ) -> dict[str, Any]:
+        """One request in the negotiated era. In `auto` mode a -32022 that names another version
+        we speak switches to it and resends once."""
+        era = await self._ready()
+        try:
+            return await self._exchange(method, params, era.version, header_params, progress)
+        except UnsupportedProtocolVersion as error:
+            better = mutual_version(error.supported)
+            if self.version != AUTO or era.era != "modern" or better is None or better == era.version:
+                raise
+            self._set_era(EraInfo("modern", better))
+            return await self._exchange(method, params, better, header_params, progress)
+
+    async def _exchange(
+        self,
+        method: str,
+        params: dict[str, Any],
+        version: str | None,
+        header_params: Mapping[str, tuple[str, ...]] | None = None,
+        progress: Callback | None = None,
+    ) -> dict[str, Any]:
+        """Send one JSON-RPC request and return its result, delivering notifications on the way.
+
+        `version` is the modern version to put in `_meta`; `None` sends a legacy-shaped body.
+        """
+        request_id = next(self._ids)
+        on_progress = progress or self.on_progress
+        token = f"progress-{request_id}" if on_progress is not None and method in PROGRESS_METHODS else None
+        body = self._with_meta(params, version, token) if version is not None else _legacy_params(params, token)
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body}
+        async with aclosing(self.transport.exchange(message, header_params=header_params)) as stream:
+            async for incoming in stream:
+                if "method" in incoming:
+                    if "id" in incoming:
+                        raise ProtocolError(f"the server sent a request ({incoming['method']}) on a response stream")
+                    await self._notification(incoming, token, on_progress)
+                    continue
+                if incoming.get("id") != request_id and not ("error" in incoming and incoming.get("id") is None):
+                    raise ProtocolError(f"got a response to id {incoming.get('id')!r}, expected {request_id!r}")
+                if "error" in incoming:
+                    raise error_from(incoming["error"])
+                result = incoming.get("result")
+                if not isinstance(result, dict):
+                    raise ProtocolError(f"the {method} response has no result object")
+                return result
+        raise TransportError(f"the stream ended before the response to {method} arrived")
+
+    def _with_meta(self, params: dict[str, Any], version: str, token: str | None) -> dict[str, Any]:
+        meta: dict[str, Any] = {
+            PROTOCOL_VERSION_KEY: version,
+            CLIENT_CAPABILITIES_KEY: self.capabilities,
+            CLIENT_INFO_KEY: self.client_info,
+        }
+        if self.on_log is not None:
+            meta[LOG_LEVEL_KEY] = self.log_level
+        if token is not None:
+            meta[PROGRESS_TOKEN_KEY] = token
+        return {**params, "_meta": meta}
+
+    async def _notification(self, message: dict[str, Any], token: str | None, on_progress: Callback | None) -> None:
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        if message["method"] == "notifications/progress":
+            if on_progress is not None and token is not None and params.get("progressToken") == token:
+                await _invoke(on_progress, params)
+        elif message["method"] == "notifications/message" and self.on_log is not None:
+            await _invoke(self.on_log, params)
+
+    # -- lists and caching ---------------------------------------------------------------
+
+    async def _list_all(self, method: str, key: str) -> list[dict[str, Any]]:
+        """Every item of a paginated list, following `nextCursor` (an empty string is a cursor too).
+
+        If a cursor from a cached page turns out invalid, the cached pages are dropped and the
+        list is read again from the start (caching.mdx §Interaction with Pagination).
+        """
+        for attempt in range(2):
+            items: list[dict[str, Any]] = []
+            cursor: str | None = None
+            seen: set[str] = set()
+            try:
+                while True:
+                    page = await self._call(method, {} if cursor is None else {"cursor": cursor})
+                    found = page.get(key)
+                    if not isinstance(found, list):
+                        raise ProtocolError(f"{method} result has no {key!r} list")
+                    items.extend(found)
+                    cursor = page.get("nextCursor")
+                    if cursor is None:
+                        return items
+                    if not isinstance(cursor, str) or cursor in seen:
+                        raise ProtocolError(f"{method} returned a bad or repeated nextCursor {cursor!r}")
+                    seen.add(cursor)
+            except InvalidParams:
+                if cursor is None or attempt == 1:
+                    raise
+                self.cache.invalidate(endpoint=self.url, method=method)
+        raise AssertionError("unreachable")
+
+    def _cache_key(self, method: str, params: dict[str, Any], era: EraInfo) -> CacheKey | None:
+        names = CACHE_PARAMS.get(method)
+        if names is None or era.era != "modern":
+            return None
+        shaping: tuple[tuple[str, Hashable], ...] = tuple((name, params[name]) for name in names if name in params)
+        return CacheKey(self.url, method, era.version, shaping)
+
+    async def _headers_for_tool(self, name: str) -> dict[str, tuple[str, ...]] | None:
+        """The `x-mcp-header` parameters of a tool, learning them from `tools/list` if need be."""
+        if not self.transport.uses_headers or (await self._ready()).era != "modern":
+            return None
+        if name not in self._tool_headers and not self._tools_listed:
+            await self.list_tools()
+        if name in self.dropped_tools:
+            problems = "; ".join(self.dropped_tools[name])
+            raise ProtocolError(f"tool {name!r} was dropped: its x-mcp-header annotations break the rules ({problems})")
+        return self._tool_headers.get(name)
+
+    def _forget_lists(self, *methods: str) -> None:
+        for method in methods:
+            self.cache.invalidate(endpoint=self.url, method=method)
+        if "tools/list" in methods:
+            self._tools_listed = False
+
+    # -- era negotiation -----------------------------------------------------------------
+
+    async def _ready(self) -> EraInfo:
+        """The era and version to speak, negotiated on first use (see `_era`)."""
+        if self.era is not None:
+            return self.era
+        async with self._ready_lock:
+            if self.era is not None:
+                return self.era
+            if self.version == LEGACY:
+                await self._initialize(LEGACY_VERSIONS[0])
+            elif self.version != AUTO:
+                if kind_of(self.version) == "legacy":
+                    await self._initialize(self.version)
+                else:
+                    self.era = EraInfo("modern", self.version)
+            else:
+                await self._detect()
+            assert self.era is not None
+            return self.era
+
+    async def _detect(self) -> None:
+        cached = self.era_cache.get(self.origin)
+        if cached is not None and cached.era == "modern":
+            self.era = cached
+            return
+        if cached is not None:
+            try:
+                await self._initialize(cached.version)
+                return
+            except MCPClientError as error:
+                if not _is_modern(error):
+                    raise
+                # The server became modern since we last looked: forget and probe again.
+                self.era_cache.forget(self.origin)
+        await self._probe()
+
+    async def _probe(self) -> None:
+        """`server/discover` with our preferred version: a result or a modern error means modern
+        (and never a fallback), anything else means legacy."""
+        version = MODERN_VERSIONS[0]
+        for _ in range(2):
+            try:
+                result = await self._exchange("server/discover", {}, version)
+            except UnsupportedProtocolVersion as error:
+                better = mutual_version(error.supported)
+                if better is None or better == version:
+                    raise UnsupportedProtocolVersion(
+                        f"the server speaks {', '.join(error.supported) or 'no listed version'}; "
+                        f"this client speaks {', '.join(MODERN_VERSIONS)} (and will not fall back to initialize, "
+                        "since the server answered as a modern one)",
+                        code=error.code,
+                        data=error.data,
+                    ) from error
+                version = better
+                continue
+            except MCPClientError as error:
+                if _is_modern(error) or not _means_legacy(error):
+                    raise
+                await self._initialize(LEGACY_VERSIONS[0])
+                return
+            self._learn_discover(result)
+            supported = result.get("supportedVersions")
+            chosen = mutual_version(supported if isinstance(supported, list) else [])
+            if chosen is None:
+                raise UnsupportedProtocolVersion(
+                    f"the server lists {supported!r}; this client speaks {', '.join(MODERN_VERSIONS)}",
+                    data={"supported": supported, "requested": version},
+                )
+            self._set_era(EraInfo("modern", chosen))
+            if chosen == version and result.get("resultType", "complete") == "complete":
+                key = self._cache_key("server/discover", {}, self.era)  # type: ignore[arg-type]
+                if key is not None:
+                    self.cache.put(key, self.principal, result)
+            return
+        raise AssertionError("unreachable")
+
+    async def _initialize(self, version: str) -> None:
+        """The legacy handshake: `initialize`, then `notifications/initialized`."""
+        params = {"protocolVersion": version, "capabilities": {}, "clientInfo": self.client_info}
+        result = await self._exchange("initialize", params, None)
+        negotiated = result.get("protocolVersion")
+        if negotiated not in LEGACY_VERSIONS:
+            raise UnsupportedProtocolVersion(
+                f"initialize chose protocol version {negotiated!r}, which this client does not speak",
+                data={"supported": [negotiated], "requested": version},
+            )
+        self.transport.legacy_version = negotiated
+        await self.transport.notify({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        self._initialize_result = result
+        self.server_info = result.get("serverInfo")
+        self.server_capabilities = result.get("capabilities")
+        self.instructions = result.get("instructions")
+        self._set_era(EraInfo("legacy", negotiated))
+
+    def _learn_discover(self, result: dict[str, Any]) -> None:
+        self.server_info = (result.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo")
+        self.server_capabilities = result.get("capabilities")
+        self.instructions = result.get("instructions")
+
+    def _set_era(self, era: EraInfo) -> None:
+        self.era = era
+        if self.version == AUTO:
+            self.era_cache.set(self.origin, era)
+
+
+def _is_modern(error: MCPClientError) -> bool:
+    return error.code in MODERN_ERROR_CODES
+
+
+def _means_legacy(error: MCPClientError) -> bool:
+    """Any JSON-RPC error that is not a modern one; or a 400/404/405 whose body is not MCP at all.
+    Other statuses (401, 403, 5xx) and network failures are real failures, not an era signal."""
+    if isinstance(error, TransportError):
+        return error.status_code in FALLBACK_STATUSES
+    return error.code is not None
+
+
+def _legacy_params(params: dict[str, Any], token: str | None) -> dict[str, Any]:
+    """A 2025-11-25 body: no per-request `_meta`, except a progress token if one is wanted."""
+    return {**params, "_meta": {PROGRESS_TOKEN_KEY: token}} if token is not None else dict(params)
+
+
+def _filter(notifications: Mapping[str, Any] | None, wanted: Mapping[str, Any]) -> dict[str, Any]:
+    names = {
+        "tools_list_changed": "toolsListChanged",
+        "prompts_list_changed": "promptsListChanged",
+        "resources_list_changed": "resourcesListChanged",
+        "resource_subscriptions": "resourceSubscriptions",
+    }
+    unknown = sorted(set(wanted) - set(names))
+    if unknown:
+        raise TypeError(f"unknown listen filter keyword(s): {', '.join(unknown)}; expected {', '.join(names)}")
+    result = dict(notifications or {})
+    for keyword, value in wanted.items():
+        if keyword == "resource_subscriptions":
+            if isinstance(value, str) or not all(isinstance(uri, str) for uri in value):
+                raise TypeError("resource_subscriptions must be a list of URI strings")
+            result[names[keyword]] = list(value)
+        elif value:
+            result[names[keyword]] = True
+    if not result:
+        raise ValueError("listen() needs at least one notification type to subscribe to")
+    return result
+
+
+async def _invoke(callback: Callback, params: dict[str, Any]) -> None:
+    returned = callback(params)
+    if inspect.isawaitable(returned):
+        await returned

@@ -1,0 +1,139 @@
+"""Typed errors: one class per JSON-RPC error code, so callers catch what they can handle.
+
+A JSON-RPC error from the server becomes the subclass for its code (basic/index.mdx §Error
+Codes), keeping `code`, `message` and `data` as sent. Two more kinds cover answers that are not
+a JSON-RPC error at all: `TransportError` (the HTTP or stdio layer failed, or the answer is not
+an MCP message) and `ProtocolError` (a well-formed answer that breaks a rule the client relies
+on). A tool that fails reports `isError: true` in its result; that is a result, never an error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import jsonrpc
+
+#: The pre-2026 resource-not-found code; old servers still send it, clients still accept it
+#: (server/resources.mdx §Error Handling). It maps to `InvalidParams`, its modern replacement.
+LEGACY_RESOURCE_NOT_FOUND = -32002
+
+
+class MCPClientError(Exception):
+    """Base of every error the client raises. `code` is the JSON-RPC code, `None` when there is none."""
+
+    code: int | None = None
+
+    def __init__(self, message: str, *, code: int | None = None, data: Any = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.message = message
+        self.data = data
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code!r}, message={self.message!r}, data={self.data!r})"
+
+
+class ParseError(MCPClientError):
+    code = jsonrpc.PARSE_ERROR
+
+
+class InvalidRequest(MCPClientError):
+    code = jsonrpc.INVALID_REQUEST
+
+
+class MethodNotFound(MCPClientError):
+    """The method is unknown, removed, or its server capability is not advertised."""
+
+    code = jsonrpc.METHOD_NOT_FOUND
+
+
+class InvalidParams(MCPClientError):
+    """Unknown tool or prompt, bad cursor, bad arguments, or a resource that does not exist."""
+
+    code = jsonrpc.INVALID_PARAMS
+
+
+class InternalError(MCPClientError):
+    code = jsonrpc.INTERNAL_ERROR
+
+
+class HeaderMismatch(MCPClientError):
+    """The HTTP headers did not mirror the body (a client bug, or a proxy rewriting headers)."""
+
+    code = jsonrpc.HEADER_MISMATCH
+
+
+class MissingRequiredClientCapability(MCPClientError):
+    """The request needs a client capability this client did not declare (plug in its handler)."""
+
+    code = jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY
+
+    @property
+    def required_capabilities(self) -> dict[str, Any]:
+        data = self.data if isinstance(self.data, dict) else {}
+        required = data.get("requiredCapabilities")
+        return required if isinstance(required, dict) else {}
+
+
+class UnsupportedProtocolVersion(MCPClientError):
+    """The server does not speak the requested version; `supported` lists what it does speak."""
+
+    code = jsonrpc.UNSUPPORTED_PROTOCOL_VERSION
+
+    @property
+    def supported(self) -> list[str]:
+        data = self.data if isinstance(self.data, dict) else {}
+        supported = data.get("supported")
+        return [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
+
+    @property
+    def requested(self) -> Any:
+        return self.data.get("requested") if isinstance(self.data, dict) else None
+
+
+class TransportError(MCPClientError):
+    """The answer is not an MCP message: an unexpected HTTP status or content type, a body that is
+    not JSON-RPC, or a stream that ended before the response. `status_code` is the HTTP status."""
+
+    def __init__(self, message: str, *, status_code: int | None = None, body: str | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.body = body
+
+
+class ProtocolError(MCPClientError):
+    """A well-formed answer that breaks the protocol: an unknown `resultType`, a response to another
+    id, an input request the client never declared, or more MRTR rounds than the client allows."""
+
+
+#: Classes by code; `MCPClientError` itself covers codes the spec does not define.
+ERRORS_BY_CODE: dict[int, type[MCPClientError]] = {
+    cls.code: cls  # type: ignore[misc]
+    for cls in (
+        ParseError,
+        InvalidRequest,
+        MethodNotFound,
+        InvalidParams,
+        InternalError,
+        HeaderMismatch,
+        MissingRequiredClientCapability,
+        UnsupportedProtocolVersion,
+    )
+}
+ERRORS_BY_CODE[LEGACY_RESOURCE_NOT_FOUND] = InvalidParams
+
+#: Codes that only a 2026-07-28 (or later) server sends: seeing one proves the server is modern.
+MODERN_ERROR_CODES = frozenset(
+    {jsonrpc.HEADER_MISMATCH, jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY, jsonrpc.UNSUPPORTED_PROTOCOL_VERSION}
+)
+
+
+def error_from(error: Any) -> MCPClientError:
+    """The typed exception for a JSON-RPC error object (the `error` member of a response)."""
+    if not isinstance(error, dict) or not isinstance(error.get("code"), int) or isinstance(error.get("code"), bool):
+        return ProtocolError(f"malformed JSON-RPC error object: {error!r}")
+    code = error["code"]
+    message = error.get("message")
+    cls = ERRORS_BY_CODE.get(code, MCPClientError)
+    return cls(message if isinstance(message, str) else f"error {code}", code=code, data=error.get("data"))

@@ -1,0 +1,88 @@
+"""Answering a server's input requests: the client half of multi round-trip requests (MRTR).
+
+When `tools/call`, `prompts/get` or `resources/read` needs something only the client can give
+(a user's answer, an LLM completion, the roots), the server returns `resultType: "input_required"`
+with `inputRequests`, a map from its own keys to `{method, params}` (basic/patterns/mrtr.mdx).
+The client answers each with the handler plugged in for that method and retries; the answers go
+back in `inputResponses` under the same keys.
+
+Which handlers are plugged in is also what the client declares in `clientCapabilities`, so a
+server never asks for what the client cannot give.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ._errors import ProtocolError
+
+#: A handler gets the input request's `params` and returns the result object (`ElicitResult`,
+#: `CreateMessageResult`, `ListRootsResult`); sync or async.
+InputHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]] | dict[str, Any]]
+
+ELICITATION = "elicitation/create"
+SAMPLING = "sampling/createMessage"
+ROOTS = "roots/list"
+
+
+@dataclass
+class InputHandlers:
+    """The handlers for server input requests, and the capabilities they amount to.
+
+    `roots` may be a fixed list of `Root` objects instead of a function.
+    """
+
+    elicitation: InputHandler | None = None
+    sampling: InputHandler | None = None
+    roots: InputHandler | Sequence[Mapping[str, Any]] | None = None
+    #: The elicitation modes declared when an elicitation handler is plugged in.
+    elicitation_modes: tuple[str, ...] = ("form", "url")
+
+    def capabilities(self) -> dict[str, Any]:
+        """`ClientCapabilities` for exactly the handlers present."""
+        capabilities: dict[str, Any] = {}
+        if self.elicitation is not None:
+            capabilities["elicitation"] = {mode: {} for mode in self.elicitation_modes}
+        if self.sampling is not None:
+            capabilities["sampling"] = {}
+        if self.roots is not None:
+            capabilities["roots"] = {}
+        return capabilities
+
+    async def respond(self, input_requests: Any) -> dict[str, Any]:
+        """`inputResponses` for an `inputRequests` map: one result per key, same keys."""
+        if not isinstance(input_requests, Mapping):
+            raise ProtocolError(f"inputRequests must be an object, got {type(input_requests).__name__}")
+        return {key: await self._answer(key, request) for key, request in input_requests.items()}
+
+    async def _answer(self, key: str, request: Any) -> dict[str, Any]:
+        if not isinstance(request, Mapping) or not isinstance(request.get("method"), str):
+            raise ProtocolError(f"inputRequests[{key!r}] is not a {{method, params}} object: {request!r}")
+        method, params = request["method"], request.get("params") or {}
+        if not isinstance(params, dict):
+            raise ProtocolError(f"inputRequests[{key!r}].params must be an object")
+        handler = self._handler_for(method, params)
+        if handler is None:
+            # The server must only ask for what the client declared (mrtr.mdx §Server Requirements).
+            raise ProtocolError(f"the server asked for {method} (key {key!r}), which this client never declared")
+        if not callable(handler):
+            return {"roots": [dict(root) for root in handler]}
+        answer = handler(params)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        if not isinstance(answer, dict):
+            raise TypeError(f"the {method} handler must return a dict (the result object), got {type(answer).__name__}")
+        return answer
+
+    def _handler_for(self, method: str, params: dict[str, Any]) -> Any:
+        if method == ELICITATION:
+            mode = params.get("mode", "form")
+            return self.elicitation if mode in self.elicitation_modes else None
+        if method == SAMPLING:
+            return self.sampling
+        if method == ROOTS:
+            return self.roots
+        return None

@@ -1,0 +1,63 @@
+"""Client tests run the client against our real server under a real uvicorn on loopback.
+
+`Traffic` records each HTTP request the client puts on the wire (an httpx event hook): the
+tests observe real traffic, nothing is stubbed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+import httpx
+import pytest
+
+from mcpref.client import Client, EraCache
+from tests.conftest import running
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Traffic:
+    """The requests a client sent, in order."""
+
+    def __init__(self) -> None:
+        self.requests: list[httpx.Request] = []
+
+    async def hook(self, request: httpx.Request) -> None:
+        self.requests.append(request)
+
+    @property
+    def bodies(self) -> list[dict[str, Any]]:
+        return [json.loads(request.content) for request in self.requests if request.content]
+
+    @property
+    def methods(self) -> list[str]:
+        return [body.get("method", "(response)") for body in self.bodies]
+
+    def clear(self) -> None:
+        self.requests.clear()
+
+
+@asynccontextmanager
+async def connect(url: str, **options: Any) -> AsyncIterator[tuple[Client, Traffic]]:
+    """A `Client` for `url` whose traffic is recorded; a fresh era cache unless one is given."""
+    traffic = Traffic()
+    options.setdefault("era_cache", EraCache())
+    headers = options.pop("headers", None)
+    hooks = options.pop("hooks", [])
+    http = httpx.AsyncClient(headers=headers, timeout=10, event_hooks={"request": [traffic.hook, *hooks]})
+    async with http, Client(url, http=http, **options) as client:
+        yield client, traffic
+
+
+@contextmanager
+def endpoint(app: Any) -> Iterator[str]:
+    """The MCP endpoint URL of `app` served by a real uvicorn."""
+    with running(app) as base:
+        yield base + "/mcp"

@@ -1,0 +1,300 @@
+"""The client's methods against our real server: discover, every list (all pages), calls with
+mirrored headers, prompts, resources, completion, progress and log notifications over SSE."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+import mcpref.client
+from examples.minimal_server import app as minimal_app
+from mcpref import Server, StreamableHTTP, ToolError
+from mcpref.client import ProtocolError
+from mcpref.client._client import CACHE_PARAMS
+from mcpref.server import CACHEABLE_METHODS
+from tests.client.conftest import connect, endpoint
+
+pytestmark = pytest.mark.anyio
+
+server = Server("client-test-server", "2.0.0", instructions="Be nice.", page_size=2)
+
+
+@server.tool(input_schema={"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]})
+def echo(message: str) -> str:
+    return message
+
+
+@server.tool(
+    input_schema={
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "priority": {"type": "integer", "x-mcp-header": "Priority"},
+            "dry_run": {"type": "boolean", "x-mcp-header": "Dry-Run"},
+            "target": {
+                "type": "object",
+                "properties": {"zone": {"type": "string", "x-mcp-header": "Zone"}},
+            },
+        },
+        "required": ["region"],
+    }
+)
+def deploy(region: str, priority: int = 0, dry_run: bool = False, target: dict | None = None) -> str:
+    return json.dumps([region, priority, dry_run, (target or {}).get("zone")], ensure_ascii=False)
+
+
+@server.tool()
+def broken() -> str:
+    raise ToolError("the disk is full")
+
+
+@server.tool()
+async def slow(ctx) -> str:  # type: ignore[no-untyped-def]
+    await ctx.report_progress(1, 2, "halfway")
+    await ctx.log("info", "still going")
+    await ctx.log("debug", "too chatty for info")
+    await ctx.report_progress(2, 2)
+    return "done"
+
+
+@server.tool(input_schema={"type": "object", "properties": {"city": {"type": "string", "x-mcp-header": "City"}}})
+def weather(city: str = "") -> str:
+    return f"sunny in {city}"
+
+
+@server.resource("memo://greeting", mime_type="text/plain")
+def greeting() -> str:
+    return "hello"
+
+
+@server.resource("memo://logo", mime_type="image/png")
+def logo() -> bytes:
+    return b"\x89PNG"
+
+
+@server.resource_template("users://{user}/profile", complete={"user": lambda value: ["alice", "bob", "bert"]})
+def profile(user: str) -> str:
+    return f"profile of {user}"
+
+
+@server.prompt(arguments={"topic": "What to write about"}, complete={"topic": lambda value: ["tea", "tennis"]})
+def essay(topic: str) -> str:
+    """Write an essay."""
+    return f"Write an essay about {topic}."
+
+
+app = StreamableHTTP(server)
+streaming_app = StreamableHTTP(server, stream_responses=True)
+
+
+@pytest.fixture(scope="module")
+def url():
+    with endpoint(app) as url:
+        yield url
+
+
+async def test_minimal_server_end_to_end():
+    with endpoint(minimal_app) as url:
+        async with connect(url) as (client, traffic):
+            tools = await client.list_tools()
+            assert [tool["name"] for tool in tools] == ["echo"]
+            result = await client.call_tool("echo", {"message": "hi"})
+    assert result["content"] == [{"type": "text", "text": "hi"}]
+    assert not result.get("isError")
+    assert traffic.methods == ["server/discover", "tools/list", "tools/call"]
+
+
+async def test_every_request_carries_meta_and_mirrored_headers(url):
+    async with connect(url, client_info={"name": "probe", "version": "9"}) as (client, traffic):
+        await client.call_tool("echo", {"message": "hi"})
+    for request, body in zip(traffic.requests, traffic.bodies, strict=True):
+        meta = body["params"]["_meta"]
+        assert meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+        assert meta["io.modelcontextprotocol/clientCapabilities"] == {}
+        assert meta["io.modelcontextprotocol/clientInfo"] == {"name": "probe", "version": "9"}
+        assert request.headers["mcp-protocol-version"] == "2026-07-28"
+        assert request.headers["mcp-method"] == body["method"]
+        assert request.headers["accept"] == "application/json, text/event-stream"
+        assert request.headers["content-type"] == "application/json"
+    call = traffic.requests[-1]
+    assert call.headers["mcp-name"] == "echo"
+    assert len({body["id"] for body in traffic.bodies}) == len(traffic.bodies)
+
+
+async def test_discover_reports_the_server(url):
+    async with connect(url) as (client, _):
+        result = await client.discover()
+        assert result["supportedVersions"] == ["2026-07-28"]
+        assert client.server_info == {"name": "client-test-server", "version": "2.0.0"}
+        assert client.instructions == "Be nice."
+        assert set(client.server_capabilities) >= {"tools", "resources", "prompts", "completions"}
+
+
+async def test_list_tools_follows_every_page(url):
+    async with connect(url) as (client, traffic):
+        tools = await client.list_tools()
+    assert [tool["name"] for tool in tools] == ["echo", "deploy", "broken", "slow", "weather"]
+    pages = [body for body in traffic.bodies if body["method"] == "tools/list"]
+    assert len(pages) == 3
+    assert "cursor" not in pages[0]["params"]
+    assert all(isinstance(page["params"]["cursor"], str) for page in pages[1:])
+
+
+async def test_all_lists_and_reads(url):
+    async with connect(url) as (client, _):
+        resources = await client.list_resources()
+        templates = await client.list_resource_templates()
+        prompts = await client.list_prompts()
+        text = await client.read_resource("memo://greeting")
+        blob = await client.read_resource("memo://logo")
+        templated = await client.read_resource("users://alice/profile")
+    assert [r["uri"] for r in resources] == ["memo://greeting", "memo://logo"]
+    assert [t["uriTemplate"] for t in templates] == ["users://{user}/profile"]
+    assert [p["name"] for p in prompts] == ["essay"]
+    assert text["contents"] == [{"uri": "memo://greeting", "mimeType": "text/plain", "text": "hello"}]
+    assert base64.b64decode(blob["contents"][0]["blob"]) == b"\x89PNG"
+    assert templated["contents"][0]["text"] == "profile of alice"
+
+
+async def test_get_prompt_and_complete(url):
+    async with connect(url) as (client, _):
+        prompt = await client.get_prompt("essay", {"topic": "tea"})
+        by_prompt = await client.complete({"type": "ref/prompt", "name": "essay"}, {"name": "topic", "value": "t"})
+        by_template = await client.complete(
+            {"type": "ref/resource", "uri": "users://{user}/profile"}, {"name": "user", "value": "b"}, context={}
+        )
+    assert prompt["messages"][0]["content"]["text"] == "Write an essay about tea."
+    assert by_prompt["completion"]["values"] == ["tea", "tennis"]
+    assert by_template["completion"]["values"] == ["alice", "bob", "bert"]
+
+
+async def test_tool_failure_stays_a_result(url):
+    async with connect(url) as (client, _):
+        result = await client.call_tool("broken")
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == "the disk is full"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected_headers"),
+    [
+        ({"region": "eu-west-1"}, {"mcp-param-region": "eu-west-1"}),
+        (
+            {"region": "Zürich", "priority": 3, "dry_run": True},
+            {"mcp-param-region": "=?base64?WsO8cmljaA==?=", "mcp-param-priority": "3", "mcp-param-dry-run": "true"},
+        ),
+        ({"region": " padded "}, {"mcp-param-region": "=?base64?IHBhZGRlZCA=?="}),
+        # A literal that looks like the sentinel must itself be wrapped, or the server would decode it.
+        ({"region": "=?base64?abc?="}, {"mcp-param-region": "=?base64?PT9iYXNlNjQ/YWJjPz0=?="}),
+        ({"region": "r", "target": {"zone": "北京"}}, {"mcp-param-zone": "=?base64?5YyX5Lqs?="}),
+    ],
+)
+async def test_call_mirrors_x_mcp_header_arguments(url, arguments, expected_headers):
+    async with connect(url) as (client, traffic):
+        result = await client.call_tool("deploy", arguments)
+    call = traffic.requests[-1]
+    for name, value in expected_headers.items():
+        assert call.headers[name] == value
+    # The server checked every header against the body; a wrong one would have been -32020.
+    sent = json.loads(result["content"][0]["text"])
+    assert sent[0] == arguments["region"]
+
+
+async def test_absent_header_arguments_send_no_header(url):
+    async with connect(url) as (client, traffic):
+        await client.call_tool("deploy", {"region": "eu"})
+    assert "mcp-param-priority" not in traffic.requests[-1].headers
+    assert "mcp-param-dry-run" not in traffic.requests[-1].headers
+
+
+async def test_call_learns_header_params_from_tools_list_once(url):
+    async with connect(url) as (client, traffic):
+        await client.call_tool("weather", {"city": "Malmö"})
+        await client.call_tool("weather", {"city": "Oslo"})
+    assert traffic.methods == ["server/discover", "tools/list", "tools/list", "tools/list", "tools/call", "tools/call"]
+    assert traffic.requests[-1].headers["mcp-param-city"] == "Oslo"
+
+
+async def test_tools_breaking_x_mcp_header_rules_are_dropped():
+    rogue = Server("rogue", "1.0.0")
+
+    @rogue.tool(input_schema={"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}})
+    def fine(n: int = 0) -> str:
+        return str(n)
+
+    @rogue.tool(input_schema={"type": "object", "properties": {"x": {"type": "number"}}})
+    def bad(x: float = 0) -> str:
+        return str(x)
+
+    # The server refuses to register a tool whose annotations break the rules, so mimic a
+    # third-party server by breaking the registered schema afterwards: tools/list shows it as is.
+    rogue.tools.get("bad").input_schema["properties"]["x"]["x-mcp-header"] = "X"
+    with endpoint(StreamableHTTP(rogue)) as url:
+        async with connect(url) as (client, traffic):
+            tools = await client.list_tools()
+            assert [tool["name"] for tool in tools] == ["fine"]
+            assert "bad" in client.dropped_tools
+            assert "number" in client.dropped_tools["bad"][0]
+            with pytest.raises(ProtocolError, match="dropped"):
+                await client.call_tool("bad", {"x": 1.5})
+    assert "tools/call" not in traffic.methods
+
+
+async def test_sse_responses_are_parsed():
+    with endpoint(streaming_app) as url:
+        async with connect(url) as (client, _):
+            tools = await client.list_tools()
+            result = await client.call_tool("echo", {"message": "über SSE"})
+    assert len(tools) == 5
+    assert result["content"][0]["text"] == "über SSE"
+
+
+async def test_progress_and_log_notifications_reach_callbacks(url):
+    progress: list[dict] = []
+    logs: list[dict] = []
+
+    async def on_log(params: dict) -> None:
+        logs.append(params)
+
+    async with connect(url, on_log=on_log, log_level="info") as (client, traffic):
+        result = await client.call_tool("slow", on_progress=progress.append)
+    assert result["content"][0]["text"] == "done"
+    assert [(p["progress"], p.get("total"), p.get("message")) for p in progress] == [(1, 2, "halfway"), (2, 2, None)]
+    assert logs == [{"level": "info", "data": "still going"}]
+    meta = traffic.bodies[-1]["params"]["_meta"]
+    assert meta["io.modelcontextprotocol/logLevel"] == "info"
+    assert meta["progressToken"] == progress[0]["progressToken"]
+
+
+async def test_no_progress_token_without_a_callback(url):
+    async with connect(url) as (client, traffic):
+        await client.call_tool("slow")
+    meta = traffic.bodies[-1]["params"]["_meta"]
+    assert "progressToken" not in meta
+    assert "io.modelcontextprotocol/logLevel" not in meta
+
+
+async def test_bad_arguments_fail_before_sending(url):
+    async with connect(url) as (client, traffic):
+        with pytest.raises(TypeError):
+            await client.call_tool("echo", ["not", "a", "mapping"])  # type: ignore[arg-type]
+        with pytest.raises(ValueError):
+            await client.read_resource("")
+        with pytest.raises(TypeError, match="unknown listen filter"):
+            client.listen(tool_list_changed=True)
+        with pytest.raises(ValueError):
+            client.listen()
+    assert traffic.requests == []
+
+
+def test_public_surface_is_complete_and_sorted():
+    exported = [name for name in dir(mcpref.client) if not name.startswith("_")]
+    modules = {"annotations"}
+    assert sorted(set(exported) - modules) == sorted(mcpref.client.__all__)
+    assert mcpref.client.__all__ == sorted(mcpref.client.__all__, key=lambda n: (not n.isupper(), n))
+
+
+def test_cacheable_methods_match_the_server():
+    assert set(CACHE_PARAMS) == set(CACHEABLE_METHODS)
