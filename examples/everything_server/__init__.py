@@ -4,10 +4,13 @@
 a tour of the core's API, one small module per kind of thing a server offers:
 
 - `tools.py`: text, image, audio, embedded and mixed content; `isError`; progress; logging;
-  a tool that needs a client capability; a JSON Schema 2020-12 tool; an `x-mcp-header` argument.
+  a tool that needs a client capability; a JSON Schema 2020-12 tool; an `x-mcp-header` argument;
+  tools that announce list changes to `subscriptions/listen` streams.
 - `resources.py`: a text resource, a binary resource and a URI template.
 - `prompts.py`: prompts with no arguments, required arguments (with completion), an embedded
   resource and an image.
+- `input_required.py`: tools and a prompt that ask the client for input (a form, an LLM
+  completion, its roots) over several round trips, with state sealed in `requestState`.
 
 Run it with `uvicorn examples.everything_server:app` and POST to http://127.0.0.1:8000/mcp.
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 from mcpref import CacheHints, Server, StreamableHTTP
 
+from .input_required import register_input_required
 from .prompts import register_prompts
 from .resources import register_resources
 from .tools import register_tools
@@ -34,10 +38,12 @@ def build_server() -> Server:
         title="mcpref everything server (conformance fixtures)",
         cache=LISTS,
         cache_for={"resources/read": READS},
+        emits_logs=True,  # test_logging_tool calls ctx.log: declare the (deprecated) logging capability
     )
     register_tools(server)
     register_resources(server)
     register_prompts(server)
+    register_input_required(server)
     return server
 
 

@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from mcpref import RequestContext, Server, ToolError, text
+from mcpref.mrtr import InputRequired, elicit_form
 
 from .media import RED_PIXEL_PNG, SILENT_WAV
 
@@ -113,9 +114,12 @@ def register_tools(server: Server) -> None:
         return "Success"
 
     @server.tool(input_schema=NO_ARGUMENTS)
-    def test_streaming_elicitation() -> str:
-        """Would ask the user for input. A 2026-07-28 server never sends a request on the response stream."""
-        return "No elicitation needed: the server never sends requests on the response stream."
+    def test_streaming_elicitation(ctx: RequestContext) -> str | InputRequired:
+        """Asks the user a question the 2026-07-28 way: in its result, never as a request on the stream."""
+        answer = ctx.input_response("confirmation")
+        if answer is None:
+            return InputRequired({"confirmation": elicit_form("Continue?", {"ok": {"type": "boolean"}}, ["ok"])})
+        return f"The user chose to {answer.get('action')}"
 
     @server.tool(input_schema=NO_ARGUMENTS)
     async def test_logging_tool(ctx: RequestContext) -> str:
@@ -142,3 +146,19 @@ def register_tools(server: Server) -> None:
     def test_custom_headers(region: str = "unset") -> str:
         """Echoes its region argument, which clients also send as the Mcp-Param-Region header."""
         return f"Region: {region}"
+
+    # -- changes, announced on subscriptions/listen streams ------------------------------------
+    # The tool set itself stays the same: the suite checks that consecutive tools/list calls
+    # agree, so these only announce a change to the clients listening for one.
+
+    @server.tool(input_schema=NO_ARGUMENTS)
+    def test_trigger_tool_change() -> str:
+        """Announces notifications/tools/list_changed to every client listening for it."""
+        server.notify_list_changed("tools")
+        return "Mutation triggered"
+
+    @server.tool(input_schema=NO_ARGUMENTS)
+    def test_trigger_prompt_change() -> str:
+        """Announces notifications/prompts/list_changed to every client listening for it."""
+        server.notify_list_changed("prompts")
+        return "Mutation triggered"
