@@ -51,7 +51,7 @@ from ._errors import (
     UnsupportedProtocolVersion,
     error_from,
 )
-from ._http import HTTPTransport
+from ._http import HTTPTransport, default_ssl_context
 from ._input import InputHandler, InputHandlers
 from ._listen import Subscription
 
@@ -152,7 +152,7 @@ class Client:
         self.era_cache = era_cache if era_cache is not None else DEFAULT_ERA_CACHE
         self.origin = origin_of(url)
         self._owns_http = http is None
-        self._http = http or httpx.AsyncClient(headers=headers, timeout=timeout)
+        self._http = http or httpx.AsyncClient(headers=headers, timeout=timeout, verify=default_ssl_context())
         if http is not None and headers:
             self._http.headers.update(headers)
         authorization = self._http.headers.get("authorization")
@@ -577,11 +577,11 @@ def _is_modern(error: MCPClientError) -> bool:
 
 
 def _means_legacy(error: MCPClientError) -> bool:
-    """Any JSON-RPC error that is not a modern one; or a 400/404/405 whose body is not MCP at all.
+    """A JSON-RPC error that is not a modern one, or a 400/404/405 whose body is not MCP at all.
     Other statuses (401, 403, 5xx) and network failures are real failures, not an era signal."""
-    if isinstance(error, TransportError):
-        return error.status_code in FALLBACK_STATUSES
-    return error.code is not None
+    if error.status_code is not None and error.status_code not in FALLBACK_STATUSES:
+        return False
+    return error.code is not None or error.status_code is not None
 
 
 def _legacy_params(params: dict[str, Any], token: str | None) -> dict[str, Any]:

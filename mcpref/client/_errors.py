@@ -19,16 +19,20 @@ LEGACY_RESOURCE_NOT_FOUND = -32002
 
 
 class MCPClientError(Exception):
-    """Base of every error the client raises. `code` is the JSON-RPC code, `None` when there is none."""
+    """Base of every error the client raises. `code` is the JSON-RPC code, `None` when there is none;
+    `status_code` the HTTP status it came with, `None` off HTTP or when the answer was a 2xx."""
 
     code: int | None = None
 
-    def __init__(self, message: str, *, code: int | None = None, data: Any = None) -> None:
+    def __init__(
+        self, message: str, *, code: int | None = None, data: Any = None, status_code: int | None = None
+    ) -> None:
         super().__init__(message)
         if code is not None:
             self.code = code
         self.message = message
         self.data = data
+        self.status_code = status_code
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code!r}, message={self.message!r}, data={self.data!r})"
@@ -97,8 +101,7 @@ class TransportError(MCPClientError):
     not JSON-RPC, or a stream that ended before the response. `status_code` is the HTTP status."""
 
     def __init__(self, message: str, *, status_code: int | None = None, body: str | None = None) -> None:
-        super().__init__(message)
-        self.status_code = status_code
+        super().__init__(message, status_code=status_code)
         self.body = body
 
 
@@ -129,11 +132,12 @@ MODERN_ERROR_CODES = frozenset(
 )
 
 
-def error_from(error: Any) -> MCPClientError:
+def error_from(error: Any, status_code: int | None = None) -> MCPClientError:
     """The typed exception for a JSON-RPC error object (the `error` member of a response)."""
     if not isinstance(error, dict) or not isinstance(error.get("code"), int) or isinstance(error.get("code"), bool):
-        return ProtocolError(f"malformed JSON-RPC error object: {error!r}")
+        return ProtocolError(f"malformed JSON-RPC error object: {error!r}", status_code=status_code)
     code = error["code"]
     message = error.get("message")
     cls = ERRORS_BY_CODE.get(code, MCPClientError)
-    return cls(message if isinstance(message, str) else f"error {code}", code=code, data=error.get("data"))
+    text = message if isinstance(message, str) else f"error {code}"
+    return cls(text, code=code, data=error.get("data"), status_code=status_code)

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from mcpref.client import Client, EraCache
+from mcpref.client._http import default_ssl_context
 from tests.conftest import running
 
 
@@ -50,8 +51,9 @@ async def connect(url: str, **options: Any) -> AsyncIterator[tuple[Client, Traff
     traffic = Traffic()
     options.setdefault("era_cache", EraCache())
     headers = options.pop("headers", None)
-    hooks = options.pop("hooks", [])
-    http = httpx.AsyncClient(headers=headers, timeout=10, event_hooks={"request": [traffic.hook, *hooks]})
+    extra_hooks = options.pop("hooks", [])
+    hooks = {"request": [traffic.hook, *extra_hooks]}
+    http = httpx.AsyncClient(headers=headers, timeout=10, event_hooks=hooks, verify=default_ssl_context())
     async with http, Client(url, http=http, **options) as client:
         yield client, traffic
 

@@ -1,0 +1,214 @@
+"""Caching by ttlMs and cacheScope: what is reused, for how long, and for whom.
+
+Time is moved with an injected clock; the server counts the reads it really served.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpref import CacheHints, Server, StreamableHTTP
+from mcpref.client import CacheKey, ResultCache
+from tests.client.conftest import connect, endpoint
+
+pytestmark = pytest.mark.anyio
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+server = Server(
+    "cache-server",
+    "1.0.0",
+    page_size=2,
+    cache_for={
+        "tools/list": CacheHints(60_000, "public"),
+        "resources/read": CacheHints(10_000, "private"),
+        "resources/templates/list": CacheHints(5_000, "private"),
+    },
+)
+served: list[str] = []
+
+for index in range(3):
+
+    @server.tool(name=f"tool{index}")
+    def tool() -> str:
+        return "ok"
+
+
+@server.resource("memo://a")
+def memo_a() -> str:
+    served.append("memo://a")
+    return "a"
+
+
+@server.resource("memo://b")
+def memo_b() -> str:
+    served.append("memo://b")
+    return "b"
+
+
+@server.resource_template("notes://{name}")
+def note(name: str) -> str:
+    return name
+
+
+app = StreamableHTTP(server)
+
+
+@pytest.fixture(scope="module")
+def url():
+    with endpoint(app) as url:
+        yield url
+
+
+@pytest.fixture(autouse=True)
+def clear_served():
+    served.clear()
+
+
+async def test_fresh_until_ttl_then_fetched_again(url):
+    clock = Clock()
+    async with connect(url, cache=ResultCache(clock=clock)) as (client, _):
+        first = await client.read_resource("memo://a")
+        clock.now += 9.999
+        again = await client.read_resource("memo://a")
+        assert served == ["memo://a"]
+        assert again == first
+        clock.now += 0.001  # now == received + ttlMs: stale (fresh only while now < received + ttl)
+        await client.read_resource("memo://a")
+    assert served == ["memo://a", "memo://a"]
+
+
+async def test_ttl_zero_is_never_reused(url):
+    async with connect(url) as (client, traffic):
+        await client.list_resources()
+        await client.list_resources()
+    assert traffic.methods.count("resources/list") == 2
+
+
+async def test_the_key_holds_the_uri(url):
+    async with connect(url) as (client, _):
+        await client.read_resource("memo://a")
+        b = await client.read_resource("memo://b")
+    assert served == ["memo://a", "memo://b"]
+    assert b["contents"][0]["text"] == "b"
+
+
+async def test_each_page_is_cached_on_its_own(url):
+    clock = Clock()
+    async with connect(url, cache=ResultCache(clock=clock)) as (client, traffic):
+        first = await client.list_tools()
+        second = await client.list_tools()
+    assert first == second
+    assert [tool["name"] for tool in first] == ["tool0", "tool1", "tool2"]
+    assert traffic.methods.count("tools/list") == 2  # two pages, each fetched once
+
+
+async def test_public_results_are_shared_across_principals(url):
+    shared = ResultCache()
+    async with connect(url, cache=shared, headers={"Authorization": "Bearer alice"}) as (alice, _):
+        await alice.list_tools()
+    async with connect(url, cache=shared, headers={"Authorization": "Bearer bob"}) as (bob, traffic):
+        await bob.list_tools()
+    assert "tools/list" not in traffic.methods
+
+
+async def test_private_results_stay_with_their_principal(url):
+    shared = ResultCache()
+    async with connect(url, cache=shared, headers={"Authorization": "Bearer alice"}) as (alice, _):
+        await alice.read_resource("memo://a")
+    async with connect(url, cache=shared, headers={"Authorization": "Bearer bob"}) as (bob, _):
+        await bob.read_resource("memo://a")
+    assert served == ["memo://a", "memo://a"]
+    async with connect(url, cache=shared, headers={"Authorization": "Bearer alice"}) as (alice_again, _):
+        await alice_again.read_resource("memo://a")
+    assert served == ["memo://a", "memo://a"]  # the same token is the same authorization context
+
+
+async def test_an_explicit_principal_keys_private_results(url):
+    shared = ResultCache()
+    async with connect(url, cache=shared, principal="carol") as (first, _):
+        await first.list_resource_templates()
+    async with connect(url, cache=shared, principal="carol") as (second, traffic):
+        await second.list_resource_templates()
+    assert "resources/templates/list" not in traffic.methods
+    async with connect(url, cache=shared, principal="dave") as (other, traffic):
+        await other.list_resource_templates()
+    assert "resources/templates/list" in traffic.methods
+
+
+async def test_without_credentials_private_results_are_not_shared_between_clients(url):
+    shared = ResultCache()
+    async with connect(url, cache=shared) as (first, _):
+        await first.read_resource("memo://a")
+        await first.read_resource("memo://a")
+    async with connect(url, cache=shared) as (second, _):
+        await second.read_resource("memo://a")
+    assert served == ["memo://a", "memo://a"]
+
+
+async def test_a_cached_result_cannot_be_changed_by_the_caller(url):
+    async with connect(url) as (client, _):
+        first = await client.read_resource("memo://a")
+        first["contents"].clear()
+        again = await client.read_resource("memo://a")
+    assert again["contents"][0]["text"] == "a"
+
+
+# -- the cache on its own ------------------------------------------------------------------
+
+KEY = CacheKey("http://h/mcp", "tools/list", "2026-07-28")
+
+
+@pytest.mark.parametrize("ttl", [0, -5, 1.5, "1000", True, None])
+def test_ttl_that_does_not_allow_reuse(ttl):
+    cache = ResultCache()
+    result = {"tools": [], "cacheScope": "public"}
+    if ttl is not None:
+        result["ttlMs"] = ttl
+    assert cache.put(KEY, "p", result) is False
+    assert cache.get(KEY, "p") is None
+
+
+@pytest.mark.parametrize("scope", ["private", None, "shared", 1])
+def test_anything_but_public_stays_with_its_principal(scope):
+    cache = ResultCache()
+    result = {"tools": [], "ttlMs": 1000}
+    if scope is not None:
+        result["cacheScope"] = scope
+    cache.put(KEY, "alice", result)
+    assert cache.get(KEY, "alice") == result
+    assert cache.get(KEY, "bob") is None
+
+
+def test_invalidate_by_method_and_param():
+    cache = ResultCache()
+    read_a = CacheKey("e", "resources/read", "v", (("uri", "a"),))
+    read_b = CacheKey("e", "resources/read", "v", (("uri", "b"),))
+    for key in (read_a, read_b, KEY):
+        cache.put(key, "p", {"ttlMs": 1000, "cacheScope": "public"})
+    assert cache.invalidate(method="resources/read", uri="a") == 1
+    assert cache.get(read_a, "p") is None
+    assert cache.get(read_b, "p") is not None
+    assert cache.invalidate(method="resources/read") == 1
+    assert len(cache) == 1
+
+
+def test_bounded_size_drops_expired_then_oldest():
+    clock = Clock()
+    cache = ResultCache(clock=clock, max_entries=2)
+    keys = [CacheKey("e", "resources/read", "v", (("uri", str(n)),)) for n in range(3)]
+    cache.put(keys[0], "p", {"ttlMs": 1000, "cacheScope": "public"})
+    cache.put(keys[1], "p", {"ttlMs": 5000, "cacheScope": "public"})
+    clock.now += 2
+    cache.put(keys[2], "p", {"ttlMs": 5000, "cacheScope": "public"})
+    assert cache.get(keys[1], "p") is not None and cache.get(keys[2], "p") is not None
+    assert len(cache) == 2
+    cache.put(keys[0], "p", {"ttlMs": 5000, "cacheScope": "public"})
+    assert cache.get(keys[1], "p") is None  # the oldest made room

@@ -1,0 +1,184 @@
+"""Each JSON-RPC error code becomes its own exception, raised from what our real server answers."""
+
+from __future__ import annotations
+
+import socket
+
+import httpx
+import pytest
+
+from mcpref import Server, StreamableHTTP
+from mcpref.client import (
+    HeaderMismatch,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    MCPClientError,
+    MethodNotFound,
+    MissingRequiredClientCapability,
+    ParseError,
+    ProtocolError,
+    TransportError,
+    UnsupportedProtocolVersion,
+    error_from,
+)
+from tests.client.conftest import connect, endpoint
+
+pytestmark = pytest.mark.anyio
+
+server = Server("errors-server", "1.0.0")
+
+
+@server.tool(input_schema={"type": "object", "properties": {"text": {"type": "string"}}})
+def echo(text: str = "") -> str:
+    return text
+
+
+@server.tool(requires={"elicitation": {"form": {}}})
+def confirm() -> str:
+    return "confirmed"
+
+
+@server.tool(output_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})
+def miscount() -> dict:
+    return {"n": "not a number"}
+
+
+@server.resource("memo://one")
+def one() -> str:
+    return "1"
+
+
+app = StreamableHTTP(server, max_body_bytes=2048)
+
+
+@pytest.fixture(scope="module")
+def url():
+    with endpoint(app) as url:
+        yield url
+
+
+async def test_unknown_tool_is_invalid_params(url):
+    async with connect(url) as (client, _):
+        with pytest.raises(InvalidParams) as caught:
+            await client.call_tool("nope")
+    assert caught.value.code == -32602
+    assert "nope" in caught.value.message
+
+
+async def test_missing_resource_is_invalid_params_with_the_uri(url):
+    async with connect(url) as (client, _):
+        with pytest.raises(InvalidParams) as caught:
+            await client.read_resource("memo://two")
+    assert caught.value.data == {"uri": "memo://two"}
+
+
+async def test_feature_the_server_does_not_offer_is_method_not_found(url):
+    async with connect(url) as (client, _):
+        with pytest.raises(MethodNotFound) as caught:
+            await client.list_prompts()
+    assert caught.value.code == -32601
+    assert caught.value.status_code == 404
+
+
+async def test_missing_capability_names_what_is_required(url):
+    async with connect(url) as (client, _):
+        with pytest.raises(MissingRequiredClientCapability) as caught:
+            await client.call_tool("confirm")
+    assert caught.value.required_capabilities == {"elicitation": {"form": {}}}
+    assert caught.value.status_code == 400
+
+
+async def test_declaring_the_capability_lets_the_call_through(url):
+    async with connect(url, elicitation=lambda params: {"action": "decline"}) as (client, traffic):
+        result = await client.call_tool("confirm")
+    assert result["content"][0]["text"] == "confirmed"
+    capabilities = traffic.bodies[-1]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+    assert capabilities == {"elicitation": {"form": {}, "url": {}}}
+
+
+async def test_pinned_unsupported_version_lists_what_the_server_speaks(url):
+    async with connect(url, version="2099-01-01") as (client, traffic):
+        with pytest.raises(UnsupportedProtocolVersion) as caught:
+            await client.list_tools()
+    assert caught.value.supported == ["2026-07-28"]
+    assert caught.value.requested == "2099-01-01"
+    assert traffic.methods == ["tools/list"]  # pinned: no probe, no retry with another version
+
+
+async def test_a_proxy_rewriting_a_header_gets_header_mismatch(url):
+    async def rewrite(request: httpx.Request) -> None:
+        if "mcp-name" in request.headers:
+            request.headers["Mcp-Name"] = "something-else"
+
+    async with connect(url, version="2026-07-28", hooks=[rewrite]) as (client, _):
+        with pytest.raises(HeaderMismatch) as caught:
+            await client.call_tool("echo", {"text": "hi"})
+    assert caught.value.code == -32020
+
+
+async def test_server_bug_is_internal_error(url):
+    async with connect(url) as (client, _):
+        with pytest.raises(InternalError) as caught:
+            await client.call_tool("miscount")
+    assert caught.value.code == -32603
+
+
+async def test_oversized_request_is_invalid_request(url):
+    async with connect(url, version="2026-07-28") as (client, _):
+        with pytest.raises(InvalidRequest) as caught:
+            await client.call_tool("echo", {"text": "x" * 4096})
+    assert caught.value.status_code == 413
+
+
+async def test_an_answer_that_is_not_mcp_is_a_transport_error(url):
+    async with connect(url.removesuffix("/mcp") + "/elsewhere", version="2026-07-28") as (client, _):
+        with pytest.raises(TransportError) as caught:
+            await client.list_tools()
+    assert caught.value.status_code == 404
+    assert caught.value.body == "Not Found"
+
+
+async def test_nothing_listening_is_a_transport_error():
+    with socket.socket() as placeholder:
+        placeholder.bind(("127.0.0.1", 0))
+        port = placeholder.getsockname()[1]
+    async with connect(f"http://127.0.0.1:{port}/mcp") as (client, traffic):
+        with pytest.raises(TransportError) as caught:
+            await client.list_tools()
+    assert caught.value.status_code is None
+    assert traffic.methods == ["server/discover"]  # a network failure says nothing about the era
+
+
+@pytest.mark.parametrize(
+    ("code", "cls"),
+    [
+        (-32700, ParseError),
+        (-32600, InvalidRequest),
+        (-32601, MethodNotFound),
+        (-32602, InvalidParams),
+        (-32603, InternalError),
+        (-32020, HeaderMismatch),
+        (-32021, MissingRequiredClientCapability),
+        (-32022, UnsupportedProtocolVersion),
+        (-32002, InvalidParams),  # the retired resource-not-found code, still accepted from old servers
+    ],
+)
+def test_every_code_has_its_class(code, cls):
+    error = error_from({"code": code, "message": "m", "data": {"x": 1}})
+    assert type(error) is cls
+    assert (error.code, error.message, error.data) == (code, "m", {"x": 1})
+
+
+def test_undefined_codes_and_malformed_errors():
+    unknown = error_from({"code": -32099, "message": "odd"})
+    assert type(unknown) is MCPClientError
+    assert unknown.code == -32099
+    assert isinstance(error_from({"message": "no code"}), ProtocolError)
+    assert isinstance(error_from({"code": True, "message": "a bool is not a code"}), ProtocolError)
+
+
+def test_typed_data_accessors_survive_missing_data():
+    assert UnsupportedProtocolVersion("m").supported == []
+    assert UnsupportedProtocolVersion("m", data={"supported": ["a", 1]}).supported == ["a"]
+    assert MissingRequiredClientCapability("m", data="junk").required_capabilities == {}
