@@ -14,7 +14,7 @@ requests), `_listen` (subscriptions), `_errors`.
 
 from ._cache import CacheKey, ResultCache
 from ._client import Client, Transport
-from ._era import DEFAULT_ERA_CACHE, LEGACY_VERSIONS, EraCache, EraInfo, origin_of
+from ._era import DEFAULT_ERA_CACHE, EraCache, EraInfo, origin_of
 from ._errors import (
     HeaderMismatch,
     InternalError,
@@ -35,7 +35,6 @@ from ._listen import Subscription
 
 __all__ = [
     "DEFAULT_ERA_CACHE",
-    "LEGACY_VERSIONS",
     "CacheKey",
     "Client",
     "EraCache",

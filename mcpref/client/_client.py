@@ -21,6 +21,7 @@ from typing import Any, Protocol
 import httpx
 
 from ..headers import annotation_problems, header_params
+from ..legacy import LEGACY_VERSIONS
 from ..meta import (
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
@@ -29,13 +30,13 @@ from ..meta import (
     PROGRESS_TOKEN_KEY,
     PROTOCOL_VERSION_KEY,
 )
+from ..mrtr import MRTR_METHODS
 from ._cache import CacheKey, ResultCache
 from ._era import (
     AUTO,
     DEFAULT_ERA_CACHE,
     FALLBACK_STATUSES,
     LEGACY,
-    LEGACY_VERSIONS,
     EraCache,
     EraInfo,
     kind_of,
@@ -66,8 +67,6 @@ CACHE_PARAMS = {
     "resources/templates/list": ("cursor",),
     "resources/read": ("uri",),
 }
-#: The only methods a server may answer with `input_required` (mrtr.mdx §Supported Requests).
-MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 #: Requests that get a `progressToken` when a progress callback is set: the ones that do work.
 PROGRESS_METHODS = MRTR_METHODS | {"completion/complete"}
 
@@ -345,14 +344,16 @@ class Client:
         header_params: Mapping[str, tuple[str, ...]] | None = None,
         progress: Callback | None = None,
     ) -> dict[str, Any]:
-        """One request in the negotiated era. In `auto` mode a -32022 that names another version
-        we speak switches to it and resends once."""
+        """One request in the negotiated era. In `auto` mode a -32022 that names another modern
+        version we speak switches to it and resends once."""
         era = await self._ready()
+        if era.era == "legacy":
+            return await self._exchange(method, params, None, header_params, progress)
         try:
             return await self._exchange(method, params, era.version, header_params, progress)
         except UnsupportedProtocolVersion as error:
             better = mutual_version(error.supported)
-            if self.version != AUTO or era.era != "modern" or better is None or better == era.version:
+            if self.version != AUTO or better is None or better == era.version:
                 raise
             self._set_era(EraInfo("modern", better))
             return await self._exchange(method, params, better, header_params, progress)

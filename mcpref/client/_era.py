@@ -25,9 +25,6 @@ from ..meta import MODERN_VERSIONS
 
 Era = Literal["modern", "legacy"]
 
-#: Handshake-era revisions this client can speak after `initialize`, newest first.
-LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
-
 #: What `Client(version=...)` accepts besides a version string.
 AUTO = "auto"
 LEGACY = "legacy"

@@ -1,0 +1,155 @@
+"""Version negotiation: `auto` probes with server/discover and remembers the era per origin,
+a modern answer is never a reason to fall back, and a non-MCP 400/404 is."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpref import Server, StreamableHTTP
+from mcpref.client import (
+    Client,
+    EraCache,
+    EraInfo,
+    TransportError,
+    UnsupportedProtocolVersion,
+    origin_of,
+)
+from mcpref.client._era import kind_of, mutual_version
+from tests.client.conftest import connect, endpoint
+
+pytestmark = pytest.mark.anyio
+
+server = Server("era-server", "1.0.0")
+
+
+@server.tool()
+def ping() -> str:
+    return "pong"
+
+
+app = StreamableHTTP(server)
+
+modern_only = Server("modern-only", "1.0.0", serve_legacy=False)
+modern_only.tool(name="ping")(ping)
+modern_only_app = StreamableHTTP(modern_only)
+
+future = Server("future-server", "1.0.0", supported_versions=("2027-01-01",))
+future_app = StreamableHTTP(future)
+
+
+@pytest.fixture(scope="module")
+def url():
+    with endpoint(app) as url:
+        yield url
+
+
+async def test_auto_probes_once_and_remembers_the_origin(url):
+    eras = EraCache()
+    async with connect(url, era_cache=eras) as (client, traffic):
+        await client.list_tools()
+    assert traffic.methods == ["server/discover", "tools/list"]
+    assert client.era == EraInfo("modern", "2026-07-28")
+    assert eras.get(origin_of(url)) == EraInfo("modern", "2026-07-28")
+    async with connect(url, era_cache=eras) as (again, traffic):
+        await again.list_tools()
+    assert traffic.methods == ["tools/list"]
+
+
+async def test_pinned_version_sends_no_probe(url):
+    eras = EraCache()
+    async with connect(url, version="2026-07-28", era_cache=eras) as (client, traffic):
+        await client.call_tool("ping")
+    assert traffic.methods == ["tools/list", "tools/call"]  # tools/list only to learn x-mcp-header params
+    assert eras.get(origin_of(url)) is None  # only auto-detected eras are remembered
+
+
+async def test_a_modern_error_to_the_probe_never_falls_back():
+    with endpoint(future_app) as url:
+        async with connect(url) as (client, traffic):
+            with pytest.raises(UnsupportedProtocolVersion) as caught:
+                await client.list_tools()
+    assert caught.value.supported == ["2027-01-01"]
+    assert traffic.methods == ["server/discover"]  # no initialize
+
+
+async def test_a_non_mcp_404_falls_back_to_initialize(url):
+    # Our server answers an unknown path with a plain-text 404: no modern body, so "legacy".
+    async with connect(url.removesuffix("/mcp") + "/old-endpoint") as (client, traffic):
+        with pytest.raises(TransportError) as caught:
+            await client.list_tools()
+    assert traffic.methods == ["server/discover", "initialize"]
+    assert caught.value.status_code == 404
+
+
+async def test_a_400_with_an_empty_body_falls_back_to_initialize():
+    # A stand-in, not a server: no real component answers `400` with an empty body, yet the
+    # spec names that answer as the legacy signal (streamable-http.mdx §Backward Compatibility).
+    async def empty_400(scope, receive, send):  # type: ignore[no-untyped-def]
+        if scope["type"] != "http":
+            return
+        while (await receive()).get("more_body"):
+            pass
+        await send({"type": "http.response.start", "status": 400, "headers": [(b"content-length", b"0")]})
+        await send({"type": "http.response.body", "body": b""})
+
+    with endpoint(empty_400) as url:
+        eras = EraCache()
+        async with connect(url, era_cache=eras) as (client, traffic):
+            with pytest.raises(TransportError):
+                await client.list_tools()
+    assert traffic.methods == ["server/discover", "initialize"]
+    assert eras.get(origin_of(url)) is None  # a failed handshake teaches nothing
+
+
+async def test_legacy_mode_against_a_modern_only_server_reports_its_versions():
+    with endpoint(modern_only_app) as url:
+        async with connect(url, version="legacy") as (client, traffic):
+            with pytest.raises(UnsupportedProtocolVersion) as caught:
+                await client.list_tools()
+    assert traffic.methods == ["initialize"]
+    body = traffic.bodies[0]
+    assert body["params"]["protocolVersion"] == "2025-11-25"
+    assert "_meta" not in body["params"]
+    assert caught.value.supported == ["2026-07-28"]
+
+
+async def test_a_remembered_legacy_era_is_probed_again_when_the_server_turned_modern():
+    with endpoint(modern_only_app) as url:
+        eras = EraCache()
+        eras.set(origin_of(url), EraInfo("legacy", "2025-11-25"))
+        async with connect(url, era_cache=eras) as (client, traffic):
+            await client.list_tools()
+    assert traffic.methods == ["initialize", "server/discover", "tools/list"]
+    assert eras.get(origin_of(url)) == EraInfo("modern", "2026-07-28")
+
+
+async def test_auto_stays_modern_with_a_dual_era_server(url):
+    async with connect(url) as (client, traffic):
+        await client.list_tools()
+    assert traffic.methods == ["server/discover", "tools/list"]
+    assert client.era == EraInfo("modern", "2026-07-28")
+
+
+def test_unknown_legacy_versions_are_refused_up_front():
+    with pytest.raises(ValueError, match="2024-11-05"):
+        Client("http://127.0.0.1:1/mcp", version="2024-11-05")
+
+
+@pytest.mark.parametrize(
+    ("url", "origin"),
+    [
+        ("http://Example.com/mcp", "http://example.com:80"),
+        ("https://example.com:443/a/b", "https://example.com:443"),
+        ("http://127.0.0.1:8000/mcp", "http://127.0.0.1:8000"),
+    ],
+)
+def test_origins_spell_out_the_port(url, origin):
+    assert origin_of(url) == origin
+
+
+def test_version_helpers():
+    assert mutual_version(["2025-11-25", "2026-07-28"]) == "2026-07-28"
+    assert mutual_version(["2027-01-01"]) is None
+    assert kind_of("2025-11-25") == "legacy"
+    assert kind_of("2026-07-28") == "modern"
+    assert kind_of("2099-01-01") == "modern"
