@@ -17,6 +17,16 @@ from .messages import Event, Response, media_type, parse_sse
 
 #: The comment line a page ends an SSE block with when the stream stays open (a listen stream).
 OPEN_STREAM = "(stream still open)"
+#: The same, when a later ```sse block on the page reads what arrives on the stream next.
+KEEP_OPEN = "(stream still open, continued below)"
+
+
+def stream_marker(events: list[Event]) -> str | None:
+    """How a page's SSE block says the stream goes on: OPEN_STREAM, KEEP_OPEN, or None (it ended)."""
+    if not events:
+        return None
+    comments = events[-1].comments
+    return KEEP_OPEN if KEEP_OPEN in comments else OPEN_STREAM if OPEN_STREAM in comments else None
 
 
 def json_differences(expected: Any, actual: Any, path: str = "$", captures: dict[str, Any] | None = None) -> list[str]:
@@ -118,16 +128,23 @@ def body_differences(
             shown = parse_sse(expected.body)
         except ValueError as exc:
             return [f"body: the page's event stream is malformed: {exc}"]
-        found = event_differences(shown, parse_sse(actual.body), captures)
-        shown_open = bool(shown) and OPEN_STREAM in shown[-1].comments
-        if shown_open != left_open:
-            found.append(
-                f"SSE: the server kept the stream open; end the block with the comment line ': {OPEN_STREAM}'"
-                if left_open
-                else f"SSE: the page says ': {OPEN_STREAM}', but the stream ended"
-            )
-        return found
+        return stream_differences(shown, actual.body, captures, left_open)
     return [] if expected.body.rstrip("\n") == actual.body.rstrip("\n") else ["body: the text differs"]
+
+
+def stream_differences(
+    shown: list[Event], sent: str, captures: dict[str, Any] | None = None, left_open: bool = False
+) -> list[str]:
+    """Events one by one, then whether the stream was still open where the page says it was."""
+    found = event_differences(shown, parse_sse(sent), captures)
+    marker = stream_marker(shown)
+    if (marker is not None) != left_open:
+        found.append(
+            f"SSE: the server kept the stream open; end the block with the comment line ': {OPEN_STREAM}'"
+            if left_open
+            else f"SSE: the page says ': {marker}', but the stream ended"
+        )
+    return found
 
 
 def event_differences(expected: list[Event], actual: list[Event], captures: dict[str, Any] | None = None) -> list[str]:

@@ -3,6 +3,7 @@
 | block                                   | what happens                                              |
 |-----------------------------------------|-----------------------------------------------------------|
 | ```http request + ```http response      | sent to a fresh reference server; status, shown headers, body compared |
+| ```sse                                  | what arrived next on a stream an earlier block left open   |
 | ```python (+ ```text title="Output")    | run in the page's namespace; printed output compared       |
 | ```console with `$ curl ...`            | run against a real uvicorn; shown output compared          |
 | ```mermaid                              | a diagram: its type is checked, the site renders it        |
@@ -18,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import re
 import shlex
 import subprocess
@@ -26,20 +26,22 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 from sybil import Document, Example, Region, Sybil
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
-from . import compare, exchange, placeholders, schema, update
+from . import compare, exchange, placeholders, schema, shared, update
 from .messages import FrameSyntaxError, Request, Response, media_type, parse, parse_sse
 
 PAGE_ORIGIN = "http://127.0.0.1:8000"
-DOCS_STATE_KEY = "mcpref-docs-harness-state-key"
+DOCS_STATE_KEY = shared.DOCS_STATE_KEY
 TITLE = re.compile(r'title="(?P<title>[^"]*)"')
 ILLUSTRATION = re.compile(r"Illustration\s*[—–:-]\s*(?P<reason>\S.{7,})")
-EXPECT_VIOLATION = re.compile(r"<!--\s*expect-schema-violation:\s*(?P<reason>\S[^>]*?)\s*-->\s*$")
+#: Directives right above a request block, each with its reason (several may be stacked).
+EXPECT_VIOLATION = re.compile(r"<!--\s*expect-schema-violation:\s*(?P<reason>\S[^>]*?)\s*-->")
+SHARED_REQUEST = re.compile(r"<!--\s*shared-server:\s*(?P<reason>\S[^>]*?)\s*-->")
 SHARED_SERVER = re.compile(r"^<!--\s*frames:\s*shared-server\s*[—–:-]\s*(?P<reason>\S[^>]*?)\s*-->", re.MULTILINE)
+TRAILING_COMMENT = re.compile(r"<!--(?:(?!-->).)*-->\s*$", re.DOTALL)
 DIAGRAMS = ("sequenceDiagram", "flowchart", "graph", "stateDiagram-v2", "classDiagram", "erDiagram")
 
 #: Set by docs/conftest.py from `--update-frames`.
@@ -76,7 +78,13 @@ class Block:
         return f"{self.document.path}, line {self.line}"
 
     def preceded_by(self, pattern: re.Pattern[str], previous_end: int) -> re.Match[str] | None:
-        return pattern.search(self.document.text[previous_end : self.start])
+        """A directive among the HTML comments written right above this block."""
+        gap = self.document.text[previous_end : self.start].rstrip()
+        while found := TRAILING_COMMENT.search(gap):
+            if matched := pattern.fullmatch(found.group(0).rstrip()):
+                return matched
+            gap = gap[: found.start()].rstrip()
+        return None
 
 
 _lexer = RawFencedCodeBlockLexer(info_pattern=re.compile(r"(?P<info>[^\n]*)$\n", re.MULTILINE))
@@ -125,6 +133,8 @@ def parse_page(document: Document) -> Iterable[Region]:
             region = Region(block.start, block.end, block, _console)
         elif block.language == "mermaid":
             region = Region(block.start, block.end, block, _mermaid)
+        elif block.language == "sse":
+            region = Region(block.start, block.end, block, _continued)
         else:
             region = Region(block.start, block.end, block, _unmarked)
         yield region
@@ -151,7 +161,8 @@ def _http_region(block: Block, following: Block | None, previous_end: int, index
         why = "a request block must be followed by the response block the server sends"
         return Region(block.start, block.end, (block, why), _broken), index
     violation = block.preceded_by(EXPECT_VIOLATION, previous_end)
-    pair = Pair(block, following, request, violation["reason"] if violation else None)
+    shared_here = block.preceded_by(SHARED_REQUEST, previous_end) is not None
+    pair = Pair(block, following, request, violation["reason"] if violation else None, shared_here)
     return Region(block.start, following.end, pair, _exchange), index + 1
 
 
@@ -165,24 +176,17 @@ class Pair:
     request: Request
     #: Set when the page says, in a comment the harness reads, that this request breaks the schema.
     expected_violation: str | None
+    #: Set by `<!-- shared-server: why -->` right above the request: it goes to the page's shared app.
+    shared: bool = False
 
 
-def app_for(target: str, namespace: dict[str, Any]) -> Any:
-    """A fresh app for the endpoint at `target`, or the page's one shared app if it asked for that."""
-    from examples.site import FACTORIES
-
+def app_for(target: str, namespace: dict[str, Any], shared_here: bool = False) -> Any:
+    """A fresh app for the endpoint at `target`, or the page's shared app if the page (or this
+    one request) asked for that. Every app gets the same state key (see `shared.build`)."""
     path = target.split("?")[0]
-    if path not in FACTORIES:
-        raise LookupError(f"no MCP endpoint at {path} (examples/site.py FACTORIES: {sorted(FACTORIES)})")
-    # Every instance gets the same state key, as every instance of a real deployment would: a
-    # requestState sealed by one fresh app must open in the next (basic/patterns/mrtr.mdx).
-    with mock.patch.dict(os.environ, {"MCP_STATE_KEY": DOCS_STATE_KEY}):
-        if not namespace.get("_frames_shared"):
-            return FACTORIES[path]()
-        apps = namespace.setdefault("_frames_apps", {})
-        if path not in apps:
-            apps[path] = FACTORIES[path]()
-        return apps[path]
+    if shared_here or namespace.get("_frames_shared"):
+        return shared.of(namespace).app(path)
+    return shared.build(path)
 
 
 def send(app: Any, request: Request) -> tuple[int, list[tuple[str, str]], str]:
@@ -195,6 +199,15 @@ def _filled(request: Request, captured: dict[str, Any]) -> Request:
     """The request with every `{{name}}` replaced by the value an earlier response captured."""
     headers = [(name, placeholders.fill(value, captured)) for name, value in request.headers]
     return Request(headers, placeholders.fill(request.body, captured), method=request.method, target=request.target)
+
+
+def _marker(page_response: Response) -> str | None:
+    if media_type(page_response) != "text/event-stream":
+        return None
+    try:
+        return compare.stream_marker(parse_sse(page_response.body))
+    except ValueError:
+        return None
 
 
 def _shown_events(page_response: Response) -> int | None:
@@ -219,11 +232,29 @@ def _exchange(example: Example) -> str | None:
     problems = _request_problems(pair, request)
     if problems:
         return compare.report(pair.request_block.where, problems, pair.request_block.source, "")
-    answer = exchange.send(app_for(request.target, example.namespace), request, _shown_events(page_response))
+    on_shared = pair.shared or bool(example.namespace.get("_frames_shared"))
+    keep_open = _marker(page_response) == compare.KEEP_OPEN
+    if keep_open and not on_shared:
+        why = "a stream continued below must come from a shared server: put <!-- shared-server: why --> above it"
+        return compare.report(pair.request_block.where, [why], pair.request_block.source, "")
+    app = app_for(request.target, example.namespace, pair.shared)
+    if on_shared:
+        servers = shared.of(example.namespace)
+        flight = exchange.Exchange(app, request)
+        servers.run(flight.begin())
+        flight.answer.body = servers.run(flight.read(_shown_events(page_response)))
+        if keep_open and flight.answer.left_open:
+            servers.keep(flight, pair.response_block.where)
+        else:
+            servers.run(flight.close())
+        answer = flight.answer
+    else:
+        answer = exchange.send(app, request, _shown_events(page_response))
     status, headers, body = answer.status, answer.headers, answer.body
     method = (request.json() or {}).get("method")
+    revision = schema.revision_of(request)
     differences = compare.response_differences(page_response, status, headers, body, captured, answer.left_open)
-    differences += [f"schema: {p}" for p in _server_schema_problems(headers, body, method)]
+    differences += [f"schema: {p}" for p in _server_schema_problems(headers, body, method, revision)]
     rendered = update.render_response(page_response, status, headers, body, answer.left_open)
     if settings["update"] and not any(d.startswith("schema:") for d in differences):
         # Refresh, and also bring a matching block to the canonical layout.
@@ -250,7 +281,7 @@ def _request_problems(pair: Pair, request: Request) -> list[str]:
         return [f"the request body is not JSON ({exc}); mark a deliberately broken one with expect-schema-violation"]
     if body is None:
         return []
-    found = schema.problems(body) if schema.is_jsonrpc(body) or isinstance(body, dict) else []
+    found = schema.problems(body, revision=schema.revision_of(request)) if isinstance(body, dict) else []
     if pair.expected_violation and not found:
         return [f"the page says this request breaks the schema ({pair.expected_violation}), but it conforms"]
     if not pair.expected_violation:
@@ -258,7 +289,9 @@ def _request_problems(pair: Pair, request: Request) -> list[str]:
     return []
 
 
-def _server_schema_problems(headers: list[tuple[str, str]], body: str, method: str | None) -> list[str]:
+def _server_schema_problems(
+    headers: list[tuple[str, str]], body: str, method: str | None, revision: str = schema.REVISION
+) -> list[str]:
     sent = Response(headers, body)
     if media_type(sent) == "application/json":
         messages = [json.loads(body)]
@@ -266,10 +299,56 @@ def _server_schema_problems(headers: list[tuple[str, str]], body: str, method: s
         messages = [event.data for event in parse_sse(body)]
     else:
         return []
+    return _messages_schema_problems(messages, method, revision)
+
+
+def _messages_schema_problems(messages: list[Any], method: str | None, revision: str = schema.REVISION) -> list[str]:
     found = []
     for message in messages:
-        found += schema.problems(message, method if "id" in message or "error" in message else None)
+        if not isinstance(message, dict):
+            found.append(f"a JSON-RPC message is an object, not {type(message).__name__}")
+            continue
+        found += schema.problems(message, method if "id" in message or "error" in message else None, revision)
     return found
+
+
+# -- ```sse: a stream continued --------------------------------------------------------------
+
+
+def _continued(example: Example) -> str | None:
+    """Read what arrived on the stream an earlier block left open, and compare it with the block."""
+    block: Block = example.parsed
+    servers = shared.of(example.namespace)
+    flight = servers.open_stream
+    if flight is None:
+        return (
+            f"{block.where}: an ```sse block continues a stream, but no earlier block left one open "
+            f"(end that block with ': {compare.KEEP_OPEN}')"
+        )
+    try:
+        shown = parse_sse(block.source)
+    except ValueError as exc:
+        return f"{block.where}: the event stream is malformed: {exc}"
+    sent = servers.run(flight.read(len(shown)))
+    marker = compare.stream_marker(shown)
+    if marker == compare.KEEP_OPEN and flight.answer.left_open:
+        servers.keep(flight, block.where)
+    else:
+        servers.open_stream = None
+        servers.run(flight.close())
+    captured = example.namespace.setdefault("_frames_captured", {})
+    differences = compare.stream_differences(shown, sent, captured, flight.answer.left_open)
+    request = flight.request.json() or {}
+    problems = _messages_schema_problems([event.data for event in parse_sse(sent)], request.get("method"))
+    differences += [f"schema: {p}" for p in problems]
+    rendered = update.render_events(shown, sent, flight.answer.left_open)
+    if settings["update"] and not problems:
+        if rendered.rstrip("\n") != block.source.rstrip("\n"):
+            update.schedule(Path(block.document.path), block.source_start, block.source_end, _indent(rendered, block))
+        return None
+    if not differences:
+        return None
+    return compare.report(block.where, differences, block.source, rendered)
 
 
 def _indent(text: str, block: Block) -> str:
@@ -437,12 +516,20 @@ def _broken(example: Example) -> str | None:
 
 
 def make_sybil(fixtures: list[str] | None = None, path: str = ".", patterns: tuple[str, ...] = ("*.md",)) -> Sybil:
-    return Sybil(parsers=[parse_page], path=path, patterns=list(patterns), fixtures=fixtures or [])
+    return Sybil(
+        parsers=[parse_page],
+        path=path,
+        patterns=list(patterns),
+        fixtures=fixtures or [],
+        setup=shared.setup,
+        teardown=shared.teardown,
+    )
 
 
 def examples_of(path: Path, namespace: dict[str, Any] | None = None) -> list[Example]:
-    """Every example of one page, for the harness's own tests."""
+    """Every example of one page, for the harness's own tests (call `shared.teardown` after)."""
     document = make_sybil(path=str(path.parent), patterns=(path.name,)).parse(path)
+    shared.setup(document.namespace)
     document.namespace.update(namespace or {})
     return list(document.examples())
 

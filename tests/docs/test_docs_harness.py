@@ -288,3 +288,134 @@ def test_requests_go_to_a_fresh_app_unless_the_page_asks_to_share(tmp_path: Path
     (tmp_path / "c.md").write_text(quoted + PAGE)
     examples = pages.examples_of(tmp_path / "c.md")
     assert examples[1].namespace["_frames_shared"] is False
+
+
+LISTEN = (
+    "```http\nPOST /mcp HTTP/1.1\nContent-Type: application/json\nAccept: application/json, text/event-stream\n"
+    "MCP-Protocol-Version: 2026-07-28\nMcp-Method: subscriptions/listen\n\n"
+    '{"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": {"notifications": '
+    '{"toolsListChanged": true}, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", '
+    '"io.modelcontextprotocol/clientCapabilities": {}}}}\n```\n'
+)
+ACK = (
+    'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":'
+    '{"_meta":{"io.modelcontextprotocol/subscriptionId":9},"notifications":{"toolsListChanged":true}}}'
+)
+CHANGED = (
+    'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":'
+    '{"_meta":{"io.modelcontextprotocol/subscriptionId":9}}}'
+)
+KEPT = (
+    f"```http\nHTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n{ACK}\n"
+    ": (stream still open, continued below)\n```\n"
+)
+CHANGE = '```python\nshared_server("/mcp").notify_list_changed("tools")\n```\n'
+
+
+def page_outcomes(tmp_path: Path, text: str) -> tuple[list[str | None], str | None]:
+    """Like `outcomes`, plus what the page's teardown reported (None when it had nothing to say)."""
+    from tests.docs import shared
+
+    path = tmp_path / "page.md"
+    path.write_text(text, encoding="utf-8")
+    examples = pages.examples_of(path)
+    results: list[str | None] = []
+    for example in examples:
+        try:
+            example.evaluate()
+        except SybilFailure as failure:
+            results.append(str(failure))
+        else:
+            results.append(None)
+    try:
+        shared.teardown(examples[0].namespace)
+    except AssertionError as problem:
+        return results, str(problem)
+    return results, None
+
+
+def test_a_stream_continued_below_shows_what_arrives_after_a_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.docs import exchange
+
+    monkeypatch.setattr(exchange, "TIMEOUT_SECONDS", 1.0)  # how long to wait for an event that never comes
+    continued = f"```sse\n{CHANGED}\n: (stream still open)\n```\n"
+    page = "<!-- shared-server: the change must reach this stream -->\n" + LISTEN + KEPT + CHANGE + continued
+    assert page_outcomes(tmp_path, page) == ([None, None, None], None)
+    # Without the change nothing arrives, and the continued block says what it missed.
+    results, _ = page_outcomes(tmp_path, page.replace(CHANGE, ""))
+    assert results[1] is not None and "the page shows 1 events, the server sent 0" in results[1]
+    # A stream can be continued more than once, and ended by the server (here: a shutdown).
+    twice = (
+        f"```sse\n{CHANGED}\n: (stream still open, continued below)\n```\n"
+        '```python\nshared_server("/mcp").subscriptions.end_all()\n```\n'
+        '```sse\nevent: message\ndata: {"jsonrpc":"2.0","id":9,"result":{"resultType":"complete","_meta":'
+        '{"io.modelcontextprotocol/subscriptionId":9,"io.modelcontextprotocol/serverInfo":{"name":"weather-desk",'
+        '"version":"1.4.0","title":"Weather Desk (mcpref reference server)"}}}}\n```\n'
+    )
+    page_twice = page.replace(continued, twice)
+    assert page_outcomes(tmp_path, page_twice) == ([None, None, None, None, None], None)
+    # Saying the stream is still open after the server ended it fails.
+    assert page_twice.endswith("}}}}\n```\n")
+    still_open = page_twice.removesuffix("```\n") + ": (stream still open)\n```\n"
+    assert "but the stream ended" in str(page_outcomes(tmp_path, still_open)[0][4])
+
+
+def test_a_stream_continued_below_needs_a_shared_server_and_a_continuation(tmp_path: Path) -> None:
+    results, _ = page_outcomes(tmp_path, LISTEN + KEPT)
+    assert results[0] is not None and "must come from a shared server" in results[0]
+    results, left = page_outcomes(tmp_path, "<!-- shared-server: kept for later -->\n" + LISTEN + KEPT)
+    assert results == [None]
+    assert left is not None and "no ```sse block continues it" in left
+    results, _ = page_outcomes(tmp_path, f"```sse\n{CHANGED}\n```\n")
+    assert results[0] is not None and "no earlier block left one open" in results[0]
+
+
+def test_one_request_can_go_to_the_shared_server_while_the_others_stay_fresh(tmp_path: Path) -> None:
+    from tests.docs import shared
+
+    first = "<!-- shared-server: one flow needs one instance -->\n" + REQUEST
+    (tmp_path / "d.md").write_text(first + "\n" + RESPONSE + "\n" + REQUEST + "\n" + RESPONSE)
+    examples = pages.examples_of(tmp_path / "d.md")
+    assert [example.parsed.shared for example in examples] == [True, False]
+    namespace = examples[0].namespace
+    assert pages.app_for("/mcp", namespace, True) is pages.app_for("/mcp", namespace, True)
+    assert pages.app_for("/mcp", namespace) is not pages.app_for("/mcp", namespace, True)
+    assert namespace["shared_server"]("/mcp") is pages.app_for("/mcp", namespace, True).server
+    shared.teardown(namespace)
+    # Stacked directives both count, in either order.
+    stacked = "<!-- shared-server: one instance -->\n<!-- expect-schema-violation: a bad name -->\n" + REQUEST
+    (tmp_path / "e.md").write_text(stacked.replace('"name": "convert_temperature", ', '"name": 5, ') + RESPONSE)
+    (example,) = pages.examples_of(tmp_path / "e.md")
+    assert example.parsed.shared and example.parsed.expected_violation == "a bad name"
+
+
+def test_legacy_frames_are_checked_against_the_2025_schema(tmp_path: Path) -> None:
+    from tests.docs import schema
+    from tests.docs.messages import parse
+
+    initialize = parse(
+        "POST /dual/mcp HTTP/1.1\nContent-Type: application/json\n\n"
+        '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", '
+        '"capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}}'
+    )
+    assert schema.revision_of(initialize) == "2025-11-25"
+    legacy_list = parse(
+        "POST /mcp HTTP/1.1\nMCP-Protocol-Version: 2025-11-25\n\n"
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}'
+    )
+    assert schema.revision_of(legacy_list) == "2025-11-25"
+    modern = parse(
+        "POST /mcp HTTP/1.1\nMCP-Protocol-Version: 2025-11-25\n\n"
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": '
+        '{"io.modelcontextprotocol/protocolVersion": "2025-11-25", "io.modelcontextprotocol/clientCapabilities": {}}}}'
+    )
+    assert schema.revision_of(modern) == "2026-07-28"
+    # A legacy list result has no resultType or cache hints: right for 2025-11-25, wrong for 2026-07-28.
+    legacy_result = {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
+    assert schema.problems(legacy_result, "tools/list", "2025-11-25") == []
+    assert schema.problems(legacy_result, "tools/list") != []
+    # ...and an InitializeResult without serverInfo is caught by the 2025 schema.
+    broken = {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {}}}
+    assert any("serverInfo" in p for p in schema.problems(broken, "initialize", "2025-11-25"))

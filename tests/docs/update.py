@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from . import placeholders
-from .compare import OPEN_STREAM
-from .messages import Response, media_type, parse_sse
+from .compare import OPEN_STREAM, stream_marker
+from .messages import Event, Response, media_type, parse_sse
 
 #: path → [(start, end, new text)] of block contents to replace when the session ends.
 PENDING: dict[Path, list[tuple[int, int, str]]] = defaultdict(list)
@@ -77,17 +77,24 @@ def render_response(
             shown = parse_sse(page.body) if media_type(page) == kind and page.body.strip() else []
         except ValueError:  # a skeleton or a broken page block: nothing of it is worth keeping
             shown = []
-        events = []
-        for index, event in enumerate(parse_sse(body)):
-            data = keep_placeholders(shown[index].data if index < len(shown) else None, event.data)
-            lines = [f"event: {event.name}"] if event.name else []
-            # One `data:` line per event, in the compact form the server writes on the wire.
-            lines.append("data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")))
-            events.append("\n".join(lines))
-        if left_open:
-            events[-1] += f"\n: {OPEN_STREAM}"
-        return text + "\n" + "\n\n".join(events) + "\n"
+        return text + "\n" + render_events(shown, body, left_open)
     return text + "\n" + body + ("" if body.endswith("\n") else "\n")
+
+
+def render_events(shown: list[Event], body: str, left_open: bool) -> str:
+    """SSE events as a page writes them, keeping the page's placeholders and its open-stream note."""
+    events = []
+    for index, event in enumerate(parse_sse(body)):
+        data = keep_placeholders(shown[index].data if index < len(shown) else None, event.data)
+        lines = [f"event: {event.name}"] if event.name else []
+        # One `data:` line per event, in the compact form the server writes on the wire.
+        lines.append("data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+        events.append("\n".join(lines))
+    if left_open:
+        if not events:
+            events.append("")
+        events[-1] += f"\n: {stream_marker(shown) or OPEN_STREAM}"
+    return "\n\n".join(events).lstrip("\n") + "\n"
 
 
 def schedule(path: Path, start: int, end: int, text: str) -> None:
