@@ -1,0 +1,194 @@
+"""The MRTR loop against our real server: input requests answered by plugged-in handlers, retries
+with a new id, `inputResponses` under the same keys and the sealed `requestState` echoed exactly
+(the server refuses a state changed by one byte, so a completed round trip proves the echo)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpref import CacheHints, Server, StreamableHTTP
+from mcpref.client import MissingRequiredClientCapability, ProtocolError
+from mcpref.mrtr import InputRequired, create_message, elicit_form, elicit_url, list_roots
+from tests.client.conftest import connect, endpoint
+
+pytestmark = pytest.mark.anyio
+
+server = Server("mrtr-server", "1.0.0", cache_for={"resources/read": CacheHints(60_000, "public")})
+
+
+@server.tool(input_schema={"type": "object", "properties": {"path": {"type": "string"}}})
+def delete(path: str, ctx) -> str:  # type: ignore[no-untyped-def]
+    answer = ctx.input_response("confirm")
+    if answer is None:
+        return InputRequired({"confirm": elicit_form(f"Delete {path}?", {"sure": {"type": "boolean"}})}, {"path": path})
+    sure = answer.get("action") == "accept" and answer.get("content", {}).get("sure") is True
+    return f"deleted {ctx.state['path']}" if sure else "kept"
+
+
+@server.tool()
+def survey(ctx) -> str:  # type: ignore[no-untyped-def]
+    if ctx.state is None:
+        return InputRequired({"name": elicit_form("Name?", {"name": {"type": "string"}})}, state={"round": 1})
+    if ctx.state == {"round": 1}:
+        name = ctx.input_response("name")["content"]["name"]
+        return InputRequired({"colour": elicit_form("Colour?", {"c": {"type": "string"}})}, {"round": 2, "name": name})
+    return f"{ctx.state['name']} likes {ctx.input_response('colour')['content']['c']}"
+
+
+@server.tool()
+def sign_in(ctx) -> str:  # type: ignore[no-untyped-def]
+    if ctx.input_response("login") is None:
+        return InputRequired({"login": elicit_url("Sign in", "https://example.com/login")})
+    return "signed in"
+
+
+@server.tool()
+def stubborn(ctx) -> str:  # type: ignore[no-untyped-def]
+    return InputRequired({"again": elicit_form("Again?", {"x": {"type": "string"}})})
+
+
+@server.tool()
+def wait_a_bit(ctx) -> str:  # type: ignore[no-untyped-def]
+    """Asks for nothing but a second round, carrying only state."""
+    if ctx.state is None:
+        return InputRequired({}, state={"ticket": 7})
+    return f"ticket {ctx.state['ticket']} ready"
+
+
+@server.prompt()
+def grounded(ctx) -> str:  # type: ignore[no-untyped-def]
+    roots = ctx.input_response("roots")
+    if roots is None:
+        return InputRequired({"roots": list_roots()})
+    return "Work in " + ", ".join(root["uri"] for root in roots["roots"])
+
+
+@server.resource("summary://today")
+def summary(ctx) -> str:  # type: ignore[no-untyped-def]
+    answer = ctx.input_response("llm")
+    if answer is None:
+        return InputRequired({"llm": create_message("Summarise today", 100)})
+    return answer["content"]["text"]
+
+
+app = StreamableHTTP(server)
+
+
+@pytest.fixture(scope="module")
+def url():
+    with endpoint(app) as url:
+        yield url
+
+
+def accept(content: dict) -> dict:
+    return {"action": "accept", "content": content}
+
+
+async def test_a_round_trip_answers_and_echoes_the_state(url):
+    asked: list[dict] = []
+
+    async def elicit(params: dict) -> dict:
+        asked.append(params)
+        return accept({"sure": True})
+
+    async with connect(url, elicitation=elicit, headers={"Authorization": "Bearer t"}) as (client, traffic):
+        result = await client.call_tool("delete", {"path": "/tmp/a"})
+    assert result["content"][0]["text"] == "deleted /tmp/a"
+    assert asked[0]["mode"] == "form" and asked[0]["message"] == "Delete /tmp/a?"
+    first, retry = [body for body in traffic.bodies if body["method"] == "tools/call"]
+    assert first["id"] != retry["id"]
+    assert "inputResponses" not in first["params"] and "requestState" not in first["params"]
+    assert retry["params"]["inputResponses"] == {"confirm": accept({"sure": True})}
+    assert isinstance(retry["params"]["requestState"], str)
+    assert retry["params"]["name"] == "delete" and retry["params"]["arguments"] == {"path": "/tmp/a"}
+    assert retry["params"]["_meta"] == first["params"]["_meta"]  # the required _meta is sent again
+    caps = first["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+    assert caps == {"elicitation": {"form": {}, "url": {}}}
+
+
+async def test_each_retry_carries_only_the_latest_answers(url):
+    answers = iter([accept({"name": "Ada"}), accept({"c": "blue"})])
+    async with connect(url, elicitation=lambda params: next(answers)) as (client, traffic):
+        result = await client.call_tool("survey")
+    assert result["content"][0]["text"] == "Ada likes blue"
+    calls = [body["params"] for body in traffic.bodies if body["method"] == "tools/call"]
+    assert [sorted(call.get("inputResponses", {})) for call in calls] == [[], ["name"], ["colour"]]
+    assert calls[1]["requestState"] != calls[2]["requestState"]
+    assert len({body["id"] for body in traffic.bodies}) == len(traffic.bodies)
+
+
+async def test_a_state_only_round_is_retried_at_once(url):
+    async with connect(url) as (client, traffic):
+        result = await client.call_tool("wait_a_bit")
+    assert result["content"][0]["text"] == "ticket 7 ready"
+    retry = traffic.bodies[-1]["params"]
+    assert "inputResponses" not in retry and isinstance(retry["requestState"], str)
+
+
+async def test_prompts_ask_for_roots_and_a_fixed_list_answers(url):
+    roots = [{"uri": "file:///src", "name": "src"}, {"uri": "file:///docs"}]
+    async with connect(url, roots=roots) as (client, traffic):
+        prompt = await client.get_prompt("grounded")
+    assert prompt["messages"][0]["content"]["text"] == "Work in file:///src, file:///docs"
+    assert traffic.bodies[-1]["params"]["inputResponses"] == {"roots": {"roots": roots}}
+    assert traffic.bodies[-1]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] == {"roots": {}}
+
+
+async def test_resource_reads_sample_and_retried_results_are_never_cached(url):
+    def sample(params: dict) -> dict:
+        assert params["maxTokens"] == 100
+        return {"role": "assistant", "content": {"type": "text", "text": "Quiet."}, "model": "test-model"}
+
+    async with connect(url, sampling=sample) as (client, traffic):
+        first = await client.read_resource("summary://today")
+        await client.read_resource("summary://today")
+    assert first["contents"][0]["text"] == "Quiet."
+    assert first["ttlMs"] == 60_000  # cacheable on its face, but it came from a retry
+    assert traffic.methods.count("resources/read") == 4
+
+
+async def test_the_round_limit_stops_a_server_that_keeps_asking(url):
+    async with connect(url, elicitation=lambda params: accept({"x": "y"}), max_rounds=3) as (client, traffic):
+        with pytest.raises(ProtocolError, match="3 rounds"):
+            await client.call_tool("stubborn")
+    assert traffic.methods.count("tools/call") == 4
+
+
+async def test_without_a_handler_the_server_refuses_to_ask(url):
+    async with connect(url) as (client, _):
+        with pytest.raises(MissingRequiredClientCapability) as caught:
+            await client.call_tool("delete", {"path": "x"})
+    assert caught.value.required_capabilities == {"elicitation": {}}
+
+
+async def test_only_the_declared_elicitation_modes_are_offered(url):
+    async with connect(url, elicitation=lambda p: accept({}), elicitation_modes=("form",)) as (client, traffic):
+        with pytest.raises(MissingRequiredClientCapability) as caught:
+            await client.call_tool("sign_in")
+    assert caught.value.required_capabilities == {"elicitation": {"url": {}}}
+    caps = traffic.bodies[-1]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+    assert caps == {"elicitation": {"form": {}}}
+
+
+async def test_url_elicitation_round_trip(url):
+    seen: list[dict] = []
+    async with connect(url, elicitation=lambda p: seen.append(p) or {"action": "accept"}) as (client, _):
+        result = await client.call_tool("sign_in")
+    assert result["content"][0]["text"] == "signed in"
+    assert seen == [{"mode": "url", "message": "Sign in", "url": "https://example.com/login"}]
+
+
+async def test_a_failing_handler_surfaces_its_own_error(url):
+    def refuse(params: dict) -> dict:
+        raise RuntimeError("user closed the dialog")
+
+    async with connect(url, elicitation=refuse) as (client, traffic):
+        with pytest.raises(RuntimeError, match="closed the dialog"):
+            await client.call_tool("delete", {"path": "x"})
+    assert traffic.methods.count("tools/call") == 1
+
+
+async def test_a_handler_must_return_a_result_object(url):
+    async with connect(url, elicitation=lambda params: "yes") as (client, _):
+        with pytest.raises(TypeError, match="must return a dict"):
+            await client.call_tool("delete", {"path": "x"})
