@@ -304,8 +304,12 @@ class Server:
         """An `input_required` result: only for what the client declared it can do, state sealed."""
         if not asked.requests and asked.state is None:
             raise ValueError("InputRequired needs input requests, a state, or both")
+        # Every capability the input requests need, checked at once, so -32021 names all that is missing.
+        needed: dict[str, Any] = {}
         for input_request in asked.requests.values():
-            require_capabilities(required_capability(input_request), ctx.client_capabilities)
+            for name, sub in required_capability(input_request).items():
+                needed[name] = {**needed.get(name, {}), **sub}
+        require_capabilities(needed, ctx.client_capabilities)
         result: dict[str, Any] = {"resultType": "input_required"}
         if asked.requests:
             result["inputRequests"] = asked.requests

@@ -221,3 +221,19 @@ def test_required_capabilities_per_input_request() -> None:
     assert required_capability(elicit_url("m", "https://example.com/login")) == {"elicitation": {"url": {}}}
     assert required_capability(create_message("hi")) == {"sampling": {}}
     assert required_capability(list_roots()) == {"roots": {}}
+
+
+def test_one_refusal_names_every_capability_the_input_requests_need() -> None:
+    server = Server("t", "1")
+
+    @server.tool()
+    def briefing() -> InputRequired:
+        """Needs the client's model and its roots in one round."""
+        return InputRequired({"text": create_message("Say hi"), "where": list_roots()})
+
+    with pytest.raises(MCPError) as caught:
+        call(server, "tools/call", {"name": "briefing", "arguments": {}}, caps={"roots": {}})
+    assert caught.value.data == {"requiredCapabilities": {"sampling": {}}}
+    with pytest.raises(MCPError) as caught:
+        call(server, "tools/call", {"name": "briefing", "arguments": {}}, caps={})
+    assert caught.value.data == {"requiredCapabilities": {"sampling": {}, "roots": {}}}
