@@ -183,5 +183,10 @@ def notification(method: str, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    """Compact UTF-8 JSON, the one encoding every transport writes."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """Compact UTF-8 JSON, the one encoding every transport writes.
+
+    A lone surrogate (a client may send `"\\ud800"`, and it can come back in an id or an error
+    message) has no UTF-8 form; it is written as the same `\\ud800` escape, so the output is
+    still valid UTF-8 and JSON instead of an exception.
+    """
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace")

@@ -1,0 +1,70 @@
+"""One test per core bug the fuzzer (or the probing around it) found, each against a real uvicorn.
+
+Each names what used to happen, so a failure here says which fix came undone.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import ACCEPT, META
+from tests.robustness.conftest import ErrorLog
+
+ELICITING = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+
+
+def post(http: httpx.Client, body: bytes, headers: dict[str, str] | None = None, path: str = "/mcp") -> httpx.Response:
+    return http.post(
+        path, content=body, headers={"Content-Type": "application/json", "Accept": ACCEPT, **(headers or {})}
+    )
+
+
+def call(method: str, params: dict[str, Any], request_id: Any = 1, meta: dict[str, Any] = META) -> bytes:
+    """A request body with ASCII escapes, so a lone surrogate travels as `\\ud800`."""
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": meta}}
+    ).encode()
+
+
+def mirrored(method: str, name: str | None = None) -> dict[str, str]:
+    headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+    if name is not None:
+        headers["Mcp-Name"] = name
+    return headers
+
+
+@pytest.fixture(autouse=True)
+def no_server_errors(server_errors: ErrorLog):
+    server_errors.take()
+    yield
+    logged = server_errors.take()
+    assert not logged, "the server logged errors:\n" + "\n".join(logged)
+
+
+# -- 1. a lone surrogate could not be written: 500 and a traceback -------------------------------
+
+
+def test_a_lone_surrogate_in_an_id_comes_back_as_the_same_escape(fuzz_http: httpx.Client) -> None:
+    body = b'{"jsonrpc":"2.0","id":"\\ud800","method":"tools/list"}'
+    response = post(fuzz_http, body, mirrored("tools/list"))
+    assert response.status_code == 400
+    assert b'"id":"\\ud800"' in response.content
+    assert response.json()["id"] == "\ud800"
+    assert response.json()["error"]["code"] == -32602
+
+
+def test_a_lone_surrogate_in_a_tool_result_and_an_error_message(fuzz_http: httpx.Client) -> None:
+    echoed = post(
+        fuzz_http,
+        call("tools/call", {"name": "echo", "arguments": {"message": "a\udfffb"}}),
+        mirrored("tools/call", "echo"),
+    )
+    assert echoed.status_code == 200
+    assert echoed.json()["result"]["content"][0]["text"] == "a\udfffb"
+    # A 2025-era request naming an unknown method: the method is quoted in the error message.
+    legacy = post(fuzz_http, b'{"jsonrpc":"2.0","id":2,"method":"\\ud800"}', {"MCP-Protocol-Version": "2025-11-25"})
+    assert legacy.json()["error"] == {"code": -32601, "message": "Method not found: \ud800"}
