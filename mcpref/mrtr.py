@@ -109,7 +109,8 @@ def read_input_responses(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def params_digest(method: str, params: dict[str, Any]) -> str:
     """A digest of what the request asks for, the same in every round of it."""
     stable = {key: value for key, value in params.items() if key not in ROUND_PARAMS}
-    canonical = json.dumps([method, stable], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    # ASCII escapes: a lone surrogate from the client ("\ud800") has no UTF-8 form.
+    canonical = json.dumps([method, stable], sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -135,8 +136,7 @@ class StateSealer:
         expires = int((time.time() if now is None else now) + self.ttl_seconds)
         payload = json.dumps(
             {"m": method, "d": digest, "p": principal, "exp": expires, "s": state},
-            separators=(",", ":"),
-            ensure_ascii=False,
+            separators=(",", ":"),  # and ASCII escapes, so a state holding client text always encodes
         ).encode()
         return f"{_b64(payload)}.{_b64(self._mac(payload))}"
 

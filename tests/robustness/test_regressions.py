@@ -68,3 +68,21 @@ def test_a_lone_surrogate_in_a_tool_result_and_an_error_message(fuzz_http: httpx
     # A 2025-era request naming an unknown method: the method is quoted in the error message.
     legacy = post(fuzz_http, b'{"jsonrpc":"2.0","id":2,"method":"\\ud800"}', {"MCP-Protocol-Version": "2025-11-25"})
     assert legacy.json()["error"] == {"code": -32601, "message": "Method not found: \ud800"}
+
+
+# -- 2. a lone surrogate in an MRTR request could not be digested or sealed: 500 -----------------
+
+
+def test_a_lone_surrogate_in_mrtr_arguments_is_digested_and_sealed(fuzz_http: httpx.Client) -> None:
+    params = {"name": "book", "arguments": {"seat": "\ud800"}}
+    first = post(fuzz_http, call("tools/call", params, meta=ELICITING), mirrored("tools/call", "book"))
+    assert first.status_code == 200, first.text
+    state = first.json()["result"]["requestState"]
+    retry = {
+        **params,
+        "inputResponses": {"confirm": {"action": "accept", "content": {"ok": True}}},
+        "requestState": state,
+    }
+    second = post(fuzz_http, call("tools/call", retry, 2, ELICITING), mirrored("tools/call", "book"))
+    assert second.status_code == 200, second.text
+    assert second.json()["result"]["content"][0]["text"].startswith("Booked \ud800")
