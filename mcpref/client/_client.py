@@ -14,6 +14,7 @@ import hashlib
 import inspect
 import itertools
 import uuid
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, Protocol
@@ -173,6 +174,7 @@ class Client:
         self._tools_listed = False
         self._initialize_result: dict[str, Any] = {}
         self._ids = itertools.count(1)
+        self._subscriptions: weakref.WeakSet[Subscription] = weakref.WeakSet()
         self._ready_lock = asyncio.Lock()
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -184,7 +186,10 @@ class Client:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """End a legacy session if one was minted, and close the HTTP client if this client made it."""
+        """Close open subscriptions, end a legacy session if one was minted, and close the HTTP
+        client if this client made it."""
+        for subscription in list(self._subscriptions):
+            await subscription.aclose()
         end_session = getattr(self.transport, "end_session", None)
         if end_session is not None:
             await end_session()
@@ -271,11 +276,20 @@ class Client:
             params["context"] = {"arguments": dict(context)}
         return await self._call("completion/complete", params)
 
-    def listen(self, notifications: Mapping[str, Any] | None = None, **wanted: Any) -> Subscription:
+    def listen(
+        self,
+        notifications: Mapping[str, Any] | None = None,
+        *,
+        max_reconnects: int = 3,
+        backoff: float = 0.05,
+        **wanted: Any,
+    ) -> Subscription:
         """Open a `subscriptions/listen` stream; iterate it for change notifications.
 
         Pass the wire filter (`{"toolsListChanged": True}`) or keywords (`tools_list_changed=True`,
         `prompts_list_changed`, `resources_list_changed`, `resource_subscriptions=[uri, ...]`).
+        A stream that breaks is re-opened up to `max_reconnects` times in a row, waiting
+        `backoff` seconds (doubling, jittered) between tries.
 
         ```python
         async with client.listen(tools_list_changed=True) as subscription:
@@ -284,7 +298,11 @@ class Client:
                 ...
         ```
         """
-        return Subscription(self, _filter(notifications, wanted))
+        subscription = Subscription(
+            self, _filter(notifications, wanted), max_reconnects=max_reconnects, backoff=backoff
+        )
+        self._subscriptions.add(subscription)
+        return subscription
 
     # -- one request, with negotiation, MRTR and caching ---------------------------------
 

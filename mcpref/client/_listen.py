@@ -48,7 +48,8 @@ NOT_FOR_LISTEN = frozenset({"notifications/progress", "notifications/message"})
 
 class Subscription:
     """One `subscriptions/listen` stream. Use it as `async with` (opens it and waits for the
-    acknowledgement) and iterate it; or iterate it directly, which opens it on first use.
+    acknowledgement) and iterate it; or iterate it bare, which opens it on first use and closes
+    it when the loop ends.
 
     - `requested`: the filter sent.
     - `honored`: the filter the server acknowledged, `None` until the stream is open.
@@ -69,16 +70,31 @@ class Subscription:
         self.backoff = backoff
         self._stream: AsyncIterator[dict[str, Any]] | None = None
         self._closed = False
+        self._entered = False
 
     async def __aenter__(self) -> Subscription:
+        self._entered = True
         await self.start()
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
-    def __aiter__(self) -> Subscription:
-        return self
+    def __aiter__(self) -> AsyncIterator[Notification]:
+        """Inside `async with`, the subscription itself (the block closes it); iterated bare, a
+        generator that closes it when the loop ends, even by `break`."""
+        return self if self._entered else self._closing()
+
+    async def _closing(self) -> AsyncIterator[Notification]:
+        try:
+            while True:
+                try:
+                    note = await self.__anext__()
+                except StopAsyncIteration:
+                    return
+                yield note
+        finally:
+            await self.aclose()
 
     async def start(self) -> None:
         """Open the stream and wait for the acknowledgement, if not done already."""
