@@ -20,6 +20,15 @@ HEADERS = [
 
 KEEP_ALIVE = b": keep-alive\n\n"
 
+#: Characters SSE keeps inside a line but `str.splitlines` breaks at (NEL, LINE and PARAGRAPH
+#: SEPARATOR). They can only occur inside JSON strings, so writing them as JSON escapes changes
+#: nothing a JSON parser sees, and keeps clients that read lines with splitlines (httpx's
+#: `iter_lines`, for one) from cutting an event in two.
+_SPLITLINES_ONLY = [(char.encode(), f"\\u{ord(char):04x}".encode()) for char in "\x85\u2028\u2029"]
+
 
 def event(message: dict[str, Any]) -> bytes:
-    return b"event: message\ndata: " + encode(message) + b"\n\n"
+    data = encode(message)
+    for raw, escaped in _SPLITLINES_ONLY:
+        data = data.replace(raw, escaped)
+    return b"event: message\ndata: " + data + b"\n\n"

@@ -86,3 +86,17 @@ def test_a_lone_surrogate_in_mrtr_arguments_is_digested_and_sealed(fuzz_http: ht
     second = post(fuzz_http, call("tools/call", retry, 2, ELICITING), mirrored("tools/call", "book"))
     assert second.status_code == 200, second.text
     assert second.json()["result"]["content"][0]["text"].startswith("Booked \ud800")
+
+
+# -- 3. U+0085/U+2028/U+2029 raw in an SSE data line: splitlines-based readers cut the event ------
+
+
+def test_sse_events_survive_a_reader_that_splits_lines_with_splitlines(fuzz_http: httpx.Client) -> None:
+    message = "a\x85b\u2028c\u2029d"
+    body = call("tools/call", {"name": "echo", "arguments": {"message": message}}, meta={**META, "progressToken": 1})
+    headers = {"Content-Type": "application/json", "Accept": ACCEPT, **mirrored("tools/call", "echo")}
+    with fuzz_http.stream("POST", "/mcp", content=body, headers=headers) as response:
+        assert response.headers["content-type"] == "text/event-stream"
+        # httpx's iter_lines splits like str.splitlines, as several SSE client libraries do.
+        data = [json.loads(line[5:]) for line in response.iter_lines() if line.startswith("data:")]
+    assert data[-1]["result"]["content"][0]["text"] == message
