@@ -36,7 +36,7 @@ from .. import jsonrpc
 from ..headers import check_request_headers
 from ..jsonrpc import MCPError, Notification, Request, encode, error_response, result_response
 from ..legacy import handle_legacy, is_legacy_request
-from ..meta import PROGRESS_TOKEN_KEY, read_request_meta, unsupported_version
+from ..meta import PROGRESS_TOKEN_KEY, read_request_meta, require_capabilities, unsupported_version
 from ..origins import OriginPolicy
 from ..server import Server
 from . import sse
@@ -167,6 +167,11 @@ class StreamableHTTP:
             return
         self.server.handler_for(request.method)
         if self.stream_responses or meta.progress_token is not None or meta.log_level is not None:
+            # A stream commits to 200 before the handler runs, so a capability the tool declares
+            # it needs is checked first, to refuse with the 400 the spec gives -32021.
+            tool = self.server.tools.get(request.params.get("name")) if request.method == "tools/call" else None
+            if tool is not None:
+                require_capabilities(tool.requires, meta.client_capabilities)
             await self._stream(
                 request,
                 lambda notify: self.server.handle(request, meta=meta, notify=notify, principal=principal),

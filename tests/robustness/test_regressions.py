@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from mcpref.validation import check_message
 from tests.conftest import ACCEPT, META
 from tests.robustness.conftest import ErrorLog
 
@@ -100,3 +101,15 @@ def test_sse_events_survive_a_reader_that_splits_lines_with_splitlines(fuzz_http
         # httpx's iter_lines splits like str.splitlines, as several SSE client libraries do.
         data = [json.loads(line[5:]) for line in response.iter_lines() if line.startswith("data:")]
     assert data[-1]["result"]["content"][0]["text"] == message
+
+
+# -- 4. -32021 came inside a 200 SSE stream when the request asked for progress -------------------
+
+
+def test_a_missing_capability_is_400_even_when_the_request_asks_for_a_stream(fuzz_http: httpx.Client) -> None:
+    body = call("tools/call", {"name": "book", "arguments": {"seat": "1A"}}, meta={**META, "progressToken": "p"})
+    response = post(fuzz_http, body, mirrored("tools/call", "book"))
+    assert response.status_code == 400
+    assert response.headers["content-type"] == "application/json"
+    assert response.json()["error"]["code"] == -32021
+    check_message(response.json())
