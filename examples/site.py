@@ -1,9 +1,10 @@
 """The documentation site and the reference MCP endpoint on one origin.
 
 `./scripts/serve` runs this with uvicorn: the built pages (mkdocs output in `site/`) at `/`, the
-reference server at `/mcp` and a second server at `/tides/mcp` (for the composition page), so
-every `curl` command on a page works as written against http://127.0.0.1:8000. One ASGI function
-picks the app by path; nothing else is shared.
+reference server at `/mcp`, the same server dual-era at `/dual/mcp` (for the versioning page) and
+a second server at `/tides/mcp` (for the composition page), so every `curl` command on a page
+works as written against http://127.0.0.1:8000. One ASGI function picks the app by path; nothing
+else is shared.
 """
 
 from __future__ import annotations
@@ -20,7 +21,11 @@ from examples.reference_server import tides
 SITE_DIR = Path(os.environ.get("MCPREF_SITE_DIR", Path(__file__).resolve().parent.parent / "site"))
 
 #: How to build each MCP endpoint, by exact path. The docs harness builds a fresh one per request.
-FACTORIES = {"/mcp": reference_server.create_app, "/tides/mcp": tides.create_app}
+FACTORIES = {
+    "/mcp": reference_server.create_app,
+    "/dual/mcp": reference_server.create_dual_app,
+    "/tides/mcp": tides.create_app,
+}
 #: What this process serves: one long-lived instance per endpoint; being stateless, it does not care.
 ENDPOINTS = {path: factory() for path, factory in FACTORIES.items()}
 

@@ -8,22 +8,29 @@ Each tool shows one thing a reader meets on the wire:
 - `survey_stations`: reports progress and log messages, so a request that opts in gets an SSE stream.
 - `file_report`: asks the user to confirm with a form (an `input_required` result, then a retry);
   a client that does not declare form elicitation gets -32021.
+- `write_bulletin`, `link_station_feed`, `schedule_visit` (in `asking.py`): sampling and roots in
+  one round, URL elicitation, and three rounds with a new sealed state each.
+- `draft_alert`, `issue_alert` (in `handles.py`): state across requests as a server-minted,
+  signed handle that the client passes back as an argument.
 
 Plus a resource, a resource template and a prompt whose arguments complete.
 Run it alone with `uvicorn examples.reference_server:app`, or with the site via `./scripts/serve`.
+The same desk also runs dual-era (serving 2025-11-25 clients too) at `/dual/mcp`: `create_dual_app`.
 """
 
 from __future__ import annotations
 
 from mcpref import CacheHints, Server, StreamableHTTP
 
+from .asking import register_asking_tools
 from .data import STATIONS, forecast, station_report
+from .handles import register_handle_tools
 from .tools import register_tools
 
 INSTRUCTIONS = "Weather desk: forecasts, station reports and unit conversion. Data is synthetic."
 
 
-def build_server() -> Server:
+def build_server(*, serve_legacy: bool = False) -> Server:
     """A fresh server with everything registered; nothing is shared between two calls."""
     server = Server(
         "weather-desk",
@@ -33,11 +40,13 @@ def build_server() -> Server:
         # Lists change only on deploy: any client may reuse them for a minute.
         cache=CacheHints(ttl_ms=60_000, scope="public"),
         cache_for={"server/discover": CacheHints(ttl_ms=3_600_000, scope="public")},
-        # Modern-only, so the pages show what 2026-07-28 alone does with a 2025-era client;
-        # mcpref serves both eras by default (see mcpref/legacy.py).
-        serve_legacy=False,
+        # Modern-only at /mcp, so the pages show what 2026-07-28 alone does with a 2025-era client;
+        # mcpref serves both eras by default (see mcpref/legacy.py), as /dual/mcp does.
+        serve_legacy=serve_legacy,
     )
     register_tools(server)
+    register_asking_tools(server)
+    register_handle_tools(server)
 
     @server.resource("weather://stations", title="Station list", mime_type="application/json")
     def stations() -> str:
@@ -75,6 +84,11 @@ def create_app() -> StreamableHTTP:
     return StreamableHTTP(build_server())
 
 
+def create_dual_app() -> StreamableHTTP:
+    """The same desk, dual-era, at `/dual/mcp`: 2025-11-25 clients are served too (statelessly)."""
+    return StreamableHTTP(build_server(serve_legacy=True), path="/dual/mcp")
+
+
 app = create_app()
 
-__all__ = ["app", "build_server", "create_app"]
+__all__ = ["app", "build_server", "create_app", "create_dual_app"]

@@ -52,6 +52,12 @@ Content-Length: 250
 PAGE = "# A page\n\n" + REQUEST + "\n" + RESPONSE
 
 
+@pytest.fixture(autouse=True)
+def compare_not_refresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests check what a failing frame reports, even under ./scripts/docs --update-frames."""
+    monkeypatch.setitem(pages.settings, "update", False)
+
+
 def outcomes(tmp_path: Path, text: str, name: str = "page.md", **namespace: object) -> list[str | None]:
     """Evaluate every example on the page; None for a pass, the failure report otherwise."""
     path = tmp_path / name
