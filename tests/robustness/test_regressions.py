@@ -6,11 +6,13 @@ Each names what used to happen, so a failure here says which fix came undone.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import httpx
 import pytest
 
+from mcpref.jsonrpc import MAX_NESTING_DEPTH, PARSE_ERROR, MCPError, decode_json
 from mcpref.validation import check_message
 from tests.conftest import ACCEPT, META
 from tests.robustness.conftest import ErrorLog
@@ -113,3 +115,44 @@ def test_a_missing_capability_is_400_even_when_the_request_asks_for_a_stream(fuz
     assert response.headers["content-type"] == "application/json"
     assert response.json()["error"]["code"] == -32021
     check_message(response.json())
+
+
+# -- 5. NaN, Infinity and 1e999 were read, and written back as invalid JSON -------------------
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e999", "-1e400"])
+def test_numbers_json_has_not_are_parse_errors(fuzz_http: httpx.Client, literal: str) -> None:
+    body = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%s}}' % literal.encode()
+    # The modern-only server used to quote the version back: {"requested":NaN}.
+    response = post(fuzz_http, body, path="/modern/mcp")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == PARSE_ERROR
+    assert literal.lstrip("-") in response.json()["error"]["message"]
+
+
+def test_tiny_numbers_are_still_numbers() -> None:
+    assert decode_json(b"[1e-999, 2.5, -0.0]") == [0.0, 2.5, 0.0]
+
+
+# -- 6. the nesting check walked every character in Python: seconds of CPU per 4 MB body ----------
+
+
+def test_a_4mb_body_of_brackets_is_refused_in_well_under_a_second() -> None:
+    started = time.perf_counter()
+    with pytest.raises(MCPError) as caught:
+        decode_json(b"[" * 4_000_000)
+    assert time.perf_counter() - started < 0.5  # it took 1.5-4.5 s on two cores before
+    assert caught.value.code == PARSE_ERROR
+    assert "deeper than" in caught.value.message
+
+
+@pytest.mark.parametrize("depth, refused", [(MAX_NESTING_DEPTH, False), (MAX_NESTING_DEPTH + 1, True)])
+def test_nesting_is_counted_outside_strings_only(depth: int, refused: bool) -> None:
+    # Brackets, escaped quotes and escaped backslashes inside strings must not confuse the count.
+    noise = '"[{\\\\\\"[", "\\\\", "{\\"}"'
+    body = ("[" * (depth - 1) + noise + "]" * (depth - 1)).join(['{"a":', "}"]).encode()
+    if refused:
+        with pytest.raises(MCPError):
+            decode_json(body)
+    else:
+        assert decode_json(body)["a"]
