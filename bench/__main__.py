@@ -1,0 +1,5 @@
+"""`python -m bench` (what scripts/bench runs); see `bench.run`."""
+
+from .run import main
+
+main()

@@ -1,0 +1,52 @@
+"""The requests the load generator sends, with every header a 2026-07-28 client sends."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+PROTOCOL_VERSION = "2026-07-28"
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+#: What `echo` is asked to send back; a response counts only if it carries this text.
+ECHO_TEXT = "hello from the mcpref bench"
+
+META = {
+    "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "mcpref-bench", "version": "1.0.0"},
+}
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request as bytes and headers, and the text that proves its response is right."""
+
+    name: str
+    body: bytes
+    headers: dict[str, str]
+    expect: str
+
+
+def _call(name: str, method: str, params: dict, expect: str, mcp_name: str | None = None) -> Call:
+    message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": META}}
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": PROTOCOL_VERSION,
+        "Mcp-Method": method,
+    }
+    if mcp_name is not None:
+        headers["Mcp-Name"] = mcp_name
+    body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+    return Call(name, body, headers, expect)
+
+
+TOOLS_CALL = _call("tools/call", "tools/call", {"name": "echo", "arguments": {"message": ECHO_TEXT}}, ECHO_TEXT, "echo")
+DISCOVER = _call("server/discover", "server/discover", {}, '"supportedVersions":["2026-07-28"]')
+TOOLS_LIST = _call("tools/list", "tools/list", {}, '"name":"echo"')
+LISTEN = _call(
+    "subscriptions/listen",
+    "subscriptions/listen",
+    {"notifications": {"toolsListChanged": True}},
+    "notifications/subscriptions/acknowledged",
+)
