@@ -14,6 +14,14 @@ from typing import Any
 import jsonschema
 from referencing import Registry, Resource
 
+#: Error responses the schema defines per code, e.g. -32022 must say `requested` and `supported`.
+_TYPED_ERRORS = {
+    -32020: "HeaderMismatchError",
+    -32021: "MissingRequiredClientCapabilityError",
+    -32022: "UnsupportedProtocolVersionError",
+    -32042: "URLElicitationRequiredError",
+}
+
 
 @cache
 def _schema(revision: str) -> dict[str, Any]:
@@ -49,7 +57,11 @@ def definition_for(message: dict[str, Any], method: str | None = None, revision:
     result by its request (`tools/call` → `CallToolResultResponse`).
     """
     if "error" in message:
-        return "JSONRPCErrorResponse"
+        # The codes the spec gives a typed error (with required `data`) are held to that type.
+        error = message["error"]
+        code = error.get("code") if isinstance(error, dict) else None
+        typed = _TYPED_ERRORS.get(code) if isinstance(code, int) else None
+        return typed if typed in _schema(revision)["$defs"] else "JSONRPCErrorResponse"
     if "method" in message:
         return _method_defs(revision).get(
             message["method"], "JSONRPCRequest" if "id" in message else "JSONRPCNotification"

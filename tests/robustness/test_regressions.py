@@ -156,3 +156,26 @@ def test_nesting_is_counted_outside_strings_only(depth: int, refused: bool) -> N
             decode_json(body)
     else:
         assert decode_json(body)["a"]
+
+
+# -- 7. the validator held every error to the generic shape, so a -32022 without a string
+#       `requested` (or a -32021 without `requiredCapabilities`) passed as well-formed ------------
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        {"code": -32022, "message": "m", "data": {"supported": ["2026-07-28"], "requested": 7}},
+        {"code": -32022, "message": "m"},
+        {"code": -32021, "message": "m", "data": {}},
+    ],
+)
+def test_typed_errors_are_held_to_their_own_definition(error: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="Error at /error"):
+        check_message({"jsonrpc": "2.0", "id": 1, "error": error})
+
+
+def test_well_formed_typed_errors_pass() -> None:
+    data = {"supported": ["2026-07-28"], "requested": "1999-01-01"}
+    check_message({"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "m", "data": data}})
+    check_message({"jsonrpc": "2.0", "error": {"code": -32020, "message": "m"}})
