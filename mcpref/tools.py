@@ -7,6 +7,7 @@ validator once, so a call pays only for validating its own arguments.
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 from collections.abc import Callable
@@ -74,6 +75,7 @@ class Tool:
         self._arguments = _compile(self.input_schema, f"tool {self.name!r} inputSchema")
         self._output = _compile(self.output_schema, f"tool {self.name!r} outputSchema") if self.output_schema else None
         self._with_ctx = wants_context(self.fn)
+        self._parameters = _parameters(self.fn)
 
     def definition(self) -> dict[str, Any]:
         """The tool as `tools/list` shows it."""
@@ -99,6 +101,10 @@ class Tool:
 
     async def call(self, arguments: dict[str, Any], ctx: RequestContext) -> dict[str, Any] | InputRequired:
         self.check_arguments(arguments)
+        if self._parameters is not None:
+            # A schema allows properties it does not list unless it says otherwise; the function
+            # has no parameter for them, so they are not passed on (rather than failing the call).
+            arguments = {key: value for key, value in arguments.items() if key in self._parameters}
         try:
             returned = await call_handler(self.fn, arguments, ctx, self._with_ctx)
         except (MCPError, ToolError):
@@ -133,6 +139,15 @@ class Tool:
                     INTERNAL_ERROR, f"Internal error: tool {self.name!r} returned data that breaks its outputSchema"
                 )
         return result.to_dict()
+
+
+def _parameters(fn: Callable[..., Any]) -> frozenset[str] | None:
+    """The argument names `fn` takes by keyword, or None when it takes any (`**kwargs`)."""
+    parameters = inspect.signature(fn).parameters.values()
+    if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters):
+        return None
+    by_keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return frozenset(p.name for p in parameters if p.kind in by_keyword and p.name != "ctx")
 
 
 def _compile(schema: dict[str, Any], what: str) -> Validator:

@@ -179,3 +179,18 @@ def test_well_formed_typed_errors_pass() -> None:
     data = {"supported": ["2026-07-28"], "requested": "1999-01-01"}
     check_message({"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "m", "data": data}})
     check_message({"jsonrpc": "2.0", "error": {"code": -32020, "message": "m"}})
+
+
+# -- 8. an argument the schema allows but the function lacks: a TypeError, a logged traceback
+#       and "failed with an unexpected error" for a request that was valid -----------------------
+
+
+def test_arguments_a_schema_allows_but_the_function_lacks_are_not_passed(fuzz_http: httpx.Client) -> None:
+    params = {"name": "echo", "arguments": {"message": "hi", "shout": True}}
+    response = post(fuzz_http, call("tools/call", params), mirrored("tools/call", "echo"))
+    assert response.json()["result"]["content"] == [{"type": "text", "text": "hi"}]
+    assert "isError" not in response.json()["result"]
+    # `ctx` is the server's to give, never the client's.
+    params = {"name": "whoami", "arguments": {"ctx": "mine"}}
+    response = post(fuzz_http, call("tools/call", params), mirrored("tools/call", "whoami"))
+    assert response.json()["result"]["content"][0]["text"].isdigit()
