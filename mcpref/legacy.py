@@ -9,6 +9,7 @@ statelessly:
   request is served on its own, exactly like a modern one.
 - Results take the legacy shape: no `resultType`, no `ttlMs`/`cacheScope`, no serverInfo in
   `_meta` (serverInfo was given once, in the `InitializeResult`).
+- Errors take the legacy codes: a missing resource is -32002, not -32602.
 - `ping` is answered.
 
 What cannot work without a session, and what the server answers instead:
@@ -18,8 +19,8 @@ What cannot work without a session, and what the server answers instead:
   an `isError` result saying so; a prompt or resource that needs input gets -32600.
 - Change notifications need the GET stream, which is gone (GET is 405): `listChanged` and
   `subscribe` are not advertised, and `resources/subscribe` is -32601.
-- `logging/setLevel` would have to be remembered between requests: `logging` is not advertised
-  and the method is -32601.
+- `logging/setLevel` would have to be remembered between requests: `logging` is not advertised,
+  the method is -32601, and handlers' log messages are not sent to legacy clients.
 - Client capabilities arrive only in `initialize`, so later requests are served as if the
   client declared none.
 """
@@ -29,11 +30,21 @@ from __future__ import annotations
 from typing import Any
 
 from .context import NotifySink
-from .jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, MCPError, Request
+from .jsonrpc import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    MCPError,
+    Request,
+)
 from .meta import PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY, RequestMeta
 
 #: Legacy revisions served, newest first; the first is offered to clients asking for another.
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
+
+#: "Resource not found" in 2025-11-25 and earlier; 2026-07-28 retired it for -32602.
+LEGACY_RESOURCE_NOT_FOUND = -32002
 
 #: Methods a legacy client may call on this server, besides `initialize` and `ping`.
 LEGACY_METHODS = frozenset(
@@ -48,6 +59,13 @@ LEGACY_METHODS = frozenset(
         "completion/complete",
     }
 )
+
+#: Legacy methods that only a session can serve, and why; they are -32601 here.
+NEEDS_A_SESSION = {
+    "logging/setLevel": "the level would have to be kept for later requests",
+    "resources/subscribe": "updates are sent on the session's GET stream",
+    "resources/unsubscribe": "there are no subscriptions without a session",
+}
 
 
 def is_legacy_request(request: Request, header_version: str | None) -> bool:
@@ -72,6 +90,9 @@ async def handle_legacy(
         return initialize_result(server, request.params)
     if request.method == "ping":
         return {}
+    if request.method in NEEDS_A_SESSION:
+        reason = NEEDS_A_SESSION[request.method]
+        raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method} needs a session ({reason})")
     if request.method not in LEGACY_METHODS:
         raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
     meta = request.params.get("_meta") if isinstance(request.params.get("_meta"), dict) else {}
@@ -85,10 +106,15 @@ async def handle_legacy(
     try:
         result = await server.handle(request, meta=request_meta, notify=notify)
     except MCPError as error:
-        if error.code != MISSING_REQUIRED_CLIENT_CAPABILITY:
-            raise
-        # The handler asked for input; capabilities declared at `initialize` are not known here.
-        return _cannot_ask(request.method, "this request needs input from the client")
+        if error.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
+            # The handler asked for input; capabilities declared at `initialize` are not known here.
+            needed = sorted((error.data or {}).get("requiredCapabilities", {})) or ["a capability"]
+            return _cannot_ask(request.method, f"this request needs input from the client ({', '.join(needed)})")
+        if request.method == "resources/read" and error.code == INVALID_PARAMS and "uri" in (error.data or {}):
+            # 2025-11-25 answers a missing resource with -32002 (server/resources.mdx
+            # §Error Handling); 2026-07-28 retired it for -32602.
+            error.code = LEGACY_RESOURCE_NOT_FOUND
+        raise
     return legacy_shape(request.method, result)
 
 
@@ -104,8 +130,15 @@ def initialize_result(server: Any, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def legacy_capabilities(modern: dict[str, Any]) -> dict[str, Any]:
-    """The modern capabilities minus what needs a session: list changes and subscriptions."""
-    return {name: {} if name in ("tools", "prompts", "resources") else value for name, value in modern.items()}
+    """What a stateless server can honour for a legacy client: the features, without what
+    needs a session. No `listChanged` or `subscribe` (they need the GET stream), and no
+    `logging`: a client that sees it sends `logging/setLevel`, and a server that declares it
+    may send log messages, which the legacy path never does (server/utilities/logging.mdx).
+    Nothing 2026-07-28 added (`extensions`) either."""
+    legacy: dict[str, Any] = {name: {} for name in ("tools", "prompts", "resources") if name in modern}
+    if "completions" in modern:
+        legacy["completions"] = {}
+    return legacy
 
 
 def legacy_shape(method: str, result: dict[str, Any]) -> dict[str, Any]:

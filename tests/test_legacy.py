@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -27,6 +29,23 @@ async def echo(message: str, ctx) -> str:  # type: ignore[no-untyped-def]
 def confirm() -> InputRequired:
     """Needs the user: impossible for a legacy client on a stateless server."""
     return InputRequired({"ok": elicit_form("Sure?", {"ok": {"type": "boolean"}})})
+
+
+#: Calls of `together` in flight at once; each answers only when TOGETHER of them are.
+TOGETHER = 3
+in_flight: list[int] = []
+
+
+@server.tool()
+async def together(ctx) -> str:  # type: ignore[no-untyped-def]
+    """Answers only once TOGETHER calls are open at the same time, each on its own stream."""
+    in_flight.append(1)
+    await ctx.report_progress(len(in_flight), TOGETHER)
+    for _ in range(500):
+        if len(in_flight) >= TOGETHER:
+            return "together"
+        await asyncio.sleep(0.01)
+    return "alone"
 
 
 @server.prompt()
@@ -119,12 +138,41 @@ def test_progress_streams_in_the_legacy_era_too(http: httpx.Client) -> None:
 
 def test_what_needs_a_session_is_refused_plainly(http: httpx.Client) -> None:
     tool = legacy_post(http, "tools/call", {"name": "confirm", "arguments": {}}).json()["result"]
-    assert tool["isError"] is True and "2026-07-28" in tool["content"][0]["text"]
+    assert tool["isError"] is True
+    assert "needs input from the client (elicitation)" in tool["content"][0]["text"]
+    assert "2026-07-28" in tool["content"][0]["text"]
     prompt = legacy_post(http, "prompts/get", {"name": "ask"})
     assert prompt.status_code == 200 and prompt.json()["error"]["code"] == -32600
-    for method in ("resources/subscribe", "logging/setLevel", "server/discover"):
+    for method in ("resources/subscribe", "resources/unsubscribe", "logging/setLevel", "server/discover"):
         response = legacy_post(http, method, {})
         assert response.status_code == 200 and response.json()["error"]["code"] == -32601
+        assert ("needs a session" in response.json()["error"]["message"]) is (method != "server/discover")
+
+
+def test_a_missing_resource_has_the_legacy_code(http: httpx.Client) -> None:
+    response = legacy_post(http, "resources/read", {"uri": "memo://nowhere"})
+    error = response.json()["error"]
+    assert response.status_code == 200
+    assert error["code"] == -32002 and error["data"] == {"uri": "memo://nowhere"}
+    # Other invalid params keep -32602.
+    assert legacy_post(http, "resources/read", {"uri": 7}).json()["error"]["code"] == -32602
+
+
+def test_concurrent_requests_each_get_their_own_stream(http: httpx.Client) -> None:
+    # What server-sse-multiple-streams would check if it did not stop for want of a session id.
+    in_flight.clear()
+
+    def call(token: int) -> httpx.Response:
+        params = {"name": "together", "arguments": {}, "_meta": {"progressToken": token}}
+        return legacy_post(http, "tools/call", params, id=token)
+
+    with ThreadPoolExecutor(TOGETHER) as pool:
+        responses = list(pool.map(call, range(1, TOGETHER + 1)))
+    for token, response in enumerate(responses, start=1):
+        progress, answer = response.messages  # type: ignore[attr-defined]
+        assert response.headers["content-type"].startswith("text/event-stream")
+        assert progress["params"]["progressToken"] == token
+        assert answer["id"] == token and answer["result"]["content"][0]["text"] == "together"
 
 
 def test_a_modern_request_on_the_same_endpoint_is_still_modern(http: httpx.Client) -> None:
@@ -145,6 +193,9 @@ def test_a_modern_request_on_the_same_endpoint_is_still_modern(http: httpx.Clien
 def test_negotiate_and_shapes() -> None:
     assert negotiate("2025-03-26") == "2025-03-26" and negotiate(None) == "2025-11-25"
     assert legacy_capabilities({"tools": {"listChanged": True}, "completions": {}}) == {"tools": {}, "completions": {}}
+    # No `logging` (logging/setLevel is -32601, no log messages are sent) and nothing 2026-07-28 added.
+    modern = {"resources": {"subscribe": True}, "logging": {}, "extensions": {"io.example/x": {}}}
+    assert legacy_capabilities(modern) == {"resources": {}}
     shaped = legacy_shape(
         "tools/list",
         {
