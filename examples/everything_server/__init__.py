@@ -1,6 +1,7 @@
 """The everything server: every fixture the official MCP conformance suite expects, on the mcpref core.
 
-`tests/conformance/` runs `conformance server --requirements 2026-07-28` against it. It is also
+`tests/conformance/` runs `conformance server --requirements 2026-07-28` and
+`--requirements 2025-11-25` (a legacy client, served statelessly) against it. It is also
 a tour of the core's API, one small module per kind of thing a server offers:
 
 - `tools.py`: text, image, audio, embedded and mixed content; `isError`; progress; logging;
@@ -11,6 +12,8 @@ a tour of the core's API, one small module per kind of thing a server offers:
   resource and an image.
 - `input_required.py`: tools and a prompt that ask the client for input (a form, an LLM
   completion, its roots) over several round trips, with state sealed in `requestState`.
+- `client_requests.py`: the tools the 2025-11-25 suite expects to send the client a request
+  mid-call (sampling, elicitation); they ask with MRTR instead.
 
 Run it with `uvicorn examples.everything_server:app` and POST to http://127.0.0.1:8000/mcp.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 from mcpref import CacheHints, Server, StreamableHTTP
 
+from .client_requests import register_client_requests
 from .input_required import register_input_required
 from .prompts import register_prompts
 from .resources import register_resources
@@ -44,6 +48,7 @@ def build_server() -> Server:
     register_resources(server)
     register_prompts(server)
     register_input_required(server)
+    register_client_requests(server)
     return server
 
 
