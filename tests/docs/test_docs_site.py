@@ -37,6 +37,7 @@ def test_every_page_is_built_and_diagrams_load_mermaid_from_the_site(built_site:
     for page in [
         "index.html",
         "internals/overview/index.html",
+        "internals/primitives-and-mrtr/index.html",
         "internals/transports/index.html",
         "internals/message-trace/index.html",
         "patterns/composition/index.html",
