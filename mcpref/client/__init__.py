@@ -1,4 +1,4 @@
-"""The MCP client: `Client` over Streamable HTTP (httpx underneath), with typed errors.
+"""The MCP client: `Client` over Streamable HTTP (httpx underneath) or stdio, with typed errors.
 
 ```python
 from mcpref.client import Client
@@ -7,9 +7,9 @@ async with Client("http://127.0.0.1:8000/mcp") as client:
     result = await client.call_tool("echo", {"message": "hi"})
 ```
 
-Private modules, one concept each: `_client` (the methods, MRTR loop), `_http` (the transport),
-`_era` (legacy or modern, per origin), `_cache` (ttlMs/cacheScope), `_input` (answering input
-requests), `_listen` (subscriptions), `_errors`.
+Private modules, one concept each: `_client` (the methods, the MRTR loop), the transports
+`_http` and `_stdio`, `_era` (legacy or modern, per origin), `_cache` (ttlMs/cacheScope),
+`_input` (answering input requests), `_listen` (subscriptions), `_errors`.
 """
 
 from ._cache import CacheKey, ResultCache
@@ -32,6 +32,7 @@ from ._errors import (
 from ._http import HTTPTransport
 from ._input import InputHandler, InputHandlers
 from ._listen import Subscription
+from ._stdio import StdioTransport
 
 __all__ = [
     "DEFAULT_ERA_CACHE",
@@ -52,6 +53,7 @@ __all__ = [
     "ParseError",
     "ProtocolError",
     "ResultCache",
+    "StdioTransport",
     "Subscription",
     "Transport",
     "TransportError",

@@ -75,10 +75,21 @@ Callback = Callable[[dict[str, Any]], Awaitable[None] | None]
 
 
 class Transport(Protocol):
-    """What the client needs from a transport: one request in, its messages out, response last."""
+    """What the client needs from a transport: one request in, its messages out, response last.
 
+    `HTTPTransport` and `StdioTransport` are the two; pass either (or your own) to `Client`.
+    """
+
+    #: Whether requests mirror parts of their body in headers (Streamable HTTP does).
     uses_headers: bool
+    #: Names the server in cache keys: the URL, or the stdio command line.
+    endpoint: str
+    #: Set after a legacy `initialize`; transports that carry a version outside the body use it.
     legacy_version: str | None
+    #: Changes when the server's process-scoped state is gone (a restarted stdio server).
+    generation: int
+    #: Receives notifications that belong to no open exchange (stdio log messages).
+    on_stray: Callable[[dict[str, Any]], Awaitable[None]] | None
 
     def exchange(
         self,
@@ -90,18 +101,26 @@ class Transport(Protocol):
 
     async def notify(self, message: dict[str, Any]) -> None: ...
 
+    async def connect(self) -> None:
+        """Make sure the server can be reached (start a stdio server, or restart a dead one)."""
+
+    async def aclose(self) -> None: ...
+
 
 class Client:
-    """An MCP client for one server endpoint.
+    """An MCP client for one server: a Streamable HTTP URL, or a transport such as `StdioTransport`.
 
     ```python
     async with Client("http://127.0.0.1:8000/mcp") as client:
         tools = await client.list_tools()
         result = await client.call_tool("echo", {"message": "hi"})
+
+    async with Client(StdioTransport(["python", "-m", "examples.minimal_server", "--stdio"])) as client:
+        ...
     ```
 
     - `version`: `"auto"` (probe with `server/discover`, fall back to `initialize` for a legacy
-      server, remember the era per origin), `"legacy"` (2025-11-25 handshake), or a version
+      server, remember the era per HTTP origin or per stdio process), `"legacy"` (2025-11-25 handshake), or a version
       string to pin (a pre-2026 one means the legacy handshake asking for that version).
     - `elicitation`, `sampling`, `roots`: handlers for server input requests (MRTR); the
       capabilities the client declares are exactly the handlers plugged in, plus `capabilities`.
@@ -111,11 +130,12 @@ class Client:
       `principal`, which defaults to a digest of the `Authorization` header, or else to this
       client alone.
     - `cache`, `era_cache`: injectable, to share between clients or to control the clock in tests.
+    - `http`, `timeout`: the `httpx.AsyncClient` to use (else one is made and owned), and its timeout.
     """
 
     def __init__(
         self,
-        url: str,
+        target: str | Transport,
         *,
         version: str = AUTO,
         client_info: Mapping[str, Any] | None = None,
@@ -139,7 +159,6 @@ class Client:
             raise ValueError(f"legacy version {version!r} is not one this client speaks: {', '.join(LEGACY_VERSIONS)}")
         if max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
-        self.url = url
         self.version = version
         self.client_info = dict(client_info or CLIENT_INFO)
         self.inputs = InputHandlers(elicitation, sampling, roots, tuple(elicitation_modes))
@@ -150,18 +169,30 @@ class Client:
         self.max_rounds = max_rounds
         self.cache = cache if cache is not None else ResultCache()
         self.era_cache = era_cache if era_cache is not None else DEFAULT_ERA_CACHE
-        self.origin = origin_of(url)
-        self._owns_http = http is None
-        self._http = http or httpx.AsyncClient(headers=headers, timeout=timeout, verify=default_ssl_context())
-        if http is not None and headers:
-            self._http.headers.update(headers)
-        authorization = self._http.headers.get("authorization")
+        self._http: httpx.AsyncClient | None = None
+        if isinstance(target, str):
+            self._owns_http = http is None
+            self._http = http or httpx.AsyncClient(headers=headers, timeout=timeout, verify=default_ssl_context())
+            if http is not None and headers:
+                self._http.headers.update(headers)
+            self.transport: Transport = HTTPTransport(target, self._http)
+            #: Eras are remembered per HTTP origin; a stdio server's era lives as long as its process.
+            self.origin: str | None = origin_of(target)
+            authorization = self._http.headers.get("authorization")
+        else:
+            if http is not None or headers is not None:
+                raise TypeError("http and headers apply to HTTP URLs, not to a transport")
+            self._owns_http = False
+            self.transport = target
+            self.origin = None
+            authorization = None
+        self.transport.on_stray = self._stray
+        self.endpoint = self.transport.endpoint
         self.principal = principal or (
             "authorization:" + hashlib.sha256(authorization.encode()).hexdigest()
             if authorization
             else f"client:{uuid.uuid4()}"
         )
-        self.transport: Transport = HTTPTransport(url, self._http)
         #: The era and version in use, once known.
         self.era: EraInfo | None = None
         #: What the server said about itself: `DiscoverResult` or legacy `InitializeResult` fields.
@@ -176,6 +207,7 @@ class Client:
         self._ids = itertools.count(1)
         self._subscriptions: weakref.WeakSet[Subscription] = weakref.WeakSet()
         self._ready_lock = asyncio.Lock()
+        self._generation = self.transport.generation
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -186,14 +218,12 @@ class Client:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close open subscriptions, end a legacy session if one was minted, and close the HTTP
-        client if this client made it."""
+        """Close open subscriptions and the transport (ending a legacy HTTP session, stopping a
+        stdio server), and the HTTP client if this client made it."""
         for subscription in list(self._subscriptions):
             await subscription.aclose()
-        end_session = getattr(self.transport, "end_session", None)
-        if end_session is not None:
-            await end_session()
-        if self._owns_http:
+        await self.transport.aclose()
+        if self._owns_http and self._http is not None:
             await self._http.aclose()
 
     # -- the methods ---------------------------------------------------------------------
@@ -422,6 +452,10 @@ class Client:
             meta[PROGRESS_TOKEN_KEY] = token
         return {**params, "_meta": meta}
 
+    async def _stray(self, message: dict[str, Any]) -> None:
+        """A notification no open request claims: on stdio, log messages name no request."""
+        await self._notification(message, None, None)
+
     async def _notification(self, message: dict[str, Any], token: str | None, on_progress: Callback | None) -> None:
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
         if message["method"] == "notifications/progress":
@@ -458,7 +492,7 @@ class Client:
             except InvalidParams:
                 if cursor is None or attempt == 1:
                     raise
-                self.cache.invalidate(endpoint=self.url, method=method)
+                self.cache.invalidate(endpoint=self.endpoint, method=method)
         raise AssertionError("unreachable")
 
     def _cache_key(self, method: str, params: dict[str, Any], era: EraInfo) -> CacheKey | None:
@@ -466,7 +500,7 @@ class Client:
         if names is None or era.era != "modern":
             return None
         shaping: tuple[tuple[str, Hashable], ...] = tuple((name, params[name]) for name in names if name in params)
-        return CacheKey(self.url, method, era.version, shaping)
+        return CacheKey(self.endpoint, method, era.version, shaping)
 
     async def _headers_for_tool(self, name: str) -> dict[str, tuple[str, ...]] | None:
         """The `x-mcp-header` parameters of a tool, learning them from `tools/list` if need be."""
@@ -481,7 +515,7 @@ class Client:
 
     def _forget_lists(self, *methods: str) -> None:
         for method in methods:
-            self.cache.invalidate(endpoint=self.url, method=method)
+            self.cache.invalidate(endpoint=self.endpoint, method=method)
         if "tools/list" in methods:
             self._tools_listed = False
 
@@ -489,11 +523,15 @@ class Client:
 
     async def _ready(self) -> EraInfo:
         """The era and version to speak, negotiated on first use (see `_era`)."""
-        if self.era is not None:
+        await self.transport.connect()
+        if self.era is not None and self._generation == self.transport.generation:
             return self.era
         async with self._ready_lock:
-            if self.era is not None:
+            if self.era is not None and self._generation == self.transport.generation:
                 return self.era
+            # A restarted stdio server remembers nothing: negotiate (and hand-shake) again.
+            self.era, self.transport.legacy_version = None, None
+            self._generation = self.transport.generation
             if self.version == LEGACY:
                 await self._initialize(LEGACY_VERSIONS[0])
             elif self.version != AUTO:
@@ -507,7 +545,7 @@ class Client:
             return self.era
 
     async def _detect(self) -> None:
-        cached = self.era_cache.get(self.origin)
+        cached = self.era_cache.get(self.origin) if self.origin is not None else None
         if cached is not None and cached.era == "modern":
             self.era = cached
             return
@@ -519,7 +557,7 @@ class Client:
                 if not _is_modern(error):
                     raise
                 # The server became modern since we last looked: forget and probe again.
-                self.era_cache.forget(self.origin)
+                self.era_cache.forget(self.origin)  # type: ignore[arg-type]
         await self._probe()
 
     async def _probe(self) -> None:
@@ -542,7 +580,9 @@ class Client:
                 version = better
                 continue
             except MCPClientError as error:
-                if _is_modern(error) or not _means_legacy(error):
+                # On stdio a probe that gets no answer in time also means legacy (stdio.mdx).
+                timed_out = isinstance(error, TransportError) and error.timed_out and not self.transport.uses_headers
+                if _is_modern(error) or not (_means_legacy(error) or timed_out):
                     raise
                 await self._initialize(LEGACY_VERSIONS[0])
                 return
@@ -587,7 +627,7 @@ class Client:
 
     def _set_era(self, era: EraInfo) -> None:
         self.era = era
-        if self.version == AUTO:
+        if self.version == AUTO and self.origin is not None:
             self.era_cache.set(self.origin, era)
 
 

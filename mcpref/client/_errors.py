@@ -97,12 +97,16 @@ class UnsupportedProtocolVersion(MCPClientError):
 
 
 class TransportError(MCPClientError):
-    """The answer is not an MCP message: an unexpected HTTP status or content type, a body that is
-    not JSON-RPC, or a stream that ended before the response. `status_code` is the HTTP status."""
+    """No usable answer: the connection or process failed, nothing came in time, the HTTP status or
+    content type was unexpected, the body was not JSON-RPC, or the stream ended before the response."""
 
-    def __init__(self, message: str, *, status_code: int | None = None, body: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, status_code: int | None = None, body: str | None = None, timed_out: bool = False
+    ) -> None:
         super().__init__(message, status_code=status_code)
         self.body = body
+        #: No answer came in time. On stdio that is the legacy signal of era detection.
+        self.timed_out = timed_out
 
 
 class ProtocolError(MCPClientError):

@@ -13,7 +13,7 @@ version and echo `Mcp-Session-Id` if the server minted one.
 from __future__ import annotations
 
 import ssl
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import suppress
 from functools import cache
 from typing import Any
@@ -45,9 +45,15 @@ class HTTPTransport:
     #: `x-mcp-header` parameters before calling it.
     uses_headers = True
 
+    #: HTTP keeps no process-scoped state: the era and the legacy session outlive any one request.
+    generation = 0
+
     def __init__(self, url: str, http: httpx.AsyncClient) -> None:
         self.url = url
+        self.endpoint = url
         self.http = http
+        #: Unused on HTTP: every notification arrives on the stream of the request it belongs to.
+        self.on_stray: Callable[[dict[str, Any]], Awaitable[None]] | None = None
         #: Set after a legacy `initialize`: sent as `MCP-Protocol-Version` on legacy requests.
         self.legacy_version: str | None = None
         #: A legacy session id minted by the server in its `initialize` answer.
@@ -120,8 +126,12 @@ class HTTPTransport:
         if not response.is_success:
             raise _unexpected(response, response.content, "202 Accepted")
 
-    async def end_session(self) -> None:
-        """Ask the server to drop a legacy session (2025-11-25: DELETE; a 405 just means it won't)."""
+    async def connect(self) -> None:
+        """Nothing to do: httpx connects per request and keeps connections alive itself."""
+
+    async def aclose(self) -> None:
+        """Ask the server to drop a legacy session (2025-11-25: DELETE; a 405 just means it won't).
+        The httpx client belongs to whoever made it."""
         if self.session_id is None:
             return
         with suppress(httpx.HTTPError):

@@ -184,7 +184,7 @@ class Subscription:
             return None
         self._client._forget_lists(*STALE_LISTS.get(method, ()))
         if method == "notifications/resources/updated" and isinstance(params.get("uri"), str):
-            self._client.cache.invalidate(endpoint=self._client.url, method="resources/read", uri=params["uri"])
+            self._client.cache.invalidate(endpoint=self._client.endpoint, method="resources/read", uri=params["uri"])
         return Notification(method=method, params=params)
 
     def _forget_filtered_lists(self) -> None:
@@ -192,7 +192,7 @@ class Subscription:
             if self.requested.get(field):
                 self._client._forget_lists(*methods)
         for uri in self.requested.get("resourceSubscriptions") or ():
-            self._client.cache.invalidate(endpoint=self._client.url, method="resources/read", uri=uri)
+            self._client.cache.invalidate(endpoint=self._client.endpoint, method="resources/read", uri=uri)
 
     async def _drop_stream(self) -> None:
         stream, self._stream = self._stream, None

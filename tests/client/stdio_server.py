@@ -1,0 +1,63 @@
+"""A server for the stdio client tests: `python -m tests.client.stdio_server` serves it on stdin/stdout.
+
+The real `Server` and stdio transport, with tools that exercise what only stdio has: progress
+and log lines on the shared stdout, cancellation by `notifications/cancelled`, a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+from mcpref import Server
+from mcpref.mrtr import InputRequired, elicit_form
+from mcpref.transports.stdio import serve_stdio
+
+server = Server("stdio-test-server", "1.0.0")
+
+
+@server.tool(input_schema={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+def echo(text: str) -> str:
+    return text
+
+
+@server.tool()
+async def slow(ctx) -> str:  # type: ignore[no-untyped-def]
+    await ctx.report_progress(1, 2, "halfway")
+    await ctx.log("warning", "careful")
+    await ctx.report_progress(2, 2)
+    return "done"
+
+
+@server.tool()
+async def forever() -> str:
+    try:
+        await asyncio.sleep(30)
+    except asyncio.CancelledError:
+        print("forever: cancelled", file=sys.stderr, flush=True)
+        raise
+    return "never"
+
+
+@server.tool()
+def add_tool() -> str:
+    server.tool(name=f"extra_{len(server.tools)}")(lambda: "")
+    return "added"
+
+
+@server.tool()
+def confirm(ctx) -> str:  # type: ignore[no-untyped-def]
+    answer = ctx.input_response("ok")
+    if answer is None:
+        return InputRequired({"ok": elicit_form("Sure?", {"ok": {"type": "boolean"}})}, state="asked")
+    return f"{ctx.state}: {answer['action']}"
+
+
+@server.tool()
+def crash() -> str:
+    os._exit(3)
+
+
+if __name__ == "__main__":
+    serve_stdio(server)

@@ -1,0 +1,130 @@
+"""The client over stdio, against real server processes: `python -m examples.minimal_server --stdio`
+and `python -m tests.client.stdio_server` (the real stdio transport with tools that need it)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mcpref.client import Client, EraInfo, StdioTransport, TransportError
+from mcpref.meta import SUBSCRIPTION_ID_KEY
+
+pytestmark = pytest.mark.anyio
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def spawn(module: str, **options) -> StdioTransport:  # type: ignore[no-untyped-def]
+    return StdioTransport([sys.executable, "-m", module, "--stdio"], cwd=str(ROOT), timeout=10, **options)
+
+
+async def eventually(condition, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.01)
+
+
+async def test_minimal_server_over_stdio():
+    stderr: list[str] = []
+    transport = spawn("examples.minimal_server", on_stderr=stderr.append)
+    async with Client(transport) as client:
+        tools = await client.list_tools()
+        result = await client.call_tool("echo", {"message": "über stdio"})
+        assert client.era == EraInfo("modern", "2026-07-28")
+        assert client.server_info == {"name": "minimal-server", "version": "1.0.0"}
+        process = transport.process
+    assert [tool["name"] for tool in tools] == ["echo"]
+    assert result["content"] == [{"type": "text", "text": "über stdio"}]
+    # Closing stdin is enough: the server exits on EOF, no signal needed.
+    assert process is not None and process.returncode == 0
+
+
+class Seen:
+    """What the shared server process told the client besides answers."""
+
+    def __init__(self) -> None:
+        self.stderr: list[str] = []
+        self.logs: list[dict] = []
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def seen() -> Seen:
+    return Seen()
+
+
+@pytest.fixture(scope="module")
+async def shared(seen: Seen):  # type: ignore[no-untyped-def]
+    """One server process for the tests that need no fresh one: spawning costs most of their time."""
+    transport = spawn("tests.client.stdio_server", on_stderr=seen.stderr.append)
+    elicit = lambda params: {"action": "accept"}  # noqa: E731
+    async with Client(transport, on_log=seen.logs.append, elicitation=elicit) as client:
+        yield client
+
+
+async def test_progress_and_logs_share_stdout(shared: Client, seen: Seen):
+    progress: list[dict] = []
+    result = await shared.call_tool("slow", on_progress=progress.append)
+    assert result["content"][0]["text"] == "done"
+    assert [p["progress"] for p in progress] == [1, 2]
+    assert seen.logs == [{"level": "warning", "data": "careful"}]
+
+
+async def test_closing_a_request_sends_notifications_cancelled(shared: Client, seen: Seen):
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(shared.call_tool("forever"), 0.3)
+    await eventually(lambda: "forever: cancelled" in seen.stderr)
+    # The process carries on serving other requests.
+    assert (await shared.call_tool("echo", {"text": "still here"}))["content"][0]["text"] == "still here"
+
+
+async def test_mrtr_over_stdio(shared: Client):
+    result = await shared.call_tool("confirm")
+    assert result["content"][0]["text"] == "asked: accept"
+
+
+async def test_listen_over_stdio_is_routed_by_subscription_id(shared: Client):
+    async with shared.listen(tools_list_changed=True) as first, shared.listen(tools_list_changed=True) as second:
+        assert first.honored == second.honored == {"toolsListChanged": True}
+        await shared.call_tool("add_tool")
+        one = await asyncio.wait_for(anext(first), 5)
+        two = await asyncio.wait_for(anext(second), 5)
+    assert one.params["_meta"][SUBSCRIPTION_ID_KEY] == first.subscription_id
+    assert two.params["_meta"][SUBSCRIPTION_ID_KEY] == second.subscription_id
+    assert first.subscription_id != second.subscription_id
+    # Both were cancelled by notifications/cancelled; the server still answers.
+    assert len(await shared.list_tools()) > 5
+
+
+async def test_legacy_handshake_over_stdio():
+    async with Client(spawn("tests.client.stdio_server"), version="legacy") as client:
+        result = await client.call_tool("echo", {"text": "old"})
+        assert client.era == EraInfo("legacy", "2025-11-25")
+    assert result == {"content": [{"type": "text", "text": "old"}]}
+
+
+async def test_a_crashed_server_is_started_again():
+    transport = spawn("tests.client.stdio_server", on_stderr=lambda line: None)
+    async with Client(transport, version="legacy") as client:
+        with pytest.raises(TransportError, match="exited"):
+            await client.call_tool("crash")
+        result = await client.call_tool("echo", {"text": "back"})
+        assert transport.generation == 2
+    # The new process knew nothing of the old handshake, so the client shook hands again.
+    assert result == {"content": [{"type": "text", "text": "back"}]}
+
+
+def test_a_transport_is_not_given_http_options():
+    with pytest.raises(TypeError):
+        Client(StdioTransport(["true"]), headers={"Authorization": "x"})
+    with pytest.raises(ValueError):
+        StdioTransport([])
