@@ -1,7 +1,7 @@
-"""`Client`: an async MCP client over Streamable HTTP, built on httpx and the mcpref core.
+"""`Client`: an async MCP client over Streamable HTTP (httpx) or stdio, built on the mcpref core.
 
 Every request carries the `_meta` the 2026-07-28 revision requires (protocol version, client
-capabilities, client info), and its HTTP headers are built from the body by
+capabilities, client info); on HTTP its headers are built from the body by
 `mcpref.headers.request_headers`. On top of one request/response exchange the client adds, in
 this order: era and version negotiation (`_era`), the MRTR loop (`_input`), and the result
 cache (`_cache`). `listen()` opens a `subscriptions/listen` stream (`_listen`).
@@ -233,12 +233,13 @@ class Client:
         `InitializeResult` when the server is legacy)."""
         era = await self._ready()
         if era.era == "legacy":
-            return self._initialize_result
+            return dict(self._initialize_result)
         return await self._call("server/discover", {})
 
     async def list_tools(self) -> list[dict[str, Any]]:
-        """Every tool, all pages, minus tools whose `x-mcp-header` annotations break the rules
-        (Streamable HTTP clients must drop those; see `dropped_tools`)."""
+        """Every tool, all pages. Over HTTP, tools whose `x-mcp-header` annotations break the
+        rules are left out (clients must drop them; see `dropped_tools`), as are entries without
+        a name or an `inputSchema` object."""
         tools = await self._list_all("tools/list", "tools")
         kept = []
         dropped: dict[str, list[str]] = {}
@@ -248,7 +249,7 @@ class Client:
             name = tool.get("name") if isinstance(tool, dict) else None
             if not isinstance(name, str) or not isinstance(schema, dict):
                 continue
-            problems = annotation_problems(schema)
+            problems = annotation_problems(schema) if self.transport.uses_headers else []
             if problems:
                 dropped[name] = problems
                 continue
@@ -603,7 +604,11 @@ class Client:
         raise AssertionError("unreachable")
 
     async def _initialize(self, version: str) -> None:
-        """The legacy handshake: `initialize`, then `notifications/initialized`."""
+        """The legacy handshake: `initialize`, then `notifications/initialized`.
+
+        It declares no capabilities: a 2025-11-25 server would ask for elicitation, sampling or
+        roots with requests of its own on a stream, which this client does not answer (MRTR is
+        the 2026-07-28 way, and the only one it speaks)."""
         params = {"protocolVersion": version, "capabilities": {}, "clientInfo": self.client_info}
         result = await self._exchange("initialize", params, None)
         negotiated = result.get("protocolVersion")

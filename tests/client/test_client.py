@@ -3,8 +3,11 @@ mirrored headers, prompts, resources, completion, progress and log notifications
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
+import threading
+import time
 
 import pytest
 
@@ -64,6 +67,20 @@ def weather(city: str = "") -> str:
     return f"sunny in {city}"
 
 
+cancelled = threading.Event()
+
+
+@server.tool()
+async def forever(ctx) -> str:  # type: ignore[no-untyped-def]
+    await ctx.report_progress(0)
+    try:
+        await asyncio.sleep(30)
+    except asyncio.CancelledError:
+        cancelled.set()
+        raise
+    return "never"
+
+
 @server.resource("memo://greeting", mime_type="text/plain")
 def greeting() -> str:
     return "hello"
@@ -83,6 +100,12 @@ def profile(user: str) -> str:
 def essay(topic: str) -> str:
     """Write an essay."""
     return f"Write an essay about {topic}."
+
+
+@server.prompt()
+def mystery() -> dict:
+    """A prompt whose result claims a resultType no extension defines."""
+    return {"resultType": "mystery", "messages": []}
 
 
 app = StreamableHTTP(server)
@@ -135,7 +158,7 @@ async def test_discover_reports_the_server(url):
 async def test_list_tools_follows_every_page(url):
     async with connect(url) as (client, traffic):
         tools = await client.list_tools()
-    assert [tool["name"] for tool in tools] == ["echo", "deploy", "broken", "slow", "weather"]
+    assert [tool["name"] for tool in tools] == ["echo", "deploy", "broken", "slow", "weather", "forever"]
     pages = [body for body in traffic.bodies if body["method"] == "tools/list"]
     assert len(pages) == 3
     assert "cursor" not in pages[0]["params"]
@@ -152,7 +175,7 @@ async def test_all_lists_and_reads(url):
         templated = await client.read_resource("users://alice/profile")
     assert [r["uri"] for r in resources] == ["memo://greeting", "memo://logo"]
     assert [t["uriTemplate"] for t in templates] == ["users://{user}/profile"]
-    assert [p["name"] for p in prompts] == ["essay"]
+    assert [p["name"] for p in prompts] == ["essay", "mystery"]
     assert text["contents"] == [{"uri": "memo://greeting", "mimeType": "text/plain", "text": "hello"}]
     assert base64.b64decode(blob["contents"][0]["blob"]) == b"\x89PNG"
     assert templated["contents"][0]["text"] == "profile of alice"
@@ -213,7 +236,7 @@ async def test_call_learns_header_params_from_tools_list_once(url):
     async with connect(url) as (client, traffic):
         await client.call_tool("weather", {"city": "Malmö"})
         await client.call_tool("weather", {"city": "Oslo"})
-    assert traffic.methods == ["server/discover", "tools/list", "tools/list", "tools/list", "tools/call", "tools/call"]
+    assert traffic.methods == ["server/discover", *["tools/list"] * 3, "tools/call", "tools/call"]
     assert traffic.requests[-1].headers["mcp-param-city"] == "Oslo"
 
 
@@ -247,7 +270,7 @@ async def test_sse_responses_are_parsed():
         async with connect(url) as (client, _):
             tools = await client.list_tools()
             result = await client.call_tool("echo", {"message": "über SSE"})
-    assert len(tools) == 5
+    assert len(tools) == 6
     assert result["content"][0]["text"] == "über SSE"
 
 
@@ -274,6 +297,23 @@ async def test_no_progress_token_without_a_callback(url):
     meta = traffic.bodies[-1]["params"]["_meta"]
     assert "progressToken" not in meta
     assert "io.modelcontextprotocol/logLevel" not in meta
+
+
+async def test_giving_up_on_a_call_closes_the_stream_and_cancels_it(url):
+    cancelled.clear()
+    async with connect(url) as (client, _):
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(client.call_tool("forever", on_progress=lambda params: None), 0.3)
+        deadline = time.monotonic() + 5
+        while not cancelled.is_set():
+            assert time.monotonic() < deadline, "the server never saw the cancellation"
+            await asyncio.sleep(0.01)
+
+
+async def test_an_unknown_result_type_is_a_protocol_error(url):
+    async with connect(url) as (client, _):
+        with pytest.raises(ProtocolError, match="mystery"):
+            await client.get_prompt("mystery")
 
 
 async def test_bad_arguments_fail_before_sending(url):
