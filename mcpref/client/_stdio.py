@@ -73,6 +73,7 @@ class StdioTransport:
         self._tokens: dict[Any, Any] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._start_lock = asyncio.Lock()
+        self._closed = False
 
     # -- the Transport interface ---------------------------------------------------------
 
@@ -126,6 +127,11 @@ class StdioTransport:
         await self._write(message)
 
     async def aclose(self) -> None:
+        """Stop the server for good: later exchanges fail instead of starting it again."""
+        self._closed = True
+        await self._stop()
+
+    async def _stop(self) -> None:
         """Close stdin so the server exits on its own; escalate if it does not."""
         process, self.process = self.process, None
         if process is not None and process.returncode is None:
@@ -156,10 +162,12 @@ class StdioTransport:
 
     async def _ensure_started(self) -> None:
         async with self._start_lock:
+            if self._closed:
+                raise TransportError("this stdio transport is closed")
             if self._alive():
                 return
             if self.process is not None:
-                await self.aclose()
+                await self._stop()
             self.process = await asyncio.create_subprocess_exec(
                 *self.command,
                 stdin=asyncio.subprocess.PIPE,

@@ -161,6 +161,24 @@ async def test_a_cached_result_cannot_be_changed_by_the_caller(url):
     assert again["contents"][0]["text"] == "a"
 
 
+async def test_a_cursor_gone_bad_drops_the_cached_pages_and_starts_over():
+    shrinking = Server("shrinking", "1.0.0", page_size=2, cache_for={"tools/list": CacheHints(60_000, "public")})
+    for name in ("a", "b", "c", "d"):
+        shrinking.tool(name=name)(lambda: "")
+    with endpoint(StreamableHTTP(shrinking)) as url:
+        async with connect(url) as (client, traffic):
+            assert [tool["name"] for tool in await client.list_tools()] == ["a", "b", "c", "d"]
+            second_page = traffic.bodies[-1]["params"]["cursor"]
+            for name in ("a", "b", "c"):
+                shrinking.tools.remove(name)
+            # Pages may carry different TTLs: say page two went stale while page one is fresh,
+            # and page one's nextCursor now points past the end of the shrunken list.
+            client.cache.invalidate(method="tools/list", cursor=second_page)
+            traffic.clear()
+            assert [tool["name"] for tool in await client.list_tools()] == ["d"]
+    assert [body["params"].get("cursor") is None for body in traffic.bodies] == [False, True]
+
+
 # -- the cache on its own ------------------------------------------------------------------
 
 KEY = CacheKey("http://h/mcp", "tools/list", "2026-07-28")

@@ -42,6 +42,8 @@ async def test_minimal_server_over_stdio():
     assert result["content"] == [{"type": "text", "text": "über stdio"}]
     # Closing stdin is enough: the server exits on EOF, no signal needed.
     assert process is not None and process.returncode == 0
+    with pytest.raises(TransportError, match="closed"):
+        await client.list_tools()  # a closed client does not quietly start a new server
 
 
 class Seen:
