@@ -24,6 +24,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from examples.robustness_server import build_server
 from mcpref import StreamableHTTP
 from tests.conftest import running
+from tests.robustness import invariant
 
 ROOT = Path(__file__).resolve().parents[2]
 _SLOW_IS_FINE = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
@@ -70,7 +71,8 @@ class ErrorLog(logging.Handler):
 
 #: Where the fuzz server answers: the dual-era server (the default configuration) and the same
 #: server modern-only (`serve_legacy=False`), which refuses 2025-era requests its own way.
-PATHS = ("/mcp", "/modern/mcp")
+MODERN_ONLY = "/modern/mcp"
+PATHS = ("/mcp", MODERN_ONLY)
 
 
 def fuzz_app(max_body_bytes: int = 256 * 1024) -> Any:
@@ -79,7 +81,7 @@ def fuzz_app(max_body_bytes: int = 256 * 1024) -> Any:
     modern = StreamableHTTP(build_server(serve_legacy=False), path=None, max_body_bytes=max_body_bytes)
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
-        target = modern if scope.get("path") == PATHS[1] else dual
+        target = modern if scope.get("path") == MODERN_ONLY else dual
         await target(scope, receive, send)
 
     return app
@@ -103,3 +105,10 @@ def server_errors(fuzz_http: httpx.Client) -> Iterator[ErrorLog]:
     yield handler
     for name in WATCHED_LOGGERS:
         logging.getLogger(name).removeHandler(handler)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """For scripts/fuzz: write "<requests sent> <failed tests>" to `FUZZ_COUNT_FILE`."""
+    path = os.environ.get("FUZZ_COUNT_FILE")
+    if path:
+        Path(path).write_text(f"{invariant.sent_count} {session.testsfailed}\n")
