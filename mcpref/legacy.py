@@ -23,6 +23,13 @@ What cannot work without a session, and what the server answers instead:
   the method is -32601, and handlers' log messages are not sent to legacy clients.
 - Client capabilities arrive only in `initialize`, so later requests are served as if the
   client declared none.
+- `notifications/cancelled` cannot reach the request it names (ids are unique only within a
+  session), so closing a streamed response is what cancels it, as in 2026-07-28 (2025-11-25
+  says a disconnect SHOULD NOT cancel).
+- Response streams carry no event ids: with no GET stream there is nothing to resume, so no
+  priming event is sent and `Last-Event-ID` is ignored.
+
+tests/conformance/README.md lists the 2025-11-25 conformance checks that this costs.
 """
 
 from __future__ import annotations
