@@ -26,6 +26,15 @@ from typing import Any
 
 import yaml
 
+#: The requirement sets the suite ships, run one after the other against the everything server.
+REQUIREMENTS = ("2026-07-28", "2025-11-25")
+
+
+def expected_failures(requirements: str) -> Path:
+    """The expected-failures file for one requirement set, next to this module."""
+    return Path(__file__).with_name(f"expected-failures-{requirements}.yaml")
+
+
 FAILED = frozenset({"FAILURE", "WARNING"})
 #: Most severe first, for a check id that a scenario emits more than once.
 SEVERITY = ("FAILURE", "WARNING", "SUCCESS", "INFO", "SKIPPED")

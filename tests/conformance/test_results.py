@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .results import judge, load_baseline, load_checks
+from .results import REQUIREMENTS, expected_failures, judge, load_baseline, load_checks
 
 RUN = {
     "tools-list": {"tools-list": "SUCCESS", "tools-name-format": "SUCCESS"},
@@ -84,7 +84,12 @@ def test_load_baseline_refuses_ambiguous_files(tmp_path: Path, text: str) -> Non
         load_baseline(path)
 
 
-def test_the_real_baseline_file_loads() -> None:
-    # It may become empty one day (`server: []`), but never malformed.
-    entries = load_baseline(Path(__file__).with_name("expected-failures-2026-07-28.yaml"))
+@pytest.mark.parametrize("requirements", REQUIREMENTS)
+def test_the_real_baseline_files_load(requirements: str) -> None:
+    # They may become empty one day (`server: []`), but never malformed.
+    path = expected_failures(requirements)
+    entries = load_baseline(path)
     assert all(re.fullmatch(r"[a-z0-9-]+(:[a-z0-9-]+)?", entry) for entry in entries), entries
+    # Every entry says why it may fail, in a comment on its own line.
+    listed = [line for line in path.read_text().splitlines() if line.lstrip().startswith("- ")]
+    assert len(listed) == len(entries) and all(" # " in line for line in listed), listed

