@@ -131,14 +131,17 @@ async def test_closing_the_stream_cancels_the_subscription(url):
 
 async def test_a_bare_loop_closes_the_stream_when_it_breaks(url):
     async with connect(url) as (client, _):
+        heard = asyncio.Event()
 
-        async def change_when_listening() -> None:
-            await eventually(lambda: len(server.subscriptions) == 1)
-            await client.call_tool("add_tool")
+        async def keep_changing() -> None:  # until the loop below hears one: it may not listen yet
+            while not heard.is_set():
+                await client.call_tool("add_tool")
+                await asyncio.sleep(0.02)
 
-        trigger = asyncio.create_task(change_when_listening())
+        trigger = asyncio.create_task(keep_changing())
         async for note in client.listen(tools_list_changed=True):
             assert note.method == "notifications/tools/list_changed"
+            heard.set()
             break
         await trigger
         await eventually(lambda: len(server.subscriptions) == 0)
