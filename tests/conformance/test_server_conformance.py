@@ -93,7 +93,7 @@ def test_everything_server_matches_the_expected_failures(  # type: ignore[no-unt
         ],
     )
 
-    announced = re.search(r"Running requirements \S+ \((\d+) scenarios\)", output)
+    announced = re.search(rf"Running requirements {re.escape(requirements)} \((\d+) scenarios\)", output)
     assert announced is not None, f"the CLI did not start the requirement run:\n{output[-3000:]}"
     assert len(scenarios) == int(announced[1]), f"only {len(scenarios)} of {announced[1]} scenarios left results"
     assert verdict.ok, (
