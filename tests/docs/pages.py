@@ -352,8 +352,10 @@ def _continued(example: Example) -> str | None:
 
 
 def _indent(text: str, block: Block) -> str:
+    """`text` indented like the block's opening fence (a block inside a list, a tab, a details)."""
     line_start = block.document.text.rfind("\n", 0, block.start) + 1
-    prefix = block.document.text[line_start : block.start]
+    fence_line = block.document.text[line_start : block.document.text.find("\n", line_start)]
+    prefix = fence_line[: len(fence_line) - len(fence_line.lstrip(" \t"))]
     return "".join(prefix + line if line.strip() else line for line in text.splitlines(keepends=True))
 
 

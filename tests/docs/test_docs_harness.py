@@ -425,3 +425,21 @@ def test_legacy_frames_are_checked_against_the_2025_schema(tmp_path: Path) -> No
     # ...and an InitializeResult without serverInfo is caught by the 2025 schema.
     broken = {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {}}}
     assert any("serverInfo" in p for p in schema.problems(broken, "initialize", "2025-11-25"))
+
+
+def test_update_frames_keeps_an_indented_block_indented(tmp_path: Path) -> None:
+    def indented(text: str) -> str:
+        return "".join("    " + line if line.strip() else line for line in text.splitlines(keepends=True))
+
+    stale = RESPONSE.replace("273.1 K", "0 K")
+    page = '# A page\n\n=== "A tab"\n\n' + indented(REQUEST) + "\n" + indented(stale)
+    pages.settings["update"] = True
+    try:
+        assert outcomes(tmp_path, page) == [None]
+        update.apply_pending()
+    finally:
+        pages.settings["update"] = False
+    refreshed = (tmp_path / "page.md").read_text(encoding="utf-8")
+    assert "    HTTP/1.1 200 OK\n" in refreshed
+    assert '        "content": [{"type": "text", "text": "0 °C = 273.1 K"}]' in refreshed
+    assert outcomes(tmp_path, refreshed) == [None]

@@ -38,6 +38,7 @@ def test_every_page_is_built_and_diagrams_load_mermaid_from_the_site(built_site:
         "index.html",
         "internals/overview/index.html",
         "internals/primitives-and-mrtr/index.html",
+        "internals/versioning/index.html",
         "internals/transports/index.html",
         "internals/message-trace/index.html",
         "patterns/composition/index.html",
