@@ -1,4 +1,4 @@
-"""The legacy era: serving 2025-11-25 clients (and 2025-06-18, 2025-03-26) without a session.
+"""The legacy era: serving 2025-11-25 clients (and 2025-06-18) without a session.
 
 A legacy client starts with `initialize`, then sends plain requests that carry no per-request
 `_meta` and name their version only in the `MCP-Protocol-Version` header
@@ -48,7 +48,10 @@ from .jsonrpc import (
 from .meta import PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY, RequestMeta
 
 #: Legacy revisions served, newest first; the first is offered to clients asking for another.
-LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
+#: 2025-03-26 is not offered: its clients send no `MCP-Protocol-Version` header after
+#: `initialize` and may send batches, neither of which a stateless server can tell apart from a
+#: malformed modern request. A client asking for it is offered 2025-11-25 instead.
+LEGACY_VERSIONS = ("2025-11-25", "2025-06-18")
 
 #: "Resource not found" in 2025-11-25 and earlier; 2026-07-28 retired it for -32602.
 LEGACY_RESOURCE_NOT_FOUND = -32002

@@ -191,7 +191,8 @@ def test_a_modern_request_on_the_same_endpoint_is_still_modern(http: httpx.Clien
 
 
 def test_negotiate_and_shapes() -> None:
-    assert negotiate("2025-03-26") == "2025-03-26" and negotiate(None) == "2025-11-25"
+    assert negotiate("2025-06-18") == "2025-06-18" and negotiate(None) == "2025-11-25"
+    assert negotiate("2025-03-26") == "2025-11-25"
     assert legacy_capabilities({"tools": {"listChanged": True}, "completions": {}}) == {"tools": {}, "completions": {}}
     # No `logging` (logging/setLevel is -32601, no log messages are sent) and nothing 2026-07-28 added.
     modern = {"resources": {"subscribe": True}, "logging": {}, "extensions": {"io.example/x": {}}}

@@ -252,7 +252,11 @@ def test_input_required_result_with_elicitation_and_sampling_and_request_state(c
         # MissingRequiredClientCapabilityError/missing-elicitation-capability.json
         (
             "tools/call",
-            {"name": "book_flight", "arguments": {}},
+            {
+                "name": "book_flight",
+                "arguments": {},
+                "_meta": {**CLIENT_META, "io.modelcontextprotocol/clientCapabilities": {"sampling": {}}},
+            },
             400,
             -32021,
             {"requiredCapabilities": {"elicitation": {}}},
