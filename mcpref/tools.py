@@ -2,7 +2,9 @@
 
 A tool is a Python function plus the JSON Schema of its arguments. The schema is checked once,
 at registration (JSON Schema 2020-12 by default, `x-mcp-header` rules), and compiled into a
-validator once, so a call pays only for validating its own arguments.
+validator once, so a call pays only for validating its own arguments. Simple schemas get a
+plain-Python check first (`_quickcheck`); jsonschema has the last word on anything it does not
+pass, and is imported only when first needed.
 """
 
 from __future__ import annotations
@@ -12,16 +14,18 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-import jsonschema
-from jsonschema.protocols import Validator
+from typing import TYPE_CHECKING, Any
 
 from ._handlers import call_handler, wants_context
+from ._quickcheck import quick_check
 from .context import RequestContext
 from .headers import annotation_problems, header_params
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 from .mrtr import InputRequired
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+    from jsonschema.protocols import Validator
 
 logger = logging.getLogger("mcpref.tools")
 
@@ -72,8 +76,8 @@ class Tool:
         if problems:
             raise ValueError(f"tool {self.name!r}: " + "; ".join(problems))
         self.header_params = header_params(self.input_schema)
-        self._arguments = _compile(self.input_schema, f"tool {self.name!r} inputSchema")
-        self._output = _compile(self.output_schema, f"tool {self.name!r} outputSchema") if self.output_schema else None
+        self._arguments = _Schema(self.input_schema, f"tool {self.name!r} inputSchema")
+        self._output = _Schema(self.output_schema, f"tool {self.name!r} outputSchema") if self.output_schema else None
         self._with_ctx = wants_context(self.fn)
         self._parameters = _parameters(self.fn)
 
@@ -94,7 +98,7 @@ class Tool:
         return tool
 
     def check_arguments(self, arguments: dict[str, Any]) -> None:
-        error = next(iter(self._arguments.iter_errors(arguments)), None)
+        error = self._arguments.first_error(arguments)
         if error is not None:
             where = "/".join(str(part) for part in error.absolute_path) or "(root)"
             raise MCPError(INVALID_PARAMS, f"Invalid arguments for tool {self.name!r} at {where}: {error.message}")
@@ -132,7 +136,7 @@ class Tool:
                 f"tool {self.name!r} returned {type(returned).__name__}; return str, dict, list or ToolResult"
             )
         if self._output is not None and not result.is_error:
-            error = next(iter(self._output.iter_errors(result.structured)), None)
+            error = self._output.first_error(result.structured)
             if error is not None:
                 logger.error("tool %r broke its outputSchema: %s", self.name, error.message)
                 raise MCPError(
@@ -150,8 +154,29 @@ def _parameters(fn: Callable[..., Any]) -> frozenset[str] | None:
     return frozenset(p.name for p in parameters if p.kind in by_keyword and p.name != "ctx")
 
 
+class _Schema:
+    """A schema compiled once: a quick check when it is simple, jsonschema when it is not or when
+    the quick check does not pass (jsonschema then decides, and words the error)."""
+
+    def __init__(self, schema: dict[str, Any], what: str) -> None:
+        self.schema = schema
+        self.what = what
+        self.quick = quick_check(schema)
+        # A schema the quick check takes is well-formed; any other is checked now, at registration.
+        self._validator = None if self.quick else _compile(schema, what)
+
+    def first_error(self, instance: Any) -> ValidationError | None:
+        if self.quick is not None and self.quick(instance):
+            return None
+        if self._validator is None:
+            self._validator = _compile(self.schema, self.what)
+        return next(iter(self._validator.iter_errors(instance)), None)
+
+
 def _compile(schema: dict[str, Any], what: str) -> Validator:
     """A validator for `schema`, in the dialect its `$schema` names (2020-12 when it names none)."""
+    import jsonschema  # here, not at the top: a server whose schemas are all simple never needs it
+
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)

@@ -1,0 +1,90 @@
+"""The quick check never says valid where jsonschema says invalid, and takes only well-formed schemas."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcpref import MCPError, Server
+from mcpref._quickcheck import quick_check
+
+NAMES = st.sampled_from(["a", "b", "message", "n"])
+TYPES = st.sampled_from(["string", "integer", "number", "boolean", "null", "object", "array"])
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(NAMES, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def _schemas(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    keywords = st.fixed_dictionaries(
+        {},
+        optional={
+            "type": TYPES | st.lists(TYPES, min_size=1, max_size=3),
+            "properties": st.dictionaries(NAMES, inner, max_size=3),
+            "required": st.lists(NAMES, max_size=3),
+            "additionalProperties": st.booleans(),
+            "items": inner,
+            "enum": st.lists(st.text(max_size=2), max_size=3),
+            "description": st.text(max_size=3),
+            "default": json_values,
+        },
+    )
+    return keywords
+
+
+schemas = st.recursive(st.just(True) | _schemas(st.just(True)), _schemas, max_leaves=6)
+
+
+@settings(max_examples=400, deadline=None)
+@given(schemas, st.lists(json_values, min_size=1, max_size=5))
+def test_a_quick_pass_is_a_jsonschema_pass(schema: Any, instances: list[Any]) -> None:
+    check = quick_check(schema)
+    if check is None:
+        return  # a list `type` or `required` with repeats: left to jsonschema
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    for instance in instances:
+        if check(instance):
+            assert validator.is_valid(instance), (schema, instance)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "string", "format": "email"},
+        {"type": "integer", "minimum": 0},
+        {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"},
+        {"$ref": "#/$defs/x", "$defs": {"x": {"type": "string"}}},
+        {"type": "strin"},
+        {"type": []},
+        {"required": ["a", "a"]},
+        {"additionalProperties": {"type": "string"}},
+        {"properties": {"a": {"pattern": "^x"}}},
+        {"description": 3},
+        False,
+    ],
+)
+def test_schemas_beyond_the_subset_are_left_to_jsonschema(schema: Any) -> None:
+    assert quick_check(schema) is None
+
+
+def test_jsonschema_decides_what_the_quick_check_does_not_pass() -> None:
+    server = Server("t", "1")
+
+    @server.tool(input_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})
+    def double(n: int) -> str:
+        return str(2 * n)
+
+    tool = server.tools.require("double")
+    tool.check_arguments({"n": 2.0})  # an integer to JSON Schema, though not to the quick check
+    with pytest.raises(MCPError, match=r"at n: 'x' is not of type 'integer'"):
+        tool.check_arguments({"n": "x"})
+    with pytest.raises(MCPError, match=r"at \(root\): 'n' is a required property"):
+        tool.check_arguments({})
