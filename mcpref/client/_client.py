@@ -15,7 +15,7 @@ import inspect
 import itertools
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Hashable, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, Protocol
 
@@ -97,7 +97,7 @@ class Transport(Protocol):
         *,
         header_params: Mapping[str, tuple[str, ...]] | None = None,
         long_lived: bool = False,
-    ) -> AsyncIterator[dict[str, Any]]: ...
+    ) -> AsyncGenerator[dict[str, Any], None]: ...
 
     async def notify(self, message: dict[str, Any]) -> None: ...
 
@@ -458,7 +458,8 @@ class Client:
         await self._notification(message, None, None)
 
     async def _notification(self, message: dict[str, Any], token: str | None, on_progress: Callback | None) -> None:
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
         if message["method"] == "notifications/progress":
             if on_progress is not None and token is not None and params.get("progressToken") == token:
                 await _invoke(on_progress, params)

@@ -116,7 +116,7 @@ class ProtocolError(MCPClientError):
 
 #: Classes by code; `MCPClientError` itself covers codes the spec does not define.
 ERRORS_BY_CODE: dict[int, type[MCPClientError]] = {
-    cls.code: cls  # type: ignore[misc]
+    cls.code: cls
     for cls in (
         ParseError,
         InvalidRequest,

@@ -13,7 +13,7 @@ version and echo `Mcp-Session-Id` if the server minted one.
 from __future__ import annotations
 
 import ssl
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from contextlib import suppress
 from functools import cache
 from typing import Any
@@ -84,7 +84,7 @@ class HTTPTransport:
         *,
         header_params: Mapping[str, tuple[str, ...]] | None = None,
         long_lived: bool = False,
-    ) -> AsyncIterator[dict[str, Any]]:
+    ) -> AsyncGenerator[dict[str, Any], None]:
         """POST one request and yield each JSON-RPC message of the answer, the response last.
 
         Stop iterating (or `aclose()` the iterator) to close the connection, which the server

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
@@ -68,7 +68,7 @@ class Subscription:
         self.reconnects = 0
         self.max_reconnects = max_reconnects
         self.backoff = backoff
-        self._stream: AsyncIterator[dict[str, Any]] | None = None
+        self._stream: AsyncGenerator[dict[str, Any], None] | None = None
         self._closed = False
         self._entered = False
 
@@ -173,7 +173,8 @@ class Subscription:
                 raise error_from(message["error"])
             self.ended_by_server = True
             return None
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
         method = message["method"]
         tag = (params.get("_meta") or {}).get(SUBSCRIPTION_ID_KEY, self.subscription_id)
         if "id" in message or method in NOT_FOR_LISTEN or tag != self.subscription_id:
@@ -198,4 +199,4 @@ class Subscription:
         stream, self._stream = self._stream, None
         if stream is not None:
             with suppress(MCPClientError):
-                await stream.aclose()  # type: ignore[attr-defined]
+                await stream.aclose()

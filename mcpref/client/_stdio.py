@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import shlex
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from ..jsonrpc import MCPError, decode_json, encode
@@ -83,7 +83,7 @@ class StdioTransport:
         *,
         header_params: Mapping[str, tuple[str, ...]] | None = None,
         long_lived: bool = False,
-    ) -> AsyncIterator[dict[str, Any]]:
+    ) -> AsyncGenerator[dict[str, Any], None]:
         """Write one request; yield the messages routed to it, its response last."""
         await self._ensure_started()
         request_id = message["id"]
@@ -219,9 +219,11 @@ class StdioTransport:
         if not isinstance(message, dict):
             logger.warning("the server wrote JSON that is not a message: %r", message)
             return
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
         if "method" in message:
-            meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+            meta = params.get("_meta")
+            meta = meta if isinstance(meta, dict) else {}
             owner = meta.get(SUBSCRIPTION_ID_KEY, self._tokens.get(params.get(PROGRESS_TOKEN_KEY)))
             if "id" in message:
                 owner = None  # servers never send requests; nothing can answer it

@@ -47,7 +47,7 @@ def add_tool() -> str:
 
 
 @server.tool()
-def confirm(ctx) -> str:  # type: ignore[no-untyped-def]
+def confirm(ctx) -> str | InputRequired:  # type: ignore[no-untyped-def]
     answer = ctx.input_response("ok")
     if answer is None:
         return InputRequired({"ok": elicit_form("Sure?", {"ok": {"type": "boolean"}})}, state="asked")

@@ -17,7 +17,7 @@ server = Server("mrtr-server", "1.0.0", cache_for={"resources/read": CacheHints(
 
 
 @server.tool(input_schema={"type": "object", "properties": {"path": {"type": "string"}}})
-def delete(path: str, ctx) -> str:  # type: ignore[no-untyped-def]
+def delete(path: str, ctx) -> str | InputRequired:  # type: ignore[no-untyped-def]
     answer = ctx.input_response("confirm")
     if answer is None:
         return InputRequired({"confirm": elicit_form(f"Delete {path}?", {"sure": {"type": "boolean"}})}, {"path": path})
@@ -26,7 +26,7 @@ def delete(path: str, ctx) -> str:  # type: ignore[no-untyped-def]
 
 
 @server.tool()
-def survey(ctx) -> str:  # type: ignore[no-untyped-def]
+def survey(ctx) -> str | InputRequired:  # type: ignore[no-untyped-def]
     if ctx.state is None:
         return InputRequired({"name": elicit_form("Name?", {"name": {"type": "string"}})}, state={"round": 1})
     if ctx.state == {"round": 1}:
@@ -36,19 +36,19 @@ def survey(ctx) -> str:  # type: ignore[no-untyped-def]
 
 
 @server.tool()
-def sign_in(ctx) -> str:  # type: ignore[no-untyped-def]
+def sign_in(ctx) -> str | InputRequired:  # type: ignore[no-untyped-def]
     if ctx.input_response("login") is None:
         return InputRequired({"login": elicit_url("Sign in", "https://example.com/login")})
     return "signed in"
 
 
 @server.tool()
-def stubborn(ctx) -> str:  # type: ignore[no-untyped-def]
+def stubborn(ctx) -> str | InputRequired:  # type: ignore[no-untyped-def]
     return InputRequired({"again": elicit_form("Again?", {"x": {"type": "string"}})})
 
 
 @server.tool()
-def wait_a_bit(ctx) -> str:  # type: ignore[no-untyped-def]
+def wait_a_bit(ctx) -> str | InputRequired:  # type: ignore[no-untyped-def]
     """Asks for nothing but a second round, carrying only state."""
     if ctx.state is None:
         return InputRequired({}, state={"ticket": 7})
@@ -56,7 +56,7 @@ def wait_a_bit(ctx) -> str:  # type: ignore[no-untyped-def]
 
 
 @server.prompt()
-def grounded(ctx) -> str:  # type: ignore[no-untyped-def]
+def grounded(ctx) -> str | InputRequired:  # type: ignore[no-untyped-def]
     roots = ctx.input_response("roots")
     if roots is None:
         return InputRequired({"roots": list_roots()})
@@ -64,7 +64,7 @@ def grounded(ctx) -> str:  # type: ignore[no-untyped-def]
 
 
 @server.resource("summary://today")
-def summary(ctx) -> str:  # type: ignore[no-untyped-def]
+def summary(ctx) -> str | InputRequired:  # type: ignore[no-untyped-def]
     answer = ctx.input_response("llm")
     if answer is None:
         return InputRequired({"llm": create_message("Summarise today", 100)})
