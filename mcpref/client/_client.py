@@ -204,6 +204,8 @@ class Client:
         self._tool_headers: dict[str, dict[str, tuple[str, ...]]] = {}
         self._tools_listed = False
         self._initialize_result: dict[str, Any] = {}
+        #: The probe's DiscoverResult, handed to a `discover()` call that caused the probe.
+        self._probe_result: dict[str, Any] | None = None
         self._ids = itertools.count(1)
         self._subscriptions: weakref.WeakSet[Subscription] = weakref.WeakSet()
         self._ready_lock = asyncio.Lock()
@@ -231,10 +233,13 @@ class Client:
     async def discover(self) -> dict[str, Any]:
         """`server/discover`: supported versions, capabilities, instructions (the legacy
         `InitializeResult` when the server is legacy)."""
+        self._probe_result = None
         era = await self._ready()
         if era.era == "legacy":
             return dict(self._initialize_result)
-        return await self._call("server/discover", {})
+        # If this call made the client probe, the probe's answer is the answer.
+        probed, self._probe_result = self._probe_result, None
+        return probed if probed is not None else await self._call("server/discover", {})
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool, all pages. Over HTTP, tools whose `x-mcp-header` annotations break the
@@ -589,6 +594,7 @@ class Client:
                 await self._initialize(LEGACY_VERSIONS[0])
                 return
             self._learn_discover(result)
+            self._probe_result = result
             supported = result.get("supportedVersions")
             chosen = mutual_version(supported if isinstance(supported, list) else [])
             if chosen is None:

@@ -147,8 +147,11 @@ async def test_every_request_carries_meta_and_mirrored_headers(url):
 
 
 async def test_discover_reports_the_server(url):
-    async with connect(url) as (client, _):
+    async with connect(url) as (client, traffic):
         result = await client.discover()
+        assert traffic.methods == ["server/discover"]  # the probe's answer serves the first call
+        await client.discover()
+        assert traffic.methods == ["server/discover"] * 2
         assert result["supportedVersions"] == ["2026-07-28"]
         assert client.server_info == {"name": "client-test-server", "version": "2.0.0"}
         assert client.instructions == "Be nice."
