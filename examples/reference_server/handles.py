@@ -85,7 +85,7 @@ def register_handle_tools(server: Server) -> None:
         },
     )
     def draft_alert(station: str, message: str, ctx: RequestContext) -> dict[str, str]:
-        """Prepare an alert without issuing it; returns a handle to pass to issue_alert."""
+        """Prepare an alert without issuing it. Returns a handle for issue_alert, valid for one hour."""
         handle = drafts.mint({"station": station, "message": message}, ctx.principal)
         return {"handle": handle, "preview": f"[{station}] {message}"}
 

@@ -46,6 +46,9 @@ KINDS: dict[str, Kind] = {
     "sealed-state": Kind(
         "a sealed requestState: base64url payload '.' base64url signature", r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{43}"
     ),
+    "signed-handle": Kind(
+        "a server-minted handle: base64url payload '.' base64url HMAC-SHA256", r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{43}"
+    ),
 }
 
 

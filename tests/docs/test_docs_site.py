@@ -42,6 +42,7 @@ def test_every_page_is_built_and_diagrams_load_mermaid_from_the_site(built_site:
         "internals/transports/index.html",
         "internals/message-trace/index.html",
         "patterns/composition/index.html",
+        "patterns/serverless-state/index.html",
         "glossary/index.html",
     ]:
         assert (built_site / page).exists(), page
