@@ -26,15 +26,17 @@ ACCEPT = "application/json, text/event-stream"
 
 
 @contextmanager
-def running(app: Any) -> Iterator[str]:
-    """Serve `app` with a real uvicorn on a free loopback port; yield its base URL."""
+def running(app: Any, *, lifespan: str = "off") -> Iterator[str]:
+    """Serve `app` with a real uvicorn on a free loopback port; yield its base URL.
+
+    `lifespan="on"` for apps that start work at startup (other implementations' servers)."""
     # IPPROTO_TCP explicitly: asyncio turns Nagle off only on sockets whose proto says TCP, and
     # with Nagle on, every response waits ~40 ms for a delayed ACK between its two writes.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
+    config = uvicorn.Config(app, log_level="warning", lifespan=lifespan, access_log=False)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
