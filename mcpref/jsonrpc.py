@@ -95,7 +95,7 @@ def decode_json(body: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise MCPError(PARSE_ERROR, f"Parse error: body is not valid UTF-8 ({exc.reason})") from None
     try:
-        value = json.loads(text, parse_constant=_not_json, parse_float=_finite_float)
+        value = _DECODER.decode(text)
     except RecursionError:
         raise _too_deep() from None
     except ValueError as exc:
@@ -114,6 +114,12 @@ def _finite_float(text: str) -> float:
     if number in (math.inf, -math.inf):
         raise ValueError(f"the number {text[:40]} is too large")
     return number
+
+
+#: Built once: `json.loads` and `json.dumps` with options build a new decoder or encoder on
+#: every call, which costs more than parsing or writing a small message.
+_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite_float)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 def _too_deep() -> MCPError:
@@ -211,4 +217,4 @@ def encode(message: dict[str, Any]) -> bytes:
     message) has no UTF-8 form; it is written as the same `\\ud800` escape, so the output is
     still valid UTF-8 and JSON instead of an exception.
     """
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace")
+    return _ENCODER.encode(message).encode("utf-8", "backslashreplace")

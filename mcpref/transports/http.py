@@ -165,10 +165,11 @@ class StreamableHTTP:
         if request.method == "subscriptions/listen":
             await self._listen(request, receive, send)
             return
-        self.server.handler_for(request.method)
         if self.stream_responses or meta.progress_token is not None or meta.log_level is not None:
-            # A stream commits to 200 before the handler runs, so a capability the tool declares
-            # it needs is checked first, to refuse with the 400 the spec gives -32021.
+            # A stream commits to 200 before the handler runs, so the method (404) and a capability
+            # the tool declares it needs (400, -32021) are checked first. `server.handle` checks the
+            # method too, so a JSON answer does not pay for it twice.
+            self.server.handler_for(request.method)
             tool = self.server.tools.get(request.params.get("name")) if request.method == "tools/call" else None
             if tool is not None:
                 require_capabilities(tool.requires, meta.client_capabilities)
@@ -268,12 +269,14 @@ class StreamableHTTP:
             self.server.subscriptions.close(subscription)
 
     async def _read_body(self, headers: dict[str, str], receive: Receive) -> bytes:
-        too_large = MCPError(
-            jsonrpc.INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes", http_status=413
-        )
+        def too_large() -> MCPError:
+            return MCPError(
+                jsonrpc.INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes", http_status=413
+            )
+
         declared = headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
-            raise too_large
+            raise too_large()
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -283,7 +286,7 @@ class StreamableHTTP:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body_bytes:
-                raise too_large
+                raise too_large()
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
