@@ -49,6 +49,7 @@ from ._errors import (
     InvalidParams,
     MCPClientError,
     ProtocolError,
+    SessionExpired,
     TransportError,
     UnsupportedProtocolVersion,
     error_from,
@@ -399,10 +400,17 @@ class Client:
         progress: Callback | None = None,
     ) -> dict[str, Any]:
         """One request in the negotiated era. In `auto` mode a -32022 that names another modern
-        version we speak switches to it and resends once."""
+        version we speak switches to it and resends once; a legacy session the server ended is
+        started again, once."""
         era = await self._ready()
         if era.era == "legacy":
-            return await self._exchange(method, params, None, header_params, progress)
+            try:
+                return await self._exchange(method, params, None, header_params, progress)
+            except SessionExpired:
+                # 2025-11-25 transports: after a 404 for its session, the client MUST initialize anew.
+                async with self._ready_lock:
+                    await self._initialize(era.version)
+                return await self._exchange(method, params, None, header_params, progress)
         try:
             return await self._exchange(method, params, era.version, header_params, progress)
         except UnsupportedProtocolVersion as error:

@@ -109,6 +109,11 @@ class TransportError(MCPClientError):
         self.timed_out = timed_out
 
 
+class SessionExpired(TransportError):
+    """A legacy (2025-11-25) server answered 404 to a request carrying its `Mcp-Session-Id`: the
+    session is gone, and the client must start a new one with `initialize`."""
+
+
 class ProtocolError(MCPClientError):
     """A well-formed answer that breaks the protocol: an unknown `resultType`, a response to another
     id, an input request the client never declared, or more MRTR rounds than the client allows."""

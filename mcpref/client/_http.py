@@ -24,7 +24,7 @@ from httpx_sse import EventSource, SSEError
 from ..headers import PROTOCOL_VERSION_HEADER, request_headers
 from ..jsonrpc import MCPError, decode_json, encode
 from ..meta import PROTOCOL_VERSION_KEY
-from ._errors import TransportError, error_from
+from ._errors import SessionExpired, TransportError, error_from
 
 ACCEPT = "application/json, text/event-stream"
 SESSION_HEADER = "Mcp-Session-Id"
@@ -98,6 +98,11 @@ class HTTPTransport:
             ) as response:
                 if message.get("method") == "initialize" and SESSION_HEADER in response.headers:
                     self.session_id = response.headers[SESSION_HEADER]
+                elif response.status_code == 404 and SESSION_HEADER in headers:
+                    self.session_id = None
+                    raise SessionExpired(
+                        f"the server ended session {headers[SESSION_HEADER]!r} (HTTP 404)", status_code=404
+                    )
                 media_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
                 if media_type == "text/event-stream" and response.is_success:
                     async for event in EventSource(response).aiter_sse():

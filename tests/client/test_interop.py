@@ -105,3 +105,18 @@ async def test_legacy_session_is_echoed_and_ended(url):
     session = {request.headers.get("mcp-session-id") for request in later}
     assert len(session) == 1 and None not in session  # minted at initialize, echoed on every request
     assert later[-1].method == "DELETE"  # the session is ended when the client closes
+
+
+async def test_a_session_the_server_ended_is_started_again(url):
+    async with connect(url, version="legacy") as (client, traffic):
+        await client.list_tools()
+        first = client.transport.session_id
+        # The server ends the session (here at the client's own request, as any other client
+        # of it could); its next answer for that id is a 404.
+        await client.transport.http.delete(url, headers={"Mcp-Session-Id": first})
+        result = await client.call_tool("greet", {"name": "again"})
+        second = client.transport.session_id
+    assert result["content"][0]["text"] == "Hello, again!"
+    assert second is not None and second != first
+    methods = [(request.method, request.headers.get("mcp-session-id")) for request in traffic.requests]
+    assert ("POST", first) in methods and methods.count(("POST", None)) == 2  # two initializes

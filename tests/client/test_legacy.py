@@ -3,11 +3,10 @@ then plain requests without `_meta`, named by `MCP-Protocol-Version`, answered i
 
 from __future__ import annotations
 
-import httpx
 import pytest
 
 from mcpref import Server, StreamableHTTP
-from mcpref.client import EraCache, EraInfo, HTTPTransport, ProtocolError, origin_of
+from mcpref.client import EraCache, EraInfo, ProtocolError, origin_of
 from tests.client.conftest import connect, endpoint
 
 pytestmark = pytest.mark.anyio
@@ -109,13 +108,3 @@ async def test_listen_needs_a_modern_server(url):
         with pytest.raises(ProtocolError, match="2026-07-28"):
             async with client.listen(tools_list_changed=True):
                 pass
-
-
-async def test_a_minted_session_id_is_echoed():
-    # Our server never mints a session, so the echo is checked on the transport's headers.
-    transport = HTTPTransport("http://127.0.0.1:1/mcp", httpx.AsyncClient())
-    transport.legacy_version, transport.session_id = "2025-11-25", "s-123"
-    headers = transport.headers_for({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}})
-    assert headers["Mcp-Session-Id"] == "s-123"
-    assert headers["MCP-Protocol-Version"] == "2025-11-25"
-    await transport.http.aclose()
