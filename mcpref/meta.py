@@ -86,10 +86,12 @@ def _missing_meta(reason: str) -> MCPError:
 
 
 def unsupported_version(requested: Any, supported: tuple[str, ...]) -> MCPError:
+    # The schema types `requested` as a string: an `initialize` that names no version, or not
+    # a string, is answered with "" there (echoing it could also echo anything at all).
     return MCPError(
         UNSUPPORTED_PROTOCOL_VERSION,
         f"Unsupported protocol version: {requested}",
-        {"supported": list(supported), "requested": requested},
+        {"supported": list(supported), "requested": requested if isinstance(requested, str) else ""},
     )
 
 

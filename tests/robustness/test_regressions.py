@@ -194,3 +194,21 @@ def test_arguments_a_schema_allows_but_the_function_lacks_are_not_passed(fuzz_ht
     params = {"name": "whoami", "arguments": {"ctx": "mine"}}
     response = post(fuzz_http, call("tools/call", params), mirrored("tools/call", "whoami"))
     assert response.json()["result"]["content"][0]["text"].isdigit()
+
+
+# -- 9. the modern-only server echoed initialize's protocolVersion whatever it was: null, a
+#       number or an object as -32022 `requested`, which the schema types as a string --------------
+
+
+@pytest.mark.parametrize(
+    "params", [{}, {"protocolVersion": 7}, {"protocolVersion": {"v": 1}}, {"protocolVersion": "1.0"}]
+)
+def test_an_unsupported_version_error_names_the_request_as_a_string(fuzz_http: httpx.Client, params: dict) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}).encode()
+    response = post(fuzz_http, body, path="/modern/mcp")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == -32022
+    version = params.get("protocolVersion")
+    assert error["data"]["requested"] == (version if isinstance(version, str) else "")
+    check_message(response.json())
