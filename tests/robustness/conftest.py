@@ -31,7 +31,7 @@ _SLOW_IS_FINE = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.f
 
 settings.register_profile(
     "ci",
-    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "60")),
+    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "100")),
     deadline=None,
     derandomize=True,
     database=None,

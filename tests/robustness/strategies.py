@@ -146,7 +146,8 @@ def valid_requests(draw: st.DrawFn) -> dict[str, Any]:
     request_id = draw(st.one_of(st.integers(), texts))
     # A 2025-era client sends no per-request _meta (its version travels in the header only);
     # that is how `initialize` usually arrives.
-    if draw(st.integers(0, 3 if method == "initialize" else 9)) != 0:
+    modern = draw(st.integers(1, 4)) == 1 if method == "initialize" else draw(st.integers(1, 10)) != 1
+    if modern:
         body_params = {**body_params, "_meta": meta}
     return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body_params}
 
@@ -512,3 +513,56 @@ def encoded(draw: st.DrawFn, body: bytes, headers: Headers) -> tuple[list[bytes]
         headers = [(n, v) for n, v in headers if n != b"content-type"]
         headers.append((b"content-type", f"application/json; charset={form}".encode()))
     return [data], headers
+
+
+# -- raw HTTP/1.1 bytes ----------------------------------------------------------------------
+
+RAW_MUTATIONS = {
+    "request line": [
+        b"post /mcp HTTP/1.1",
+        b"POST /mcp HTTP/1.0",
+        b"POST /mcp HTTP/2.0",
+        b"POST http://x/mcp HTTP/1.1",
+        b"POST /mcp?x=1 HTTP/1.1",
+        b"POST /%6dcp HTTP/1.1",
+        b"POST //mcp HTTP/1.1",
+        b"POST  /mcp HTTP/1.1",
+        b"POST /mcp",
+        b"\x00POST /mcp HTTP/1.1",
+    ],
+    "content-length": [b"abc", b"-1", b"1e3", b"+5", b" 5 ", b"\xb2", b"99999999999999999999", b"0", b"5, 6"],
+    "header line": [
+        b"Mcp-Method:",
+        b"Mcp-Method tools/list",
+        b" folded: continuation",
+        b"Mcp-Name: a\x00b",
+        b"Mcp-Name: \xff\xfe",
+        b"Mcp-Name: a\x7fb",
+        b"X: " + b"x" * 70000,
+        b"Transfer-Encoding: chunked",
+        b"Transfer-Encoding: gzip, chunked",
+        b"Content-Length: 3",
+        b"Expect: 100-continue",
+        b": empty-name",
+    ],
+}
+
+
+@st.composite
+def raw_http(draw: st.DrawFn, body: bytes, headers: Headers) -> bytes:
+    """A request as bytes on the socket, damaged where HTTP libraries would refuse to send it."""
+    request_line = b"POST /mcp HTTP/1.1"
+    lines = [b"Host: 127.0.0.1", *(name + b": " + value for name, value in headers), b"Connection: close"]
+    length = str(len(body)).encode()
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(sorted(RAW_MUTATIONS)))
+        choice = draw(st.sampled_from(RAW_MUTATIONS[kind]))
+        if kind == "request line":
+            request_line = choice
+        elif kind == "content-length":
+            length = choice
+        else:
+            lines.insert(draw(st.integers(0, len(lines))), choice)
+    if draw(st.booleans()):
+        body = body[: draw(st.integers(0, len(body)))]  # shorter than it says
+    return b"\r\n".join([request_line, *lines, b"Content-Length: " + length, b"", body])

@@ -7,6 +7,7 @@ that the server logged no error while answering. One server serves the whole mod
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import httpx
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 from tests.conftest import META, MCPClient
 from tests.robustness import strategies as s
 from tests.robustness.conftest import FUZZ, MODERN_ONLY, PATHS, ErrorLog
-from tests.robustness.invariant import check_answer, exchange
+from tests.robustness.invariant import DEADLINE_SECONDS, check_answer, exchange
 
 
 def send(
@@ -148,3 +149,30 @@ def test_mutated_round_trips(
         request = data.draw(s.mutated(request))
     body = data.draw(s.rendered(request))
     send(fuzz_http, server_errors, data, body, s.correct_headers(request))
+
+
+@FUZZ
+@given(data=st.data())
+def test_raw_http_bytes(fuzz_http: httpx.Client, server_errors: ErrorLog, data: Any) -> None:
+    """Bytes no HTTP library would send (bad request lines, Content-Length and framing, control
+    characters and obs-folds in headers): a 4xx or a closed connection, never a 5xx or a hang,
+    and the server still answers the next request."""
+    request = data.draw(s.valid_requests())
+    raw = data.draw(s.raw_http(s.to_json(request), s.correct_headers(request)))
+    url = httpx.URL(str(fuzz_http.base_url))
+    with socket.create_connection((url.host, url.port), timeout=DEADLINE_SECONDS) as sock:
+        sock.sendall(raw)
+        sock.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    status_line = answer.split(b"\r\n", 1)[0]
+    if status_line:
+        assert status_line.startswith(b"HTTP/1.1 "), answer[:300]
+        status = int(status_line.split()[1])
+        assert status < 500, answer[:1000]
+        if status == 200:
+            assert b"Traceback" not in answer
+    logged = server_errors.take()
+    assert not logged, "the server logged errors:\n" + "\n".join(logged)
+    assert fuzz_http.post("/mcp", content=b"{}", headers={"Content-Type": "application/json"}).status_code == 406
