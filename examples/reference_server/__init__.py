@@ -13,7 +13,8 @@ Each tool shows one thing a reader meets on the wire:
 - `draft_alert`, `issue_alert` (in `handles.py`): state across requests as a server-minted,
   signed handle that the client passes back as an argument.
 
-Plus a resource, a resource template and a prompt whose arguments complete.
+Plus a resource, a resource whose backend is down (reading it is -32603), a resource template and
+a prompt whose arguments complete.
 Run it alone with `uvicorn examples.reference_server:app`, or with the site via `./scripts/serve`.
 The same desk also runs dual-era (serving 2025-11-25 clients too) at `/dual/mcp`: `create_dual_app`.
 """
@@ -52,6 +53,12 @@ def build_server(*, serve_legacy: bool = False) -> Server:
     def stations() -> str:
         """Every station this desk reports on, as JSON."""
         return station_report(None)
+
+    @server.resource("weather://radar/latest", title="Latest radar sweep", mime_type="image/png")
+    def radar() -> bytes:
+        """The latest radar image. This desk has no radar feed, so reading it fails: -32603."""
+        # A backend that is down: the server logs this, and tells the client only that it failed.
+        raise ConnectionError("radar feed at 10.20.0.7:9400 did not answer")
 
     @server.resource_template(
         "weather://stations/{station_id}",

@@ -29,6 +29,13 @@ def stream_marker(events: list[Event]) -> str | None:
     return KEEP_OPEN if KEEP_OPEN in comments else OPEN_STREAM if OPEN_STREAM in comments else None
 
 
+def marker_in(block: str) -> str | None:
+    """The same, read from a block's last line: a continued stream may show no new event at all."""
+    lines = [line.strip() for line in block.splitlines() if line.strip()]
+    last = lines[-1][1:].strip() if lines and lines[-1].startswith(":") else None
+    return last if last in (OPEN_STREAM, KEEP_OPEN) else None
+
+
 def json_differences(expected: Any, actual: Any, path: str = "$", captures: dict[str, Any] | None = None) -> list[str]:
     """Every difference by JSON path; `<<kind:name>>` placeholders store the value in `captures`."""
     kind = placeholders.kind_of(expected)
@@ -133,11 +140,15 @@ def body_differences(
 
 
 def stream_differences(
-    shown: list[Event], sent: str, captures: dict[str, Any] | None = None, left_open: bool = False
+    shown: list[Event],
+    sent: str,
+    captures: dict[str, Any] | None = None,
+    left_open: bool = False,
+    marker: str | None = None,
 ) -> list[str]:
     """Events one by one, then whether the stream was still open where the page says it was."""
     found = event_differences(shown, parse_sse(sent), captures)
-    marker = stream_marker(shown)
+    marker = marker or stream_marker(shown)
     if (marker is not None) != left_open:
         found.append(
             f"SSE: the server kept the stream open; end the block with the comment line ': {OPEN_STREAM}'"

@@ -204,10 +204,7 @@ def _filled(request: Request, captured: dict[str, Any]) -> Request:
 def _marker(page_response: Response) -> str | None:
     if media_type(page_response) != "text/event-stream":
         return None
-    try:
-        return compare.stream_marker(parse_sse(page_response.body))
-    except ValueError:
-        return None
+    return compare.marker_in(page_response.body)
 
 
 def _shown_events(page_response: Response) -> int | None:
@@ -251,7 +248,11 @@ def _exchange(example: Example) -> str | None:
     else:
         answer = exchange.send(app, request, _shown_events(page_response))
     status, headers, body = answer.status, answer.headers, answer.body
-    method = (request.json() or {}).get("method")
+    try:
+        sent_message = request.json()
+    except ValueError:  # a body broken on purpose (expect-schema-violation)
+        sent_message = None
+    method = sent_message.get("method") if isinstance(sent_message, dict) else None
     revision = schema.revision_of(request)
     differences = compare.response_differences(page_response, status, headers, body, captured, answer.left_open)
     differences += [f"schema: {p}" for p in _server_schema_problems(headers, body, method, revision)]
@@ -330,18 +331,18 @@ def _continued(example: Example) -> str | None:
     except ValueError as exc:
         return f"{block.where}: the event stream is malformed: {exc}"
     sent = servers.run(flight.read(len(shown)))
-    marker = compare.stream_marker(shown)
+    marker = compare.marker_in(block.source)
     if marker == compare.KEEP_OPEN and flight.answer.left_open:
         servers.keep(flight, block.where)
     else:
         servers.open_stream = None
         servers.run(flight.close())
     captured = example.namespace.setdefault("_frames_captured", {})
-    differences = compare.stream_differences(shown, sent, captured, flight.answer.left_open)
+    differences = compare.stream_differences(shown, sent, captured, flight.answer.left_open, marker)
     request = flight.request.json() or {}
     problems = _messages_schema_problems([event.data for event in parse_sse(sent)], request.get("method"))
     differences += [f"schema: {p}" for p in problems]
-    rendered = update.render_events(shown, sent, flight.answer.left_open)
+    rendered = update.render_events(shown, sent, flight.answer.left_open, marker)
     if settings["update"] and not problems:
         if rendered.rstrip("\n") != block.source.rstrip("\n"):
             update.schedule(Path(block.document.path), block.source_start, block.source_end, _indent(rendered, block))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import placeholders
-from .compare import OPEN_STREAM, stream_marker
+from .compare import OPEN_STREAM, marker_in, stream_marker
 from .messages import Event, Response, media_type, parse_sse
 
 #: path → [(start, end, new text)] of block contents to replace when the session ends.
@@ -77,11 +77,11 @@ def render_response(
             shown = parse_sse(page.body) if media_type(page) == kind and page.body.strip() else []
         except ValueError:  # a skeleton or a broken page block: nothing of it is worth keeping
             shown = []
-        return text + "\n" + render_events(shown, body, left_open)
+        return text + "\n" + render_events(shown, body, left_open, marker_in(page.body))
     return text + "\n" + body + ("" if body.endswith("\n") else "\n")
 
 
-def render_events(shown: list[Event], body: str, left_open: bool) -> str:
+def render_events(shown: list[Event], body: str, left_open: bool, marker: str | None = None) -> str:
     """SSE events as a page writes them, keeping the page's placeholders and its open-stream note."""
     events = []
     for index, event in enumerate(parse_sse(body)):
@@ -93,7 +93,7 @@ def render_events(shown: list[Event], body: str, left_open: bool) -> str:
     if left_open:
         if not events:
             events.append("")
-        events[-1] += f"\n: {stream_marker(shown) or OPEN_STREAM}"
+        events[-1] += f"\n: {marker or stream_marker(shown) or OPEN_STREAM}"
     return "\n\n".join(events).lstrip("\n") + "\n"
 
 
