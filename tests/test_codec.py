@@ -1,0 +1,78 @@
+"""orjson on the hot path reads and writes exactly what the standard library would."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcpref.jsonrpc import MCPError, decode_json, encode
+
+numbers = (
+    st.integers()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.sampled_from([1e16, 1e-4, 9.999999999999999e-05, 1e-05, 1e-07, 5e-324, -0.0, 1.7976931348623157e308])
+)
+values = st.recursive(
+    st.none() | st.booleans() | numbers | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def stdlib_encode(message: Any) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace")
+
+
+@settings(max_examples=500, deadline=None)
+@given(values)
+def test_encode_writes_the_bytes_json_dumps_writes(value: Any) -> None:
+    assert encode({"jsonrpc": "2.0", "id": 1, "result": {"v": value}}) == stdlib_encode(
+        {"jsonrpc": "2.0", "id": 1, "result": {"v": value}}
+    )
+
+
+@settings(max_examples=500, deadline=None)
+@given(values)
+def test_decode_reads_the_values_json_loads_reads(value: Any) -> None:
+    body = stdlib_encode({"v": value})
+    try:
+        expected = json.loads(body)
+    except ValueError:
+        expected = None
+    if expected is None or _has_non_finite(value):
+        with pytest.raises(MCPError):
+            decode_json(body)
+        return
+    assert repr(decode_json(body)) == repr(expected)
+
+
+def _has_non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, list):
+        return any(_has_non_finite(item) for item in value)
+    if isinstance(value, dict):
+        return any(_has_non_finite(item) for item in value.values())
+    return False
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b'{"id":123456789012345678901234567890}', b'{"id":-9223372036854775809}', b'{"s":"\\ud800"}', b"[1e400]"],
+)
+def test_what_orjson_reads_differently_or_refuses_goes_the_stdlib_way(body: bytes) -> None:
+    try:
+        expected: Any = json.loads(body, parse_constant=lambda c: None)
+    except ValueError:
+        expected = None
+    if expected is None or expected == [math.inf]:
+        with pytest.raises(MCPError):
+            decode_json(body)
+    else:
+        assert repr(decode_json(body)) == repr(expected)
