@@ -99,18 +99,27 @@ def missing_capabilities(required: dict[str, Any], declared: dict[str, Any]) -> 
     """The part of `required` that `declared` lacks, compared key by key, one level of nesting.
 
     `{"elicitation": {"form": {}}}` is met by a client that declares `elicitation.form`; a
-    capability required as `{}` is met by the key alone.
+    capability required as `{}` is met by the key alone. Elicitation is the exception: a bare
+    `"elicitation": {}` means form mode only (client/elicitation.mdx §Capabilities), on either
+    side, so it is met by `form` and not by `url` alone, and it is reported as the server wrote it.
     """
     missing: dict[str, Any] = {}
     for name, sub in required.items():
         have = declared.get(name)
+        wanted = sub
+        if name == "elicitation":
+            have, wanted = _form_if_bare(have), _form_if_bare(sub)
         if not isinstance(have, dict):
             missing[name] = sub
-        elif isinstance(sub, dict):
-            lacking = {key: value for key, value in sub.items() if key not in have}
+        elif isinstance(wanted, dict):
+            lacking = {key: value for key, value in wanted.items() if key not in have}
             if lacking:
-                missing[name] = lacking
+                missing[name] = sub if sub == {} else lacking
     return missing
+
+
+def _form_if_bare(elicitation: Any) -> Any:
+    return {"form": {}} if elicitation == {} else elicitation
 
 
 def require_capabilities(required: dict[str, Any], declared: dict[str, Any]) -> None:

@@ -308,7 +308,7 @@ class Server:
         needed: dict[str, Any] = {}
         for input_request in asked.requests.values():
             for name, sub in required_capability(input_request).items():
-                needed[name] = {**needed.get(name, {}), **sub}
+                needed[name] = _merged(needed.get(name), sub)
         require_capabilities(needed, ctx.client_capabilities)
         result: dict[str, Any] = {"resultType": "input_required"}
         if asked.requests:
@@ -410,6 +410,14 @@ class Server:
 
     async def _complete(self, ctx: RequestContext) -> dict[str, Any]:
         return await complete(ctx.params, self.prompts, self.resources)
+
+
+def _merged(have: dict[str, Any] | None, more: dict[str, Any]) -> dict[str, Any]:
+    """Two requirements of one capability as one. A bare `{}` is elicitation's form mode
+    (client/elicitation.mdx §Capabilities), so it is spelled out once the other asks for more."""
+    if have is None or have == more:
+        return more
+    return {**(have or {"form": {}}), **(more or {"form": {}})}
 
 
 def _doc(fn: Callable[..., Any]) -> str | None:

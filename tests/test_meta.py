@@ -70,6 +70,9 @@ def test_a_boolean_progress_token_is_not_a_token() -> None:
         ({"elicitation": {"url": {}}}, {"elicitation": {"form": {}}}, {"elicitation": {"url": {}}}),
         ({"sampling": {}, "roots": {}}, {"roots": {}}, {"sampling": {}}),
         ({"elicitation": {}}, {"elicitation": True}, {"elicitation": {}}),
+        ({"elicitation": {"form": {}}}, {"elicitation": {}}, {}),
+        ({"elicitation": {"url": {}}}, {"elicitation": {}}, {"elicitation": {"url": {}}}),
+        ({"elicitation": {}}, {"elicitation": {"url": {}}}, {"elicitation": {}}),
     ],
 )
 def test_missing_capabilities(required: dict, declared: dict, missing: dict) -> None:

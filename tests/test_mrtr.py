@@ -237,3 +237,33 @@ def test_one_refusal_names_every_capability_the_input_requests_need() -> None:
     with pytest.raises(MCPError) as caught:
         call(server, "tools/call", {"name": "briefing", "arguments": {}}, caps={})
     assert caught.value.data == {"requiredCapabilities": {"sampling": {}, "roots": {}}}
+
+
+def test_a_form_goes_only_to_clients_that_declare_form_mode() -> None:
+    server = Server("t", "1")
+
+    @server.tool()
+    def confirm() -> InputRequired:
+        """Asks the user a yes/no question in a form."""
+        return InputRequired({"ok": elicit_form("Sure?", {"ok": {"type": "boolean"}})})
+
+    # `elicitation: {}` is form mode (client/elicitation.mdx §Capabilities); url alone is not.
+    for declared in ({"elicitation": {}}, {"elicitation": {"form": {}}}, {"elicitation": {"form": {}, "url": {}}}):
+        assert call(server, "tools/call", {"name": "confirm", "arguments": {}}, caps=declared)["inputRequests"]
+    with pytest.raises(MCPError) as caught:
+        call(server, "tools/call", {"name": "confirm", "arguments": {}}, caps={"elicitation": {"url": {}}})
+    # Reported as the spec's own example reports a form requirement.
+    assert caught.value.data == {"requiredCapabilities": {"elicitation": {}}}
+
+    # Both modes in one round: a client with only one of them is told which one it lacks.
+    @server.tool()
+    def sign_in_and_confirm() -> InputRequired:
+        """A form and a URL in the same round."""
+        return InputRequired({"ok": elicit_form("Sure?", {"ok": {"type": "boolean"}}), "go": elicit_url("Go", "https://example.com/x")})
+
+    with pytest.raises(MCPError) as caught:
+        call(server, "tools/call", {"name": "sign_in_and_confirm", "arguments": {}}, caps={"elicitation": {"url": {}}})
+    assert caught.value.data == {"requiredCapabilities": {"elicitation": {"form": {}}}}
+    with pytest.raises(MCPError) as caught:
+        call(server, "tools/call", {"name": "sign_in_and_confirm", "arguments": {}}, caps={"elicitation": {}})
+    assert caught.value.data == {"requiredCapabilities": {"elicitation": {"url": {}}}}
