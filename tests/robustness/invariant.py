@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,6 +83,19 @@ def exchange(
                 break
             assert time.monotonic() - started < DEADLINE_SECONDS, f"stream still open after {DEADLINE_SECONDS}s"
         return Answer(response.status_code, content_type, bytes(raw), messages)
+
+
+def exchange_raw(base_url: httpx.URL, raw: bytes) -> bytes:
+    """Write `raw` to a fresh connection, half-close it, and read until the server closes."""
+    global sent_count
+    sent_count += 1
+    with socket.create_connection((base_url.host, base_url.port), timeout=DEADLINE_SECONDS) as sock:
+        sock.sendall(raw)
+        sock.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
 
 
 def sse_data(raw: bytes) -> list[dict[str, Any]]:

@@ -59,7 +59,6 @@ json_values = st.recursive(
     lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(texts, children, max_size=4)),
     max_leaves=12,
 )
-request_ids = st.one_of(st.integers(), texts, json_values)
 
 
 # -- valid requests --------------------------------------------------------------------------

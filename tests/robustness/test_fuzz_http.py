@@ -7,7 +7,6 @@ that the server logged no error while answering. One server serves the whole mod
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 import httpx
@@ -18,7 +17,7 @@ from hypothesis import strategies as st
 from tests.conftest import META, MCPClient
 from tests.robustness import strategies as s
 from tests.robustness.conftest import FUZZ, MODERN_ONLY, PATHS, ErrorLog
-from tests.robustness.invariant import DEADLINE_SECONDS, check_answer, exchange
+from tests.robustness.invariant import check_answer, exchange, exchange_raw
 
 
 def send(
@@ -159,13 +158,7 @@ def test_raw_http_bytes(fuzz_http: httpx.Client, server_errors: ErrorLog, data: 
     and the server still answers the next request."""
     request = data.draw(s.valid_requests())
     raw = data.draw(s.raw_http(s.to_json(request), s.correct_headers(request)))
-    url = httpx.URL(str(fuzz_http.base_url))
-    with socket.create_connection((url.host, url.port), timeout=DEADLINE_SECONDS) as sock:
-        sock.sendall(raw)
-        sock.shutdown(socket.SHUT_WR)
-        answer = b""
-        while chunk := sock.recv(65536):
-            answer += chunk
+    answer = exchange_raw(fuzz_http.base_url, raw)
     status_line = answer.split(b"\r\n", 1)[0]
     if status_line:
         assert status_line.startswith(b"HTTP/1.1 "), answer[:300]
