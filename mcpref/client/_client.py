@@ -399,9 +399,10 @@ class Client:
         header_params: Mapping[str, tuple[str, ...]] | None = None,
         progress: Callback | None = None,
     ) -> dict[str, Any]:
-        """One request in the negotiated era. In `auto` mode a -32022 that names another modern
-        version we speak switches to it and resends once; a legacy session the server ended is
-        started again, once."""
+        """One request in the negotiated era. In `auto` mode a -32022 that lists a version we
+        speak switches to it and resends once (even if it is the version just refused: the spec
+        asks for a retry with a mutual version); a legacy session the server ended is started
+        again, once."""
         era = await self._ready()
         if era.era == "legacy":
             try:
@@ -415,7 +416,7 @@ class Client:
             return await self._exchange(method, params, era.version, header_params, progress)
         except UnsupportedProtocolVersion as error:
             better = mutual_version(error.supported)
-            if self.version != AUTO or better is None or better == era.version:
+            if self.version != AUTO or better is None:
                 raise
             self._set_era(EraInfo("modern", better))
             return await self._exchange(method, params, better, header_params, progress)
@@ -579,16 +580,18 @@ class Client:
         """`server/discover` with our preferred version: a result or a modern error means modern
         (and never a fallback), anything else means legacy."""
         version = MODERN_VERSIONS[0]
-        for _ in range(2):
+        for attempt in range(2):
             try:
                 result = await self._exchange("server/discover", {}, version)
             except UnsupportedProtocolVersion as error:
+                # Retry once with the mutual version, even the one just refused: the spec asks
+                # for a retry with a version from `supported`, and a second refusal ends it.
                 better = mutual_version(error.supported)
-                if better is None or better == version:
+                if better is None or attempt == 1:
                     raise UnsupportedProtocolVersion(
                         f"the server speaks {', '.join(error.supported) or 'no listed version'}; "
-                        f"this client speaks {', '.join(MODERN_VERSIONS)} (and will not fall back to initialize, "
-                        "since the server answered as a modern one)",
+                        f"this client speaks {', '.join(MODERN_VERSIONS)}, and {version} was refused "
+                        "(the client will not fall back to initialize, since the server answered as a modern one)",
                         code=error.code,
                         data=error.data,
                     ) from error

@@ -3,6 +3,8 @@ a modern answer is never a reason to fall back, and a non-MCP 400/404 is."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from mcpref import Server, StreamableHTTP
@@ -99,6 +101,67 @@ async def test_a_400_with_an_empty_body_falls_back_to_initialize():
                 await client.list_tools()
     assert traffic.methods == ["server/discover", "initialize"]
     assert eras.get(origin_of(url)) is None  # a failed handshake teaches nothing
+
+
+def refusing_first(count: int):
+    """A stand-in for a server that refuses its first `count` requests with -32022 while listing
+    the very version it refused (as the conformance suite's request-metadata mock does), then
+    answers every request with an empty complete result. No real server contradicts itself so."""
+    refused = 0
+
+    async def app(scope, receive, send):  # type: ignore[no-untyped-def]
+        nonlocal refused
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        request = json.loads(body)
+        if refused < count:
+            refused += 1
+            status = 400
+            data = {"supported": ["2026-07-28"], "requested": "2026-07-28"}
+            answer = {"code": -32022, "message": "Unsupported protocol version", "data": data}
+            payload = {"jsonrpc": "2.0", "id": request["id"], "error": answer}
+        else:
+            status = 200
+            result = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {}}
+            payload = {"jsonrpc": "2.0", "id": request["id"], "result": {**result, "ttlMs": 0, "cacheScope": "private"}}
+        headers = [(b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": json.dumps(payload).encode()})
+
+    return app
+
+
+async def test_a_refused_version_that_the_server_lists_is_tried_once_more():
+    with endpoint(refusing_first(1)) as url:
+        async with connect(url) as (client, traffic):
+            await client.discover()
+    assert traffic.methods == ["server/discover", "server/discover"]
+    assert traffic.requests[1].headers["mcp-protocol-version"] == "2026-07-28"
+    assert traffic.bodies[0]["id"] != traffic.bodies[1]["id"]
+    assert client.era == EraInfo("modern", "2026-07-28")
+
+
+async def test_a_request_after_the_probe_is_also_tried_once_more():
+    with endpoint(refusing_first(1)) as url:
+        eras = EraCache()
+        eras.set(origin_of(url), EraInfo("modern", "2026-07-28"))  # known already: no probe
+        async with connect(url, era_cache=eras) as (client, traffic):
+            await client.discover()
+    assert traffic.methods == ["server/discover", "server/discover"]
+
+
+async def test_a_version_refused_twice_is_given_up():
+    with endpoint(refusing_first(2)) as url:
+        async with connect(url) as (client, traffic):
+            with pytest.raises(UnsupportedProtocolVersion, match="2026-07-28 was refused"):
+                await client.discover()
+    assert traffic.methods == ["server/discover", "server/discover"]
 
 
 async def test_legacy_mode_against_a_modern_only_server_reports_its_versions():
