@@ -36,6 +36,14 @@ class ServerProcess:
     def log(self) -> str:
         return self.log_path.read_text("utf-8", "replace")
 
+    def cpu_seconds(self) -> float:
+        """User and system CPU time the process has used so far; 0 once it is gone."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def peak_rss_kib(self) -> int:
         """The most memory the process has held resident (VmHWM), in KiB; 0 once it is gone."""
         try:
