@@ -20,13 +20,12 @@ from typing import Any
 import jsonschema
 from referencing import Registry, Resource
 
+from mcpref.legacy import LEGACY_VERSIONS  # the revisions a legacy frame may name; all checked as 2025-11-25
+from mcpref.meta import PROTOCOL_VERSION_KEY
 from mcpref.validation import schema_errors
 
 REVISION = "2026-07-28"
 LEGACY_REVISION = "2025-11-25"
-#: Revisions a legacy frame may name in its header; all are checked against the 2025-11-25 schema.
-LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
-PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 
 
 @cache
