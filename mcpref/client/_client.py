@@ -577,8 +577,9 @@ class Client:
         await self._probe()
 
     async def _probe(self) -> None:
-        """`server/discover` with our preferred version: a result or a modern error means modern
-        (and never a fallback), anything else means legacy."""
+        """`server/discover` with our preferred version: a `DiscoverResult` (one that lists
+        `supportedVersions`) or a modern error means modern (and never a fallback), anything
+        else means legacy."""
         version = MODERN_VERSIONS[0]
         for attempt in range(2):
             try:
@@ -604,10 +605,15 @@ class Client:
                     raise
                 await self._initialize(LEGACY_VERSIONS[0])
                 return
+            supported = result.get("supportedVersions")
+            if not isinstance(supported, list):
+                # Not a DiscoverResult: a legacy server that answers any method it does not
+                # know with an empty result. Only a DiscoverResult or a modern error means modern.
+                await self._initialize(LEGACY_VERSIONS[0])
+                return
             self._learn_discover(result)
             self._probe_result = result
-            supported = result.get("supportedVersions")
-            chosen = mutual_version(supported if isinstance(supported, list) else [])
+            chosen = mutual_version(supported)
             if chosen is None:
                 raise UnsupportedProtocolVersion(
                     f"the server lists {supported!r}; this client speaks {', '.join(MODERN_VERSIONS)}",

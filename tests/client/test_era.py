@@ -164,6 +164,40 @@ async def test_a_version_refused_twice_is_given_up():
     assert traffic.methods == ["server/discover", "server/discover"]
 
 
+async def empty_result_to_anything_but_initialize(scope, receive, send):  # type: ignore[no-untyped-def]
+    """A stand-in for a lax legacy server (the conformance suite's `initialize` mock is one): it
+    answers `initialize`, and every other method with an empty result instead of -32601."""
+    if scope["type"] != "http":
+        return
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+    request = json.loads(body)
+    if "id" not in request:
+        await send({"type": "http.response.start", "status": 202, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+        return
+    result: dict[str, object] = {}
+    if request["method"] == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "lax", "version": "1"}}
+    elif request["method"] == "tools/list":
+        result = {"tools": []}
+    payload = {"jsonrpc": "2.0", "id": request["id"], "result": result}
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+    await send({"type": "http.response.body", "body": json.dumps(payload).encode()})
+
+
+async def test_a_discover_answer_that_is_no_discover_result_means_legacy():
+    with endpoint(empty_result_to_anything_but_initialize) as url:
+        async with connect(url) as (client, traffic):
+            assert await client.list_tools() == []
+    assert traffic.methods == ["server/discover", "initialize", "notifications/initialized", "tools/list"]
+    assert client.era == EraInfo("legacy", "2025-11-25")
+
+
 async def test_legacy_mode_against_a_modern_only_server_reports_its_versions():
     with endpoint(modern_only_app) as url:
         async with connect(url, version="legacy") as (client, traffic):
