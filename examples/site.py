@@ -46,3 +46,11 @@ def make_app(site_dir: Path) -> ASGIApp:
 
 
 app = make_app(SITE_DIR)
+
+
+if __name__ == "__main__":
+    # `python -m examples.site`: like `uvicorn examples.site:app`, but Ctrl+C first ends the open
+    # subscriptions/listen streams with their result instead of waiting for listeners to leave.
+    from mcpref.run import serve_http
+
+    serve_http(app, [endpoint.server for endpoint in ENDPOINTS.values()], port=int(os.environ.get("PORT", "8000")))

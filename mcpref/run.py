@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import uvicorn
@@ -23,19 +23,24 @@ class _GracefulUvicorn(uvicorn.Server):
     """uvicorn waits for open responses before shutting down; listen streams never end on
     their own, so end them first."""
 
-    def __init__(self, config: uvicorn.Config, server: Server) -> None:
+    def __init__(self, config: uvicorn.Config, servers: Iterable[Server]) -> None:
         super().__init__(config)
-        self.mcp_server = server
+        self.mcp_servers = list(servers)
 
     async def shutdown(self, sockets: Any = None) -> None:
-        self.mcp_server.subscriptions.end_all()
+        for server in self.mcp_servers:
+            server.subscriptions.end_all()
         await super().shutdown(sockets)
 
 
-def serve_http(app: Any, server: Server, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve an ASGI app (a `StreamableHTTP`, or a larger app that mounts one) with uvicorn."""
+def serve_http(app: Any, servers: Iterable[Server], host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Serve an ASGI app (a `StreamableHTTP`, or a larger app mounting several) with uvicorn;
+    `servers` are the MCP servers whose listen streams to end on shutdown."""
     config = uvicorn.Config(app, host=host, port=port, access_log=False)
-    _GracefulUvicorn(config, server).run()
+    try:
+        _GracefulUvicorn(config, servers).run()
+    except KeyboardInterrupt:
+        pass  # uvicorn re-raises Ctrl+C after a clean shutdown; nothing is left to report
 
 
 def main(server: Server, app: Any = None, argv: Sequence[str] | None = None) -> None:
@@ -47,4 +52,4 @@ def main(server: Server, app: Any = None, argv: Sequence[str] | None = None) -> 
     if args.stdio:
         serve_stdio(server)
     else:
-        serve_http(app or StreamableHTTP(server), server, args.host, args.port)
+        serve_http(app or StreamableHTTP(server), [server], args.host, args.port)
