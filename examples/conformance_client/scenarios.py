@@ -1,0 +1,147 @@
+"""What the conformance client does in each scenario, by name; see the package docstring."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcpref.client import Client, ProtocolError
+
+Handler = Callable[[str, dict[str, Any]], Awaitable[None]]
+
+#: Scenario name -> what the client does in it.
+SCENARIOS: dict[str, Handler] = {}
+
+CLIENT_INFO = {"name": "mcpref-conformance-client", "version": "0.1.0"}
+
+
+def scenario(*names: str) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        for name in names:
+            SCENARIOS[name] = handler
+        return handler
+
+    return register
+
+
+def connect(url: str, **handlers: Any) -> Client:
+    """A client for the mock server; `handlers` are the input-request handlers to plug in."""
+    return Client(url, client_info=CLIENT_INFO, **handlers)
+
+
+def sample_arguments(schema: dict[str, Any]) -> dict[str, Any]:
+    """A value for each required property of a flat object schema, by its type."""
+    samples = {"string": "example", "integer": 1, "number": 1.5, "boolean": True}
+    properties = schema.get("properties") or {}
+    return {name: samples.get(properties.get(name, {}).get("type"), "example") for name in schema.get("required", [])}
+
+
+@scenario("initialize", "tools_call", "sse-retry")
+async def call_each_tool(url: str, context: dict[str, Any]) -> None:
+    """List the tools and call each: `add_numbers {a, b}` in `tools_call`, none in `initialize`,
+    and in `sse-retry` one whose stream the mock closes before the answer, to be resumed."""
+    async with connect(url) as client:
+        for tool in await client.list_tools():
+            await client.call_tool(tool["name"], sample_arguments(tool["inputSchema"]))
+
+
+@scenario("request-metadata")
+async def discover_then_list(url: str, context: dict[str, Any]) -> None:
+    """Every request's `_meta` and `MCP-Protocol-Version` are checked, and so are the roots,
+    sampling and elicitation capabilities when declared: plug in a handler for each. The
+    first request is refused with -32022."""
+    async with connect(url, roots=[], sampling=refuse, elicitation=decline) as client:
+        await client.discover()
+        await client.list_tools()
+
+
+@scenario("sep-2322-client-request-state")
+async def answer_input_requests(url: str, context: dict[str, Any]) -> None:
+    """Two tools answer `input_required` (one with `requestState`, one without) and one
+    leaves out `resultType`. While the first waits for its answer, an unrelated call goes out:
+    it must carry nothing of the other call's round."""
+    unrelated_called = False
+
+    async def confirm(params: dict[str, Any]) -> dict[str, Any]:
+        nonlocal unrelated_called
+        if not unrelated_called:
+            unrelated_called = True
+            await client.call_tool("test_mrtr_unrelated", {})
+        return {"action": "accept", "content": {"confirmed": True}}
+
+    async with connect(url, elicitation=confirm) as client:
+        await client.call_tool("test_mrtr_echo_state", {})
+        await client.call_tool("test_mrtr_no_state", {})
+        await client.call_tool("test_mrtr_no_result_type", {})
+    if not unrelated_called:
+        raise SystemExit("the server never asked for input")
+
+
+@scenario("http-standard-headers")
+async def use_everything_offered(url: str, context: dict[str, Any]) -> None:
+    """`Mcp-Method` and `Mcp-Name` are checked on every kind of request."""
+    async with connect(url) as client:
+        for tool in await client.list_tools():
+            await client.call_tool(tool["name"], sample_arguments(tool["inputSchema"]))
+        for resource in await client.list_resources():
+            await client.read_resource(resource["uri"])
+        for prompt in await client.list_prompts():
+            await client.get_prompt(prompt["name"])
+
+
+@scenario("http-custom-headers")
+async def call_with_the_given_arguments(url: str, context: dict[str, Any]) -> None:
+    """The context names the calls; `x-mcp-header` arguments must come out as `Mcp-Param-*`."""
+    async with connect(url) as client:
+        for call in context["toolCalls"]:
+            await client.call_tool(call["name"], call["arguments"])
+
+
+@scenario("http-invalid-tool-headers")
+async def call_every_tool(url: str, context: dict[str, Any]) -> None:
+    """One tool is valid, ten break the `x-mcp-header` rules. Try to call every one of them:
+    the client must keep the valid tool and refuse the others."""
+    async with connect(url) as client:
+        for tool in await client.list_tools():
+            await client.call_tool(tool["name"], sample_arguments(tool["inputSchema"]))
+        for name in client.dropped_tools:
+            try:
+                await client.call_tool(name, {})
+            except ProtocolError:
+                continue
+            raise SystemExit(f"the client called {name!r}, which it should have dropped")
+
+
+@scenario("json-schema-ref-no-deref")
+async def list_tools(url: str, context: dict[str, Any]) -> None:
+    """A tool's schema `$ref`s a canary URL that must never be fetched. The mock serves only tools/list."""
+    async with connect(url) as client:
+        await client.list_tools()
+
+
+@scenario("json-schema-2020-12-preservation")
+async def echo_the_schema(url: str, context: dict[str, Any]) -> None:
+    """Send the focal tool's `inputSchema` back, as received, through the echo tool."""
+    async with connect(url) as client:
+        tools = {tool["name"]: tool for tool in await client.list_tools()}
+        schema = tools["json_schema_2020_12_tool"]["inputSchema"]
+        await client.call_tool("json_schema_echo", {"schema": schema})
+
+
+def refuse(params: dict[str, Any]) -> dict[str, Any]:
+    raise RuntimeError("this client has no model to sample from")
+
+
+def decline(params: dict[str, Any]) -> dict[str, Any]:
+    return {"action": "decline"}
+
+
+async def run(name: str, url: str) -> None:
+    """Run scenario `name` against the mock server at `url`, with `MCP_CONFORMANCE_CONTEXT`."""
+    handler = SCENARIOS.get(name)
+    if handler is None:
+        raise SystemExit(f"no handler for scenario {name!r}; known: {', '.join(sorted(SCENARIOS))}")
+    context = os.environ.get("MCP_CONFORMANCE_CONTEXT")
+    await handler(url, json.loads(context) if context else {})
