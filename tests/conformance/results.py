@@ -1,9 +1,9 @@
-"""Reading a `conformance server -o DIR` run and judging it against the expected-failures file.
+"""Reading a `conformance server|client -o DIR` run and judging it against the expected-failures file.
 
 The CLI's own `--expected-failures` mode judges only the *scored* scenarios of a requirement
 set: it neither fails on a `not_scored` scenario (tasks-*, json-schema-2020-12, the two
-header-validation ones) nor calls a baselined one stale when it passes. So the same rules are
-applied here, to every scenario that ran:
+header-validation ones, the OAuth extensions) nor calls a baselined one stale when it passes.
+So the same rules are applied here, to every scenario that ran:
 
 - a check has *failed* when its status is FAILURE or WARNING (as in the CLI's baseline mode);
   SUCCESS, SKIPPED and INFO are fine;
@@ -14,6 +14,14 @@ applied here, to every scenario that ran:
   check, or the named check has passed (SUCCESS); an entry whose check was skipped or not
   emitted is kept, as the CLI keeps it;
 - an entry naming a scenario that did not run is *unknown* (a typo, or a scenario renamed).
+
+One file per requirement set holds both sides, as the CLI's format does: `server:` for the
+everything server, `client:` for the conformance client (examples/conformance_client).
+
+On the client side one more check is added to every scenario, `client-ran-to-completion`: the
+CLI ignores the client's exit status when it runs a requirement set, so a client that crashed
+after the checks it was judged on would pass. The conformance client prints `DONE` as its last
+line once a scenario has run to its end; the check reads it from the scenario's `stdout.txt`.
 """
 
 from __future__ import annotations
@@ -26,8 +34,14 @@ from typing import Any
 
 import yaml
 
-#: The requirement sets the suite ships, run one after the other against the everything server.
+from examples.conformance_client import DONE
+
+#: The requirement sets the suite ships, each run against the everything server and the client.
 REQUIREMENTS = ("2026-07-28", "2025-11-25")
+#: The two legs of the suite: `conformance server` and `conformance client`.
+SIDES = ("server", "client")
+#: The check `load_checks` adds to each client scenario (see the module docstring).
+CLIENT_DONE = "client-ran-to-completion"
 
 
 def expected_failures(requirements: str) -> Path:
@@ -38,32 +52,43 @@ def expected_failures(requirements: str) -> Path:
 FAILED = frozenset({"FAILURE", "WARNING"})
 #: Most severe first, for a check id that a scenario emits more than once.
 SEVERITY = ("FAILURE", "WARNING", "SUCCESS", "INFO", "SKIPPED")
-#: `server-<scenario>-<ISO timestamp with ':' and '.' replaced by '-'>`
-RESULT_DIR = re.compile(r"server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z")
+#: Result folders: `server-<scenario>-<timestamp>` for the server side; `<scenario>-<timestamp>`
+#: for the client side, where `auth/<name>` scenarios sit in an `auth` folder. The timestamp is
+#: ISO 8601 with ':' and '.' replaced by '-'.
+TIMESTAMP = r"-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z"
+RESULT_DIR = {
+    "server": re.compile(rf"server-(?P<scenario>.+){TIMESTAMP}"),
+    "client": re.compile(rf"(?P<scenario>.+){TIMESTAMP}"),
+}
 
 
-def load_checks(output_dir: Path) -> dict[str, dict[str, str]]:
+def load_checks(output_dir: Path, side: str = "server") -> dict[str, dict[str, str]]:
     """Status by check id, by scenario, from the `checks.json` files of one run."""
     scenarios: dict[str, dict[str, str]] = {}
-    for path in sorted(output_dir.glob("*/checks.json")):
-        found = RESULT_DIR.fullmatch(path.parent.name)
+    for path in sorted(output_dir.rglob("checks.json")):
+        folder = path.parent.relative_to(output_dir).as_posix()
+        found = RESULT_DIR[side].fullmatch(folder)
         if found is None:
-            raise ValueError(f"unexpected result folder {path.parent.name!r}")
+            raise ValueError(f"unexpected result folder {folder!r}")
         statuses: dict[str, str] = {}
         for check in json.loads(path.read_text()):
             earlier = statuses.get(check["id"])
             if earlier is None or SEVERITY.index(check["status"]) < SEVERITY.index(earlier):
                 statuses[check["id"]] = check["status"]
+        if side == "client":
+            stdout = path.with_name("stdout.txt")
+            lines = stdout.read_text().splitlines() if stdout.exists() else []
+            statuses[CLIENT_DONE] = "SUCCESS" if lines[-1:] == [DONE] else "FAILURE"
         scenarios[found["scenario"]] = statuses
     return scenarios
 
 
-def load_baseline(path: Path) -> list[str]:
-    """The `server:` entries of an expected-failures file, in the CLI's format."""
+def load_baseline(path: Path, side: str = "server") -> list[str]:
+    """The `server:` or `client:` entries of an expected-failures file, in the CLI's format."""
     document: Any = yaml.safe_load(path.read_text()) or {}
-    entries = document.get("server") or []
+    entries = document.get(side) or []
     if not isinstance(entries, list) or not all(isinstance(entry, str) for entry in entries):
-        raise ValueError(f"{path}: `server` must be a list of scenario or scenario:check-id strings")
+        raise ValueError(f"{path}: `{side}` must be a list of scenario or scenario:check-id strings")
     if len(set(entries)) != len(entries):
         raise ValueError(f"{path}: an entry is listed twice")
     whole = {entry for entry in entries if ":" not in entry}

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from .results import REQUIREMENTS, expected_failures, judge, load_baseline, load_checks
+from examples.conformance_client import DONE
+
+from .results import CLIENT_DONE, REQUIREMENTS, SIDES, expected_failures, judge, load_baseline, load_checks
 
 RUN = {
     "tools-list": {"tools-list": "SUCCESS", "tools-name-format": "SUCCESS"},
@@ -69,6 +71,30 @@ def test_load_checks_keeps_the_most_severe_status_of_a_repeated_check(tmp_path: 
     assert load_checks(tmp_path) == {"server-stateless": {"meta-400": "FAILURE", "ack": "SKIPPED"}}
 
 
+def test_load_checks_reads_client_folders_and_whether_the_client_ran_to_its_end(tmp_path: Path) -> None:
+    stamp = "2026-11-29T15-19-58-683Z"
+    for folder, stdout in [
+        (f"tools_call-{stamp}", f"listed\n{DONE}\n"),
+        (f"auth/metadata-default-{stamp}", ""),  # the client exited early
+        (f"http-standard-headers-{stamp}", f"{DONE}\nTraceback ...\n"),  # DONE must be the last line
+    ]:
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "checks.json").write_text(json.dumps([{"id": "a-check", "status": "SUCCESS"}]))
+        (tmp_path / folder / "stdout.txt").write_text(stdout)
+    assert load_checks(tmp_path, "client") == {
+        "tools_call": {"a-check": "SUCCESS", CLIENT_DONE: "SUCCESS"},
+        "auth/metadata-default": {"a-check": "SUCCESS", CLIENT_DONE: "FAILURE"},
+        "http-standard-headers": {"a-check": "SUCCESS", CLIENT_DONE: "FAILURE"},
+    }
+
+
+def test_load_baseline_reads_one_side(tmp_path: Path) -> None:
+    path = tmp_path / "baseline.yaml"
+    path.write_text("server:\n  - caching\nclient:\n  - auth/dpop\n  - sse-retry:client-ran-to-completion\n")
+    assert load_baseline(path, "server") == ["caching"]
+    assert load_baseline(path, "client") == ["auth/dpop", "sse-retry:client-ran-to-completion"]
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -88,8 +114,8 @@ def test_load_baseline_refuses_ambiguous_files(tmp_path: Path, text: str) -> Non
 def test_the_real_baseline_files_load(requirements: str) -> None:
     # They may become empty one day (`server: []`), but never malformed.
     path = expected_failures(requirements)
-    entries = load_baseline(path)
-    assert all(re.fullmatch(r"[a-z0-9-]+(:[a-z0-9-]+)?", entry) for entry in entries), entries
+    entries = [entry for side in SIDES for entry in load_baseline(path, side)]
+    assert all(re.fullmatch(r"[a-z0-9_/-]+(:[a-z0-9-]+)?", entry) for entry in entries), entries
     # Every entry says why it may fail, in a comment on its own line.
     listed = [line for line in path.read_text().splitlines() if line.lstrip().startswith("- ")]
     assert len(listed) == len(entries) and all(" # " in line for line in listed), listed
