@@ -180,7 +180,7 @@ def check_answer(
     if code in LEGACY_OK_CODES and legacy:
         allowed.add(200)
     if answer.content_type.startswith("text/event-stream"):
-        allowed = {200} if code in IN_STREAM_CODES else set()
+        allowed = {200} if code in IN_STREAM_CODES or (legacy and code in LEGACY_OK_CODES) else set()
     assert answer.status in allowed, f"error {code} came with HTTP {answer.status}: {final}"
 
 
