@@ -8,6 +8,7 @@ stream with its result, as the spec asks, instead of waiting for listeners to le
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -37,10 +38,9 @@ def serve_http(app: Any, servers: Iterable[Server], host: str = "127.0.0.1", por
     """Serve an ASGI app (a `StreamableHTTP`, or a larger app mounting several) with uvicorn;
     `servers` are the MCP servers whose listen streams to end on shutdown."""
     config = uvicorn.Config(app, host=host, port=port, access_log=False)
-    try:
+    # uvicorn re-raises Ctrl+C after a clean shutdown; there is nothing left to report.
+    with contextlib.suppress(KeyboardInterrupt):
         _GracefulUvicorn(config, servers).run()
-    except KeyboardInterrupt:
-        pass  # uvicorn re-raises Ctrl+C after a clean shutdown; nothing is left to report
 
 
 def main(server: Server, app: Any = None, argv: Sequence[str] | None = None) -> None:

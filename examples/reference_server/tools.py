@@ -105,6 +105,7 @@ def register_tools(server: Server) -> None:
             return InputRequired({"confirm": form}, state={"station": station})
         if ctx.state != {"station": station}:
             raise ToolError("The confirmation was for a different station; start again.")
-        if answer.get("action") != "accept" or not (answer.get("content") or {}).get("confirm"):
+        content = answer.get("content")
+        if answer.get("action") != "accept" or not isinstance(content, dict) or content.get("confirm") is not True:
             return "Report discarded."
         return f"Report for {station} queued: {note}"
