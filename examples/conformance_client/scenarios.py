@@ -32,10 +32,11 @@ def connect(url: str, **handlers: Any) -> Client:
 
 
 def sample_arguments(schema: dict[str, Any]) -> dict[str, Any]:
-    """A value for each required property of a flat object schema, by its type."""
-    samples = {"string": "example", "integer": 1, "number": 1.5, "boolean": True}
+    """A value for each required property of a flat object schema, by its type (a string if unsure)."""
+    samples: dict[Any, Any] = {"string": "example", "integer": 1, "number": 1.5, "boolean": True}
     properties = schema.get("properties") or {}
-    return {name: samples.get(properties.get(name, {}).get("type"), "example") for name in schema.get("required", [])}
+    kinds = {name: str(properties.get(name, {}).get("type")) for name in schema.get("required", [])}
+    return {name: samples.get(kind, "example") for name, kind in kinds.items()}
 
 
 @scenario("initialize", "tools_call", "sse-retry")
