@@ -14,10 +14,14 @@ def wants_context(fn: Callable[..., Any]) -> bool:
     return "ctx" in inspect.signature(fn).parameters
 
 
+_PLAIN_RESULTS = frozenset({str, dict, list})
+
+
 async def call_handler(fn: Callable[..., Any], kwargs: dict[str, Any], ctx: RequestContext, with_ctx: bool) -> Any:
     if with_ctx:
         kwargs = {**kwargs, "ctx": ctx}
     result = fn(**kwargs)
-    if inspect.isawaitable(result):
+    # inspect.isawaitable is slow to say no; the usual plain results skip it.
+    if type(result) not in _PLAIN_RESULTS and inspect.isawaitable(result):
         result = await result
     return result

@@ -99,9 +99,11 @@ class Server:
         self.state_sealer = state_sealer or StateSealer()
         self.subscriptions = SubscriptionHub(max_subscriptions)
         # A registry that changes while the server runs tells the clients listening for it.
-        self.tools.on_change = lambda: self.notify_list_changed("tools")
-        self.resources.on_change = lambda: self.notify_list_changed("resources")
-        self.prompts.on_change = lambda: self.notify_list_changed("prompts")
+        self.tools.on_change = lambda: self._registry_changed("tools")
+        self.resources.on_change = lambda: self._registry_changed("resources")
+        self.prompts.on_change = lambda: self._registry_changed("prompts")
+        #: The names in `capabilities()`, which every request checks; None until computed again.
+        self._offered: frozenset[str] | None = None
         self._methods: dict[str, tuple[Handler, str | None]] = {
             # method: (handler, the server capability that must be advertised for it)
             "server/discover": (self._discover, None),
@@ -341,6 +343,10 @@ class Server:
         """The final result of a listen request, with serverInfo like every other result."""
         return self._finish(subscription.completion())
 
+    def _registry_changed(self, kind: str) -> None:
+        self._offered = None
+        self.notify_list_changed(kind)
+
     def handler_for(self, method: str) -> Handler:
         if method in REMOVED_METHODS:
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (removed in {LATEST_VERSION})")
@@ -350,7 +356,9 @@ class Server:
         if entry is None:
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
         handler, capability = entry
-        if capability is not None and capability not in self.capabilities():
+        if self._offered is None:
+            self._offered = frozenset(self.capabilities())
+        if capability is not None and capability not in self._offered:
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (this server does not offer {capability})")
         return handler
 

@@ -119,6 +119,8 @@ class Tool:
         return self._to_result(returned)
 
     def _to_result(self, returned: Any) -> dict[str, Any] | InputRequired:
+        if type(returned) is str and self._output is None:
+            return {"content": [text(returned)]}  # the usual result, without a ToolResult round trip
         if isinstance(returned, InputRequired):
             return returned
         if isinstance(returned, ToolResult):

@@ -311,9 +311,15 @@ def _check_content_type(content_type: str | None) -> None:
         )
 
 
+#: The Accept header MCP clients send (ours and the SDKs'): accepted before any parsing.
+USUAL_ACCEPT = "application/json, text/event-stream"
+
+
 def _check_accept(accept: str | None) -> None:
     """The client must accept both answer forms (streamable-http.mdx §Sending Messages).
     Wildcards count, as HTTP defines them."""
+    if accept == USUAL_ACCEPT:
+        return
     accepted = {part.split(";")[0].strip().lower() for part in (accept or "").split(",")}
     json_ok = accepted & {"application/json", "application/*", "*/*"}
     sse_ok = accepted & {"text/event-stream", "text/*", "*/*"}
