@@ -219,18 +219,21 @@ class StreamableHTTP:
         async def notify(message: dict[str, Any]) -> None:
             await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
 
-        work = asyncio.ensure_future(run(notify))
-        watcher = asyncio.ensure_future(_wait_for_disconnect(receive))
-        await asyncio.wait({work, watcher}, return_when=asyncio.FIRST_COMPLETED)
-        if not work.done():
-            work.cancel()
-            await asyncio.gather(work, return_exceptions=True)
-            return
-        watcher.cancel()
+        # The handler runs in this task, and a watcher cancels the task if the client leaves:
+        # one task and no asyncio.wait per request, which is most of what a stream costs.
+        watcher = asyncio.ensure_future(_cancel_on_disconnect(receive, asyncio.current_task()))
         try:
-            final = result_response(request.id, work.result())
+            final = result_response(request.id, await run(notify))
         except MCPError as error:
             final = error_response(request.id, error)
+        except asyncio.CancelledError:
+            if watcher.done():  # the client left
+                return
+            raise  # cancelled from outside: the server is stopping
+        finally:
+            watcher.cancel()
+        if watcher.done():  # the client left as the handler finished
+            return
         await send({"type": "http.response.body", "body": sse.event(final), "more_body": False})
 
     async def _listen(self, request: Request, receive: Receive, send: Send) -> None:
@@ -334,6 +337,12 @@ def _check_accept(accept: str | None) -> None:
 async def _wait_for_disconnect(receive: Receive) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
+
+
+async def _cancel_on_disconnect(receive: Receive, task: asyncio.Task[Any] | None) -> None:
+    await _wait_for_disconnect(receive)
+    if task is not None:
+        task.cancel()
 
 
 async def _json(

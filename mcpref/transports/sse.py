@@ -29,6 +29,7 @@ _SPLITLINES_ONLY = [(char.encode(), f"\\u{ord(char):04x}".encode()) for char in 
 
 def event(message: dict[str, Any]) -> bytes:
     data = encode(message)
-    for raw, escaped in _SPLITLINES_ONLY:
-        data = data.replace(raw, escaped)
+    if not data.isascii():  # the three characters are not ASCII; most messages are
+        for raw, escaped in _SPLITLINES_ONLY:
+            data = data.replace(raw, escaped)
     return b"event: message\ndata: " + data + b"\n\n"
