@@ -41,7 +41,7 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    def __init__(self, spec: Spec, cpu: int, port: int | None = None) -> None:
+    def __init__(self, spec: Spec, cpu: int, port: int | None = None, wrapper: list[str] | None = None) -> None:
         self.spec = spec
         self.port = port or free_port()
         self.url = f"http://{HOST}:{self.port}/mcp"
@@ -54,7 +54,10 @@ class ServerProcess:
         # taskset execs the server, so the pid is the server's own.
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
-            ["taskset", "-c", str(cpu), *command], stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log
+            ["taskset", "-c", str(cpu), *(wrapper or []), *command],
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=self.log,
         )
 
     def wait_ready(self, call: Call = TOOLS_CALL, timeout: float = 30.0) -> float:
