@@ -354,7 +354,7 @@ def print_targets(results: Results) -> None:
     print("instruction counts where there is one, the goal, and whether the measured median meets it")
     for name, value, spread, counted, goal, met in rows:
         verdict = "not measured" if met is None else ("met" if met else "MISSED")
-        print(f"  {name:<36}{value:>7} {spread:<11}{counted:>6}   goal {goal:<18}{verdict}")
+        print(f"  {name:<36}{value:>7} {spread:<11}{counted:>6}   goal {goal:<20}{verdict}")
     print()
 
 
