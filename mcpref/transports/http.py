@@ -33,6 +33,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from .. import jsonrpc
+from ..catchall import NOSNIFF, internal_error, plain_response
 from ..headers import check_request_headers
 from ..jsonrpc import MCPError, Notification, Request, encode, error_response, result_response
 from ..legacy import handle_legacy, is_legacy_request
@@ -105,12 +106,14 @@ class StreamableHTTP:
         if scope["type"] != "http":
             return
         if self.path is not None and scope["path"] != self.path:
-            await _plain(send, 404, b"Not Found")
+            await plain_response(send, 404, b"Not Found")
             return
         try:
             await self._handle(scope, receive, send)
         except MCPError as error:
             await _json(send, status_for(error), error_response(error.request_id, error))
+        except Exception as exc:  # a bug: one uniform 500, one log line (see mcpref.catchall)
+            await internal_error(scope, send, exc)
 
     async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] != "POST":
@@ -349,13 +352,12 @@ async def _json(
     send: Send, status: int, message: dict[str, Any], extra: list[tuple[bytes, bytes]] | None = None
 ) -> None:
     body = encode(message)
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(extra or [])]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
-
-async def _plain(send: Send, status: int, body: bytes) -> None:
-    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        NOSNIFF,
+        *(extra or []),
+    ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
