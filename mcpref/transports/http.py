@@ -30,7 +30,7 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import jsonrpc
 from ..catchall import NOSNIFF, internal_error, plain_response
@@ -48,6 +48,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 logger = logging.getLogger("mcpref.http")
+T = TypeVar("T")
 
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 
@@ -148,9 +149,10 @@ class StreamableHTTP:
 
     async def _answer(self, request: Request, headers: dict[str, str], receive: Receive, send: Send) -> None:
         header_version = headers.get("mcp-protocol-version")
+        principal = _principal(headers)
         if is_legacy_request(request, header_version):
             if self.server.serve_legacy:
-                await self._answer_legacy(request, header_version, receive, send)
+                await self._answer_legacy(request, header_version, principal, receive, send)
                 return
             if request.method == "initialize":
                 # Modern-only: say which versions this server speaks (basic/versioning.mdx:
@@ -164,7 +166,6 @@ class StreamableHTTP:
         )
         if meta.protocol_version not in self.server.supported_versions:
             raise unsupported_version(meta.protocol_version, self.server.supported_versions)
-        principal = _principal(headers)
         if request.method == "subscriptions/listen":
             await self._listen(request, receive, send)
             return
@@ -183,10 +184,15 @@ class StreamableHTTP:
                 send,
             )
             return
-        result = await self.server.handle(request, meta=meta, principal=principal)
+        try:
+            result = await _unless_client_leaves(self.server.handle(request, meta=meta, principal=principal), receive)
+        except _ClientLeft:
+            return
         await _json(send, 200, result_response(request.id, result))
 
-    async def _answer_legacy(self, request: Request, version: str | None, receive: Receive, send: Send) -> None:
+    async def _answer_legacy(
+        self, request: Request, version: str | None, principal: str | None, receive: Receive, send: Send
+    ) -> None:
         """A 2025-11-25-era request, served statelessly (see `mcpref.legacy`).
 
         Errors keep HTTP 200 unless the transport itself refused the message: a legacy client
@@ -195,11 +201,18 @@ class StreamableHTTP:
         meta = request.params.get("_meta")
         if isinstance(meta, dict) and PROGRESS_TOKEN_KEY in meta or self.stream_responses:
             await self._stream(
-                request, lambda notify: handle_legacy(self.server, request, version, notify), receive, send
+                request,
+                lambda notify: handle_legacy(self.server, request, version, notify, principal=principal),
+                receive,
+                send,
             )
             return
         try:
-            result = await handle_legacy(self.server, request, version)
+            result = await _unless_client_leaves(
+                handle_legacy(self.server, request, version, principal=principal), receive
+            )
+        except _ClientLeft:
+            return
         except MCPError as error:
             error.http_status = error.http_status or 200
             raise
@@ -222,20 +235,11 @@ class StreamableHTTP:
         async def notify(message: dict[str, Any]) -> None:
             await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
 
-        # The handler runs in this task, and a watcher cancels the task if the client leaves:
-        # one task and no asyncio.wait per request, which is most of what a stream costs.
-        watcher = asyncio.ensure_future(_cancel_on_disconnect(receive, asyncio.current_task()))
         try:
-            final = result_response(request.id, await run(notify))
+            final = result_response(request.id, await _unless_client_leaves(run(notify), receive))
         except MCPError as error:
             final = error_response(request.id, error)
-        except asyncio.CancelledError:
-            if watcher.done():  # the client left
-                return
-            raise  # cancelled from outside: the server is stopping
-        finally:
-            watcher.cancel()
-        if watcher.done():  # the client left as the handler finished
+        except _ClientLeft:
             return
         await send({"type": "http.response.body", "body": sse.event(final), "more_body": False})
 
@@ -346,6 +350,32 @@ async def _cancel_on_disconnect(receive: Receive, task: asyncio.Task[Any] | None
     await _wait_for_disconnect(receive)
     if task is not None:
         task.cancel()
+
+
+class _ClientLeft(Exception):
+    """The client closed the connection before its answer was ready; there is no one to answer."""
+
+
+async def _unless_client_leaves(work: Awaitable[T], receive: Receive) -> T:
+    """Await `work` in this task, cancelling it if the client disconnects first.
+
+    Closing the connection is how an HTTP client cancels a request (streamable-http.mdx
+    §Cancellation), whether the answer would have been a stream or one JSON object. The work
+    runs in the request's own task and a watcher cancels that task: one extra task and no
+    `asyncio.wait` per request.
+    """
+    watcher = asyncio.ensure_future(_cancel_on_disconnect(receive, asyncio.current_task()))
+    try:
+        result = await work
+    except asyncio.CancelledError:
+        if watcher.done():
+            raise _ClientLeft from None
+        raise  # cancelled from outside: the server is stopping
+    finally:
+        watcher.cancel()
+    if watcher.done():  # the client left as the work finished
+        raise _ClientLeft
+    return result
 
 
 async def _json(

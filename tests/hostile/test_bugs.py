@@ -4,15 +4,31 @@ from __future__ import annotations
 
 import logging
 import socket
+import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 from examples import site
-from tests.hostile.conftest import body, headers
+from examples.reference_server import create_dual_app
+from mcpref import StreamableHTTP
+from tests.hostile.conftest import Record, body, headers, hostile_server
 
 LEGACY = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def test_completion_with_a_context_that_is_not_an_object_is_invalid_params(serve) -> None:
+    http = serve(StreamableHTTP(hostile_server()))
+    for context in (1, "x", [], {"arguments": 1}, {"arguments": {"tone": 2}}):
+        params = {"ref": {"type": "ref/prompt", "name": "brief"}, "argument": {"name": "city", "value": ""}}
+        response = http.post(
+            "/mcp",
+            json=body("completion/complete", {**params, "context": context}),
+            headers=headers("completion/complete"),
+        )
+        assert response.status_code == 200, (context, response.text)
+        assert response.json()["error"]["code"] == -32602
 
 
 # -- the site app: what a static site answers, never a 500 --------------------------------------
@@ -71,3 +87,42 @@ def test_the_site_still_serves_its_pages_and_endpoints(site_http) -> None:
     assert site_http.get("/mcp").json()["error"]["code"] == -32600
 
 
+# -- the legacy path keeps the caller --------------------------------------------------------------
+
+
+def legacy_call(http: httpx.Client, name: str, arguments: dict, authorization: str | None) -> dict:
+    sent = {**LEGACY, "MCP-Protocol-Version": "2025-11-25"}
+    if authorization is not None:
+        sent["Authorization"] = authorization
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    response = http.post("/dual/mcp", json=message, headers=sent)
+    assert response.status_code == 200, response.text
+    return response.json()["result"]
+
+
+def test_a_handle_minted_on_a_legacy_request_belongs_to_its_caller(serve) -> None:
+    http = serve(create_dual_app())
+    drafted = legacy_call(http, "draft_alert", {"station": "oslo", "message": "Gale"}, "Bearer alice")
+    handle = drafted["structuredContent"]["handle"]
+    assert legacy_call(http, "issue_alert", {"handle": handle}, "Bearer alice").get("isError") is not True
+    for someone_else in ("Bearer mallory", None):
+        refused = legacy_call(http, "issue_alert", {"handle": handle}, someone_else)
+        assert refused["isError"] is True, someone_else
+        assert "someone else" in refused["content"][0]["text"]
+
+
+# -- closing a plain-JSON response cancels the tool ----------------------------------------------
+
+
+def test_a_client_closing_a_json_response_cancels_the_tool(serve) -> None:
+    record = Record()
+    http = serve(StreamableHTTP(hostile_server(record)))
+    calls = 5
+    for request_id in range(calls):
+        message = body("tools/call", {"name": "slow", "arguments": {"seconds": 2}}, request_id)
+        with pytest.raises(httpx.ReadTimeout):
+            http.post("/mcp", json=message, headers=headers("tools/call", "slow"), timeout=0.3)
+    deadline = time.monotonic() + 3
+    while record.cancelled < calls and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (record.started, record.cancelled, record.finished) == (calls, calls, 0)
