@@ -8,14 +8,19 @@ that records whether it was cancelled, a blocking sync tool, and a completion.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import socket
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
 import pytest
 
 from mcpref import RequestContext, Server
+from mcpref.limits import ServerLimits
 from tests.conftest import ACCEPT, META, running
 
 
@@ -91,3 +96,31 @@ def serve() -> Iterator[Any]:
     for context, client in reversed(contexts):
         client.close()
         context.__exit__(None, None, None)
+
+
+@contextmanager
+def guarded(app: Any, limits: ServerLimits) -> Iterator[tuple[str, int]]:
+    """Serve `app` as `mcpref.run` does (uvicorn with `limits`); yield its (host, port)."""
+    with running(app, limits=limits) as url:
+        host, port = url.removeprefix("http://").split(":")
+        yield host, int(port)
+
+
+def read_all(sock: socket.socket, timeout: float = 5.0) -> bytes:
+    """Everything the server sends until it closes the connection (or `timeout` passes)."""
+    sock.settimeout(timeout)
+    received = b""
+    with contextlib.suppress(TimeoutError, ConnectionResetError):
+        while chunk := sock.recv(65536):
+            received += chunk
+    return received
+
+
+def raw_request(method: str, params: dict[str, Any] | None = None, *, extra: str = "", path: str = "/mcp") -> bytes:
+    """One whole MCP request as bytes, as a correct client sends it."""
+    payload = json.dumps(body(method, params)).encode()
+    head = "".join(f"{name}: {value}\r\n" for name, value in headers(method).items())
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{head}{extra}Content-Length: {len(payload)}\r\n\r\n".encode()
+        + payload
+    )
