@@ -11,7 +11,8 @@ Checks run in this order; the first that fails answers, and later ones never run
    hostile site learns nothing from a loopback server (DNS rebinding).
 3. `Content-Type` must be `application/json` (415) and `Accept` must cover both
    `application/json` and `text/event-stream` (406): what the body and answer can be at all.
-4. Body size (413): read no further than the limit.
+4. Body size (413) and time (408): read no further than the limit, for no longer than the
+   deadline; either refusal closes the connection, so the rest of the body is never read.
 5. JSON-RPC framing (400, -32700 or -32600): see `jsonrpc.parse_message`.
 6. A notification is accepted with 202 and no body.
 7. Request `_meta` (400, -32602 when missing): the body is the source of truth, so it is read
@@ -50,7 +51,16 @@ Send = Callable[[Message], Awaitable[None]]
 logger = logging.getLogger("mcpref.http")
 T = TypeVar("T")
 
-DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+#: The largest body read (413 past it). MCP requests are small; the largest real ones carry a
+#: file or an image in tool arguments, and 1 MiB leaves room for that.
+DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+#: Seconds from the end of the request head to the end of its body (408 past it).
+DEFAULT_BODY_TIMEOUT_SECONDS = 30.0
+#: Bodies at least this large are parsed in a worker thread: orjson reads 64 KiB in well under a
+#: millisecond, but a megabyte of nested brackets takes long enough to stall every other request.
+PARSE_IN_THREAD_BYTES = 64 * 1024
+#: Refusals after which the rest of the body is not worth reading: the connection is closed.
+CLOSE = [(b"connection", b"close")]
 
 #: HTTP status for each JSON-RPC error code, where the spec names one (streamable-http.mdx,
 #: basic/index.mdx). An error may override it with its own `http_status`.
@@ -90,6 +100,7 @@ class StreamableHTTP:
         path: str | None = "/mcp",
         origins: OriginPolicy | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        body_timeout_seconds: float = DEFAULT_BODY_TIMEOUT_SECONDS,
         stream_responses: bool = False,
         keepalive_seconds: float = 15.0,
     ) -> None:
@@ -97,6 +108,7 @@ class StreamableHTTP:
         self.path = path
         self.origins = origins or OriginPolicy.from_env()
         self.max_body_bytes = max_body_bytes
+        self.body_timeout_seconds = body_timeout_seconds
         self.stream_responses = stream_responses
         self.keepalive_seconds = keepalive_seconds
 
@@ -112,7 +124,7 @@ class StreamableHTTP:
         try:
             await self._handle(scope, receive, send)
         except MCPError as error:
-            await _json(send, status_for(error), error_response(error.request_id, error))
+            await _json(send, status_for(error), error_response(error.request_id, error), error.http_headers)
         except Exception as exc:  # a bug: one uniform 500, one log line (see mcpref.catchall)
             await internal_error(scope, send, exc)
 
@@ -136,7 +148,10 @@ class StreamableHTTP:
         _check_accept(headers.get("accept"))
         body = await self._read_body(headers, receive)
 
-        message = jsonrpc.parse_message(body)
+        if len(body) < PARSE_IN_THREAD_BYTES:
+            message = jsonrpc.parse_message(body)
+        else:
+            message = await asyncio.to_thread(jsonrpc.parse_message, body)
         if isinstance(message, Notification):
             await send({"type": "http.response.start", "status": 202, "headers": []})
             await send({"type": "http.response.body", "body": b""})
@@ -279,14 +294,30 @@ class StreamableHTTP:
             self.server.subscriptions.close(subscription)
 
     async def _read_body(self, headers: dict[str, str], receive: Receive) -> bytes:
-        def too_large() -> MCPError:
-            return MCPError(
-                jsonrpc.INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes", http_status=413
-            )
-
+        """The whole body, within `max_body_bytes` (413) and `body_timeout_seconds` (408)."""
         declared = headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
-            raise too_large()
+            raise self._too_large()
+        try:
+            async with asyncio.timeout(self.body_timeout_seconds):
+                return await self._receive_body(receive)
+        except TimeoutError:
+            raise MCPError(
+                jsonrpc.INVALID_REQUEST,
+                f"Request Timeout: the body did not arrive within {self.body_timeout_seconds:g} s",
+                http_status=408,
+                http_headers=CLOSE,
+            ) from None
+
+    def _too_large(self) -> MCPError:
+        return MCPError(
+            jsonrpc.INVALID_REQUEST,
+            f"Payload Too Large: the limit is {self.max_body_bytes} bytes",
+            http_status=413,
+            http_headers=CLOSE,
+        )
+
+    async def _receive_body(self, receive: Receive) -> bytes:
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -296,7 +327,7 @@ class StreamableHTTP:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body_bytes:
-                raise too_large()
+                raise self._too_large()
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
