@@ -157,12 +157,14 @@ class StreamableHTTP:
             await send({"type": "http.response.body", "body": b""})
             return
         try:
-            await self._answer(message, headers, receive, send)
+            await self._answer(message, headers, scope, receive, send)
         except MCPError as error:
             error.request_id = message.id
             raise
 
-    async def _answer(self, request: Request, headers: dict[str, str], receive: Receive, send: Send) -> None:
+    async def _answer(
+        self, request: Request, headers: dict[str, str], scope: Scope, receive: Receive, send: Send
+    ) -> None:
         header_version = headers.get("mcp-protocol-version")
         principal = _principal(headers)
         if is_legacy_request(request, header_version):
@@ -182,7 +184,7 @@ class StreamableHTTP:
         if meta.protocol_version not in self.server.supported_versions:
             raise unsupported_version(meta.protocol_version, self.server.supported_versions)
         if request.method == "subscriptions/listen":
-            await self._listen(request, receive, send)
+            await self._listen(request, principal or _peer(scope), receive, send)
             return
         if self.stream_responses or meta.progress_token is not None or meta.log_level is not None:
             # A stream commits to 200 before the handler runs, so the method (404) and a capability
@@ -258,13 +260,13 @@ class StreamableHTTP:
             return
         await send({"type": "http.response.body", "body": sse.event(final), "more_body": False})
 
-    async def _listen(self, request: Request, receive: Receive, send: Send) -> None:
+    async def _listen(self, request: Request, caller: str, receive: Receive, send: Send) -> None:
         """Serve a `subscriptions/listen` stream until the client leaves or the server ends it.
 
         The acknowledgement goes out at once, so a client knows the subscription is live before
         anything changes; comment lines keep idle connections from being cut by proxies.
         """
-        subscription = self.server.open_subscription(request)
+        subscription = self.server.open_subscription(request, caller)
         watcher = asyncio.ensure_future(_wait_for_disconnect(receive))
         try:
             await send({"type": "http.response.start", "status": 200, "headers": sse.HEADERS})
@@ -421,6 +423,13 @@ async def _json(
     ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+def _peer(scope: Scope) -> str:
+    """An anonymous caller, as far as the transport can tell: its address (behind a reverse proxy
+    that is the proxy's, so every anonymous caller shares one fair share)."""
+    client = scope.get("client")
+    return f"peer:{client[0]}" if client else "peer:unknown"
 
 
 def _principal(headers: dict[str, str]) -> str | None:
