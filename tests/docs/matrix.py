@@ -77,11 +77,18 @@ def _plain(heading: str) -> str:
     return heading.replace("`", "").strip()
 
 
+def spec_title(text: str) -> str:
+    """The page's own title (its front matter); rules above the first heading cite it."""
+    found = re.search(r"^title:\s*(.+?)\s*$", text.split("\n---", 1)[0], re.MULTILINE)
+    return found[1].strip("\"'") if found else ""
+
+
 def record(spec_dir: Path) -> dict[str, dict[str, Any]]:
     """What spec-pages.yaml holds, computed from the spec text."""
     return {
         path.relative_to(spec_dir).as_posix(): {
-            "keywords": keyword_count(text := path.read_text(encoding="utf-8")),
+            "title": spec_title(text := path.read_text(encoding="utf-8")),
+            "keywords": keyword_count(text),
             "headings": spec_headings(text),
         }
         for path in sorted(spec_dir.rglob("*.mdx"))
@@ -99,10 +106,17 @@ def anchor(heading: str) -> str:
 
 
 def spec_url(page: str, section: str | None = None) -> str:
-    """The published address of a spec page (an `index.mdx` is its folder) and section."""
+    """The published address of a spec page (an `index.mdx` is its folder) and section; a rule
+    cited by the page's title sits above its first heading, so it gets no anchor."""
     path = page.removesuffix(".mdx").removesuffix("index").rstrip("/")
     url = f"{PUBLISHED}/{path}" if path else PUBLISHED
-    return f"{url}#{anchor(section)}" if section else url
+    title = _titles().get(page)
+    return f"{url}#{anchor(section)}" if section and section != title else url
+
+
+@cache
+def _titles() -> dict[str, str]:
+    return {page: info.get("title", "") for page, info in load_pages().items()}
 
 
 # -- the entries -----------------------------------------------------------------------------
@@ -185,8 +199,8 @@ def problems(raw: list[tuple[str, Any]], pages: dict[str, dict[str, Any]]) -> li
     for entry in good:
         if entry.spec not in pages:
             found.append(f"{entry.id}: spec {entry.spec!r} is not a page of the {REVISION} specification")
-        elif _plain(entry.section) not in pages[entry.spec]["headings"]:
-            found.append(f"{entry.id}: {entry.spec} has no heading {entry.section!r}")
+        elif _plain(entry.section) not in [*pages[entry.spec]["headings"], pages[entry.spec].get("title")]:
+            found.append(f"{entry.id}: {entry.spec} has no heading {entry.section!r} (nor is it the page's title)")
         found += [f"{entry.id}: {p}" for item in entry.evidence for p in evidence_problems(item)]
     found += shared_test_problems(good)
     return found

@@ -162,15 +162,17 @@ def test_keywords_are_counted_as_the_spec_uses_them() -> None:
 def test_the_recorded_counts_are_checked_against_the_text(tmp_path: Any) -> None:
     (tmp_path / "basic").mkdir()
     (tmp_path / "basic" / "index.mdx").write_text("## Rules\n\nServers **MUST** answer.\n", encoding="utf-8")
-    recorded = {"basic/index.mdx": {"keywords": 1, "headings": ["Rules"]}}
+    recorded = {"basic/index.mdx": {"title": "", "keywords": 1, "headings": ["Rules"]}}
     assert matrix.spec_drift(recorded, tmp_path) == []
-    assert matrix.spec_drift({"basic/index.mdx": {"keywords": 2, "headings": ["Rules"]}}, tmp_path)
-    assert matrix.spec_drift({**recorded, "gone.mdx": {"keywords": 0, "headings": []}}, tmp_path)
+    assert matrix.spec_drift({"basic/index.mdx": {"title": "", "keywords": 2, "headings": ["Rules"]}}, tmp_path)
+    assert matrix.spec_drift({"basic/index.mdx": {"title": "", "keywords": 1, "headings": ["Roles"]}}, tmp_path)
+    assert matrix.spec_drift({**recorded, "gone.mdx": {"title": "", "keywords": 0, "headings": []}}, tmp_path)
 
 
 def test_spec_links_point_at_the_published_section() -> None:
     base = "https://modelcontextprotocol.io/specification/2026-07-28"
     assert matrix.spec_url("index.mdx") == base
+    assert matrix.spec_url("basic/index.mdx", "Overview") == f"{base}/basic"  # the page's title: no anchor
     assert matrix.spec_url("basic/index.mdx", "_meta") == f"{base}/basic#meta"
     assert matrix.spec_url("basic/index.mdx", "`$ref` Resolution") == f"{base}/basic#ref-resolution"
     assert matrix.spec_url("basic/transports/streamable-http.mdx", "Server Validation") == (
