@@ -207,22 +207,24 @@ def problems(raw: list[tuple[str, Any]], pages: dict[str, dict[str, Any]]) -> li
 
 
 def shared_test_problems(good: list[Entry]) -> list[str]:
-    """The copy-paste rule: one test may back several entries only when they come from the same
-    section of the same spec page (one test, several obligations of one statement). A test named
-    by entries of different sections was almost always pasted along with the entry around it.
-    Page anchors may be shared: one section of frames often shows several rules at once."""
-    where: dict[str, set[tuple[str, str]]] = defaultdict(set)
-    users: dict[str, list[str]] = defaultdict(list)
+    """The copy-paste rule: entries from different spec sections never name the same set of
+    evidence. Sharing one test is fine (a test often shows rules of two sections at once), but
+    two entries of different sections backed by exactly the same items are what an entry pasted
+    with its neighbour's evidence looks like; give each the item that shows it in particular.
+    Entries of one section may share their whole evidence: one statement, several obligations."""
+    seen: dict[frozenset[str], Entry] = {}
+    found = []
     for entry in good:
-        for item in entry.evidence:
-            if TEST_ID.fullmatch(item):
-                where[item].add((entry.spec, _plain(entry.section)))
-                users[item].append(entry.id)
-    return [
-        f"{item} backs entries of different spec sections ({', '.join(users[item])}); name the test that shows each one"
-        for item, sections in where.items()
-        if len(sections) > 1
-    ]
+        key = frozenset(entry.evidence)
+        if not key:
+            continue
+        first = seen.setdefault(key, entry)
+        if (first.spec, _plain(first.section)) != (entry.spec, _plain(entry.section)):
+            found.append(
+                f"{entry.id}: the same evidence as {first.id}, from another spec section "
+                f"({', '.join(sorted(key))}); name what shows each one in particular"
+            )
+    return found
 
 
 def evidence_problems(item: str) -> list[str]:
