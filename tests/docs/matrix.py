@@ -38,7 +38,7 @@ LEVELS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "REQUIRED", "RECOMMENDED",
 STATUSES = ("implemented", "divergent", "not-implemented", "not-applicable")
 ROLES = ("server", "client", "host", "authorization server")
 FIELDS = ("id", "spec", "section", "level", "applies_to", "says", "status")
-OPTIONAL_FIELDS = ("why", "issue", "evidence")
+OPTIONAL_FIELDS = ("why", "issue", "evidence", "same_evidence_as")
 ID = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*(?:\.[a-z0-9]+(?:[-_][a-z0-9]+)*)+")
 #: An entry covers at least this share of its page's normative keywords.
 COVERAGE = 0.95
@@ -134,6 +134,9 @@ class Entry:
     why: str | None = None
     issue: int | None = None
     evidence: list[str] = field(default_factory=list)
+    #: The id of an entry of another section whose evidence shows this one too, said on purpose
+    #: (the spec states some rules twice, e.g. on a transport page and on its pattern page).
+    same_evidence_as: str | None = None
     source: str = ""  # which file it came from
 
 
@@ -208,22 +211,28 @@ def problems(raw: list[tuple[str, Any]], pages: dict[str, dict[str, Any]]) -> li
 
 def shared_test_problems(good: list[Entry]) -> list[str]:
     """The copy-paste rule: entries from different spec sections never name the same set of
-    evidence. Sharing one test is fine (a test often shows rules of two sections at once), but
-    two entries of different sections backed by exactly the same items are what an entry pasted
-    with its neighbour's evidence looks like; give each the item that shows it in particular.
-    Entries of one section may share their whole evidence: one statement, several obligations."""
-    seen: dict[frozenset[str], Entry] = {}
+    evidence by accident. Sharing one test is fine (a test often shows rules of two sections at
+    once), but two entries of different sections backed by exactly the same items are what an entry
+    pasted with its neighbour's evidence looks like. Where that is intended (the spec states some
+    rules twice), the later entry says so with `same_evidence_as: <the other's id>`. Entries of one
+    section may share their whole evidence: one statement, several obligations."""
+    by_id = {entry.id: entry for entry in good}
+    seen: dict[frozenset[str], list[Entry]] = defaultdict(list)
     found = []
     for entry in good:
         key = frozenset(entry.evidence)
-        if not key:
-            continue
-        first = seen.setdefault(key, entry)
-        if (first.spec, _plain(first.section)) != (entry.spec, _plain(entry.section)):
-            found.append(
-                f"{entry.id}: the same evidence as {first.id}, from another spec section "
-                f"({', '.join(sorted(key))}); name what shows each one in particular"
-            )
+        twin = by_id.get(entry.same_evidence_as or "")
+        if entry.same_evidence_as and (twin is None or frozenset(twin.evidence) != key):
+            found.append(f"{entry.id}: same_evidence_as {entry.same_evidence_as!r} names no entry with this evidence")
+        if key:
+            earlier = [e for e in seen[key] if (e.spec, _plain(e.section)) != (entry.spec, _plain(entry.section))]
+            if earlier and entry.same_evidence_as not in {e.id for e in seen[key]}:
+                found.append(
+                    f"{entry.id}: the same evidence as {earlier[0].id}, from another spec section "
+                    f"({', '.join(sorted(key))}); name what shows each one in particular, or say "
+                    f"`same_evidence_as: {earlier[0].id}` if one test really shows both"
+                )
+            seen[key].append(entry)
     return found
 
 

@@ -134,6 +134,12 @@ def test_evidence_pasted_into_another_section_is_reported_but_not_within_one() -
     assert found(GOOD, same_section) == []
     other_section = changed(id="http.standard-headers", section="Standard Request Headers")
     assert any("the same evidence as http.header-mismatch-400" in p for p in found(GOOD, other_section))
+    said_on_purpose = changed(
+        id="http.standard-headers", section="Standard Request Headers", same_evidence_as=GOOD["id"]
+    )
+    assert found(GOOD, said_on_purpose) == []
+    wrong_twin = changed(id="http.standard-headers", section="Standard Request Headers", same_evidence_as="x.nope")
+    assert any("same_evidence_as 'x.nope' names no entry" in p for p in found(GOOD, wrong_twin))
     one_shared = changed(id="http.standard-headers", section="Standard Request Headers", evidence=GOOD["evidence"][:1])
     assert found(GOOD, one_shared) == []
 
