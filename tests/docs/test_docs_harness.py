@@ -312,7 +312,8 @@ CHANGED = (
     '{"_meta":{"io.modelcontextprotocol/subscriptionId":9}}}'
 )
 KEPT = (
-    f"```http\nHTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n{ACK}\n: (stream still open, continued below)\n```\n"
+    f"```http\nHTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n{ACK}\n"
+    ": (stream still open, continued below)\n```\n"
 )
 CHANGE = '```python\nshared_server("/mcp").notify_list_changed("tools")\n```\n'
 
@@ -410,7 +411,8 @@ def test_legacy_frames_are_checked_against_the_2025_schema(tmp_path: Path) -> No
     )
     assert schema.revision_of(initialize) == "2025-11-25"
     legacy_list = parse(
-        'POST /mcp HTTP/1.1\nMCP-Protocol-Version: 2025-11-25\n\n{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}'
+        "POST /mcp HTTP/1.1\nMCP-Protocol-Version: 2025-11-25\n\n"
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}'
     )
     assert schema.revision_of(legacy_list) == "2025-11-25"
     modern = parse(
