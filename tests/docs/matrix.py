@@ -100,9 +100,10 @@ def load_pages(path: Path = SPEC_PAGES) -> dict[str, dict[str, Any]]:
 
 
 def anchor(heading: str) -> str:
-    """The published site's anchor for a spec heading: lower case, words joined by hyphens."""
-    words = re.sub(r"[^a-z0-9 -]", "", _plain(heading).lower()).split()
-    return "-".join(words)
+    """The published site's anchor for a spec heading: lower case, words joined by hyphens,
+    punctuation dropped except `&`, which the site keeps, URL-encoded (`security-and-trust-%26-safety`)."""
+    words = re.sub(r"[^a-z0-9 &-]", "", _plain(heading).lower()).split()
+    return "-".join(words).replace("&", "%26")
 
 
 def spec_url(page: str, section: str | None = None) -> str:
@@ -319,6 +320,45 @@ def spec_drift(pages: dict[str, dict[str, Any]], spec_dir: Path) -> list[str]:
     for page, info in now.items():
         if pages.get(page) != info:
             found.append(f"{page}: the recorded keyword count or headings differ from the spec text")
+    return found
+
+
+# -- spec citations on the site -------------------------------------------------------------
+
+CITATION = re.compile(r"`(?P<path>[a-z0-9_/-]+\.mdx)`")
+SPEC_LINK = re.compile(
+    r"\]\((?P<url>https://modelcontextprotocol\.io/specification/(?P<rev>[0-9-]+)(?P<rest>[^)\s]*))\)"
+)
+
+
+def citation_problems(text: str, where: str, pages: dict[str, dict[str, Any]]) -> list[str]:
+    """A page's prose cites the spec only by links to the published sections: every `page.mdx`
+    outside code is the start of a link's text, and every link to this revision names a spec page
+    and, if it has an anchor, one of that page's headings."""
+    from .pages import blocks
+
+    spans = [(b.start, b.end) for b in blocks(Document(text, where))]
+    found = []
+    for cited in CITATION.finditer(text):
+        if any(start <= cited.start() < end for start, end in spans):
+            continue
+        label_end = text.find("](", cited.end())
+        linked = text[cited.start() - 1 : cited.start()] == "[" and label_end != -1
+        if not linked or not text.startswith("](https://modelcontextprotocol.io/specification/", label_end):
+            line = text.count("\n", 0, cited.start()) + 1
+            found.append(f"{where}:{line}: {cited.group(0)} is cited without a link to the published spec")
+    anchors = {page: {anchor(h) for h in info["headings"]} for page, info in pages.items()}
+    by_url = {spec_url(page): page for page in pages}
+    for link in SPEC_LINK.finditer(text):
+        if link["rev"] != REVISION or any(start <= link.start() < end for start, end in spans):
+            continue
+        base, _, fragment = link["url"].partition("#")
+        page = by_url.get(base)
+        line = text.count("\n", 0, link.start()) + 1
+        if page is None:
+            found.append(f"{where}:{line}: {link['url']} is no page of the {REVISION} specification")
+        elif fragment and fragment not in anchors[page]:
+            found.append(f"{where}:{line}: {page} has no heading whose anchor is #{fragment}")
     return found
 
 

@@ -179,6 +179,7 @@ def test_spec_links_point_at_the_published_section() -> None:
     assert matrix.spec_url("basic/index.mdx", "Overview") == f"{base}/basic"  # the page's title: no anchor
     assert matrix.spec_url("basic/index.mdx", "_meta") == f"{base}/basic#meta"
     assert matrix.spec_url("basic/index.mdx", "`$ref` Resolution") == f"{base}/basic#ref-resolution"
+    assert matrix.spec_url("index.mdx", "Security and Trust & Safety") == f"{base}#security-and-trust-%26-safety"
     assert matrix.spec_url("basic/transports/streamable-http.mdx", "Server Validation") == (
         f"{base}/basic/transports/streamable-http#server-validation"
     )
