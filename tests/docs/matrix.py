@@ -313,6 +313,19 @@ def coverage(good: list[Entry], pages: dict[str, dict[str, Any]]) -> dict[str, t
     return {page: (counted[page], info["keywords"]) for page, info in pages.items()}
 
 
+def coverage_problems(good: list[Entry], pages: dict[str, dict[str, Any]], pending: Iterable[str] = ()) -> list[str]:
+    """Each spec page has entries for at least COVERAGE of its normative keywords; a page still
+    `pending` (its entries being written elsewhere) must have none yet, so it leaves the list."""
+    found = []
+    for page, (count, keywords) in coverage(good, pages).items():
+        if page in pending:
+            if count:
+                found.append(f"{page} has entries now: take it off the pending list")
+        elif count < COVERAGE * keywords:
+            found.append(f"{page}: {count} entries for {keywords} normative keywords (at least {COVERAGE:.0%})")
+    return found
+
+
 def spec_drift(pages: dict[str, dict[str, Any]], spec_dir: Path) -> list[str]:
     """Where spec-pages.yaml no longer matches the spec text it was recorded from."""
     now = record(spec_dir)
@@ -365,8 +378,11 @@ def citation_problems(text: str, where: str, pages: dict[str, dict[str, Any]]) -
 # -- the page --------------------------------------------------------------------------------
 
 
-def render(good: list[Entry], pages: dict[str, dict[str, Any]], page_dir: str = "reference") -> str:
-    """The matrix as markdown, for docs/reference/compliance.md."""
+def render(
+    good: list[Entry], pages: dict[str, dict[str, Any]], page_dir: str = "reference", repo_url: str | None = None
+) -> str:
+    """The matrix as markdown, for docs/reference/compliance.md. Tests link to their file in the
+    repository when mkdocs.yml names one (`repo_url`); frames link to their section of the site."""
     by_page: dict[str, list[Entry]] = defaultdict(list)
     for entry in good:
         by_page[entry.spec].append(entry)
@@ -392,7 +408,7 @@ def render(good: list[Entry], pages: dict[str, dict[str, Any]], page_dir: str = 
             status = f"**{entry.status}**" + (f": {_cell(entry.why)}" if entry.why else "")
             if entry.issue:
                 status += f" (issue {entry.issue})"
-            evidence = "<br>".join(_evidence_link(item, page_dir) for item in entry.evidence) or "—"
+            evidence = "<br>".join(_evidence_link(item, page_dir, repo_url) for item in entry.evidence) or "—"
             roles = ", ".join(entry.applies_to)
             out.append(f"| `{entry.id}` | {rule} | {entry.level} | {roles} | {status} | {evidence} |")
     return "\n".join(out) + "\n"
@@ -402,11 +418,13 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def _evidence_link(item: str, page_dir: str) -> str:
+def _evidence_link(item: str, page_dir: str, repo_url: str | None = None) -> str:
     if matched := ANCHOR_ID.fullmatch(item):
         target = Path(matched["file"]).relative_to("docs").as_posix()
         up = "../" * len(Path(page_dir).parts)
         return f"[{target}#{matched['slug']}]({up}{target}#{matched['slug']})"
+    if repo_url and (matched := TEST_ID.fullmatch(item)):
+        return f"[`{item}`]({repo_url.rstrip('/')}/blob/main/{matched['file']})"
     return f"`{item}`"
 
 
