@@ -60,7 +60,8 @@ def test_every_page_is_built_and_diagrams_load_mermaid_from_the_site(built_site:
     compliance = (built_site / "reference/compliance/index.html").read_text(encoding="utf-8")
     assert "<!-- compliance-matrix -->" not in compliance
     assert "http.header-body-mismatch-rejected" in compliance
-    assert 'href="https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation"' in compliance
+    spec = "https://modelcontextprotocol.io/specification/2026-07-28"
+    assert f'href="{spec}/basic/transports/streamable-http#server-validation"' in compliance
 
 
 def test_pages_and_endpoints_share_one_origin(built_site: Path) -> None:
