@@ -162,6 +162,7 @@ def test_keywords_are_counted_as_the_spec_uses_them() -> None:
         'The key words "MUST", "SHOULD NOT" and "MAY" are to be interpreted...\n'
         "Servers **MUST** answer, clients **SHOULD\nNOT** retry, and Client MUST omit it.\n"
         "Servers **MAY** cache. Implementations are RECOMMENDED to log.\n"
+        "The constant MISSING&#x5F;REQUIRED&#x5F;CLIENT&#x5F;CAPABILITY is a name.\n"
         "```json\n"
         '{"note": "MUST not count in code"}\n'
         "```\n"
