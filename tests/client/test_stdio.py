@@ -155,3 +155,18 @@ async def test_answers_are_matched_by_the_id_s_json_type_and_value():
     finally:
         await transport.aclose()
     assert received == [{"jsonrpc": "2.0", "id": 1, "result": {"right": True}}]
+
+
+async def test_a_request_without_an_answer_times_out_and_is_cancelled():
+    """cancellation.mdx §Timeouts: the sender stops waiting and cancels the request."""
+    stderr: list[str] = []
+    transport = StdioTransport(
+        [sys.executable, "-m", "tests.client.stdio_server", "--stdio"],
+        cwd=str(ROOT),
+        timeout=0.5,
+        on_stderr=stderr.append,
+    )
+    async with Client(transport) as client:
+        with pytest.raises(TransportError, match="no answer to tools/call within 0.5 s"):
+            await client.call_tool("forever")
+        await eventually(lambda: "forever: cancelled" in stderr)
