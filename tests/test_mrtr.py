@@ -223,6 +223,26 @@ def test_required_capabilities_per_input_request() -> None:
     assert required_capability(list_roots()) == {"roots": {}}
 
 
+def test_input_request_helpers_build_what_the_schema_asks() -> None:
+    form = elicit_form("Your name?", {"name": {"type": "string"}}, ["name"])
+    assert form["params"]["mode"] == "form" and form["params"]["message"] == "Your name?"
+    assert form["params"]["requestedSchema"] == {
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "required": ["name"],
+    }
+    link = elicit_url("Sign in", "https://example.com/login")
+    assert link["params"] == {"mode": "url", "message": "Sign in", "url": "https://example.com/login"}
+    asked = {"resultType": "input_required", "inputRequests": {"a": form, "b": link, "c": create_message("hi")}}
+    check_message({"jsonrpc": "2.0", "id": 1, "result": asked}, "tools/call")
+
+
+@pytest.mark.parametrize("url", ["", "/login", "example.com/login", "https://"])
+def test_a_url_elicitation_needs_an_absolute_url(url: str) -> None:
+    with pytest.raises(ValueError, match="absolute URL"):
+        elicit_url("Sign in", url)
+
+
 def test_one_refusal_names_every_capability_the_input_requests_need() -> None:
     server = Server("t", "1")
 

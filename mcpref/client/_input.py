@@ -41,6 +41,13 @@ class InputHandlers:
     #: The elicitation modes declared when an elicitation handler is plugged in.
     elicitation_modes: tuple[str, ...] = ("form", "url")
 
+    def __post_init__(self) -> None:
+        # Declaring elicitation means supporting at least one mode (client/elicitation.mdx
+        # §Capabilities); `{}` on the wire would read as form mode, which this client would refuse.
+        modes = set(self.elicitation_modes)
+        if self.elicitation is not None and (not modes or modes - {"form", "url"}):
+            raise ValueError(f"elicitation_modes must name form, url or both, got {self.elicitation_modes!r}")
+
     def capabilities(self) -> dict[str, Any]:
         """`ClientCapabilities` for exactly the handlers present."""
         capabilities: dict[str, Any] = {}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from mcpref import CacheHints, Server, StreamableHTTP
-from mcpref.client import MissingRequiredClientCapability, ProtocolError
+from mcpref.client import InputHandlers, MissingRequiredClientCapability, ProtocolError
 from mcpref.mrtr import InputRequired, create_message, elicit_form, elicit_url, list_roots
 from tests.client.conftest import connect, endpoint
 
@@ -172,10 +172,12 @@ async def test_only_the_declared_elicitation_modes_are_offered(url):
 
 async def test_url_elicitation_round_trip(url):
     seen: list[dict] = []
-    async with connect(url, elicitation=lambda p: seen.append(p) or {"action": "accept"}) as (client, _):
+    async with connect(url, elicitation=lambda p: seen.append(p) or {"action": "accept"}) as (client, traffic):
         result = await client.call_tool("sign_in")
     assert result["content"][0]["text"] == "signed in"
     assert seen == [{"mode": "url", "message": "Sign in", "url": "https://example.com/login"}]
+    # The URL goes to the handler only: the client itself never fetches it.
+    assert {str(request.url) for request in traffic.requests} == {url}
 
 
 async def test_a_failing_handler_surfaces_its_own_error(url):
@@ -192,3 +194,19 @@ async def test_a_handler_must_return_a_result_object(url):
     async with connect(url, elicitation=lambda params: "yes") as (client, _):
         with pytest.raises(TypeError, match="must return a dict"):
             await client.call_tool("delete", {"path": "x"})
+
+
+async def test_an_elicitation_without_a_mode_is_form_mode():
+    # Servers may leave `mode` out of a form request; clients read it as form (client/elicitation.mdx).
+    no_mode = {"ask": {"method": "elicitation/create", "params": {"message": "Name?", "requestedSchema": {}}}}
+    form_only = InputHandlers(elicitation=lambda params: accept({"n": "Ada"}), elicitation_modes=("form",))
+    assert await form_only.respond(no_mode) == {"ask": accept({"n": "Ada"})}
+    url_only = InputHandlers(elicitation=lambda params: accept({}), elicitation_modes=("url",))
+    with pytest.raises(ProtocolError, match="never declared"):
+        await url_only.respond(no_mode)
+
+
+@pytest.mark.parametrize("modes", [(), ("forms",)])
+def test_declaring_elicitation_needs_a_known_mode(modes):
+    with pytest.raises(ValueError, match="elicitation_modes"):
+        InputHandlers(elicitation=lambda params: {}, elicitation_modes=modes)
