@@ -233,7 +233,12 @@ def test_input_request_helpers_build_what_the_schema_asks() -> None:
     }
     link = elicit_url("Sign in", "https://example.com/login")
     assert link["params"] == {"mode": "url", "message": "Sign in", "url": "https://example.com/login"}
-    asked = {"resultType": "input_required", "inputRequests": {"a": form, "b": link, "c": create_message("hi")}}
+    sample = create_message("hi", 50)
+    assert sample["params"]["messages"] == [{"role": "user", "content": {"type": "text", "text": "hi"}}]
+    assert sample["params"]["maxTokens"] == 50
+    # Neither tools nor the deprecated includeContext values (client/sampling.mdx).
+    assert "tools" not in sample["params"] and "includeContext" not in sample["params"]
+    asked = {"resultType": "input_required", "inputRequests": {"a": form, "b": link, "c": sample}}
     check_message({"jsonrpc": "2.0", "id": 1, "result": asked}, "tools/call")
 
 

@@ -76,12 +76,14 @@ class InputHandlers:
             # The server must only ask for what the client declared (mrtr.mdx §Server Requirements).
             raise ProtocolError(f"the server asked for {method} (key {key!r}), which this client never declared")
         if not callable(handler):
-            return {"roots": [dict(root) for root in handler]}
+            return {"roots": _file_roots(handler)}
         answer = handler(params)
         if inspect.isawaitable(answer):
             answer = await answer
         if not isinstance(answer, dict):
             raise TypeError(f"the {method} handler must return a dict (the result object), got {type(answer).__name__}")
+        if method == ROOTS:
+            _file_roots(answer.get("roots", []))
         return answer
 
     def _handler_for(self, method: str, params: dict[str, Any]) -> Any:
@@ -93,3 +95,12 @@ class InputHandlers:
         if method == ROOTS:
             return self.roots
         return None
+
+
+def _file_roots(roots: Any) -> list[dict[str, Any]]:
+    """The roots as plain dicts, each checked to be a `file://` URI (client/roots.mdx §Root)."""
+    checked = [dict(root) for root in roots]
+    for root in checked:
+        if not str(root.get("uri", "")).startswith("file://"):
+            raise ValueError(f"a root must be a file:// URI, got {root.get('uri')!r}")
+    return checked

@@ -143,6 +143,7 @@ async def test_resource_reads_sample_and_retried_results_are_never_cached(url):
         first = await client.read_resource("summary://today")
         await client.read_resource("summary://today")
     assert first["contents"][0]["text"] == "Quiet."
+    assert traffic.bodies[0]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] == {"sampling": {}}
     assert first["ttlMs"] == 60_000  # cacheable on its face, but it came from a retry
     assert traffic.methods.count("resources/read") == 4
 
@@ -210,3 +211,12 @@ async def test_an_elicitation_without_a_mode_is_form_mode():
 def test_declaring_elicitation_needs_a_known_mode(modes):
     with pytest.raises(ValueError, match="elicitation_modes"):
         InputHandlers(elicitation=lambda params: {}, elicitation_modes=modes)
+
+
+@pytest.mark.parametrize("roots", [[{"uri": "https://example.com/src"}], [{"name": "no uri"}]])
+async def test_roots_must_be_file_uris(roots):
+    ask = {"roots": {"method": "roots/list"}}
+    with pytest.raises(ValueError, match="file://"):
+        await InputHandlers(roots=roots).respond(ask)
+    with pytest.raises(ValueError, match="file://"):
+        await InputHandlers(roots=lambda params: {"roots": roots}).respond(ask)
