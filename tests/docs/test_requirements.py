@@ -1,0 +1,191 @@
+"""The compliance matrix (docs/reference/requirements*.yaml) is whole and its evidence is real.
+
+The first tests check the matrix itself; the rest break one thing at a time in a known-good entry
+and show that the check notices, so none of the guards passes by accident.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from tests.docs import matrix
+
+PAGES = matrix.load_pages()
+RAW = matrix.load_raw()
+
+#: Spec pages whose entries another engineer is writing in requirements-b.yaml; each leaves this
+#: list when its entries land (the test below says so as soon as a pending page has any entries).
+PENDING = {
+    "basic/authorization/authorization-server-discovery.mdx",
+    "basic/authorization/client-registration.mdx",
+    "basic/authorization/index.mdx",
+    "basic/authorization/security-considerations.mdx",
+    "client/elicitation.mdx",
+    "client/roots.mdx",
+    "client/sampling.mdx",
+    "schema.mdx",
+    "server/prompts.mdx",
+    "server/resources.mdx",
+    "server/tools.mdx",
+}
+
+
+def test_the_matrix_has_no_problems() -> None:
+    assert matrix.problems(RAW, PAGES) == []
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_every_spec_page_has_an_entry_for_95_percent_of_its_keywords(page: str) -> None:
+    entries, keywords = matrix.coverage(matrix.entries(RAW), PAGES)[page]
+    if page in PENDING:
+        assert entries == 0, f"{page} has entries now: take it off PENDING in this file"
+        return
+    assert entries >= matrix.COVERAGE * keywords, f"{page}: {entries} entries for {keywords} normative keywords"
+
+
+def test_the_recorded_spec_pages_match_the_spec_text() -> None:
+    spec_dir = matrix.spec_text_dir()
+    if spec_dir is None:
+        pytest.skip("the spec text (../shared/spec/text) is not on this machine; spec-pages.yaml is taken as recorded")
+    assert matrix.spec_drift(PAGES, spec_dir) == []
+
+
+# -- the guards can fail ---------------------------------------------------------------------
+
+GOOD = {
+    "id": "http.header-mismatch-400",
+    "spec": "basic/transports/streamable-http.mdx",
+    "section": "Server Validation",
+    "level": "MUST",
+    "applies_to": ["server"],
+    "says": "A header that disagrees with the body is refused.",
+    "status": "implemented",
+    "evidence": [
+        "tests/docs/test_requirements.py::test_a_good_entry_has_no_problems",
+        "docs/contributing.md#writing-a-frame",
+    ],
+}
+
+
+def found(*items: dict[str, Any]) -> list[str]:
+    return matrix.problems([("requirements.yaml", item) for item in items], PAGES)
+
+
+def changed(**fields: Any) -> dict[str, Any]:
+    item = copy.deepcopy(GOOD)
+    for name, value in fields.items():
+        if value is None:
+            item.pop(name, None)
+        else:
+            item[name] = value
+    return item
+
+
+def test_a_good_entry_has_no_problems() -> None:
+    assert found(GOOD) == []
+    assert found(changed(status="not-implemented", why="later", issue=12, evidence=[])) == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"says": None}, "missing field 'says'"),
+        ({"colour": "red"}, "unknown field 'colour'"),
+        ({"id": "NoDots"}, "an id is lower-case dotted words"),
+        ({"level": "MUSTN'T"}, "level"),
+        ({"applies_to": ["browser"]}, "applies_to"),
+        ({"applies_to": []}, "applies_to"),
+        ({"status": "done"}, "status 'done'"),
+        ({"evidence": []}, "an implemented entry names its evidence"),
+        ({"evidence": None}, "an implemented entry names its evidence"),
+        ({"status": "divergent"}, "a divergent entry says why"),
+        ({"status": "not-implemented", "why": "later"}, "names the roadmap issue"),
+        ({"spec": "basic/sessions.mdx"}, "is not a page of the 2026-07-28 specification"),
+        ({"section": "Header Checking"}, "has no heading 'Header Checking'"),
+        ({"evidence": ["tests/docs/test_requirements.py::test_that_was_renamed"]}, "has no test"),
+        ({"evidence": ["tests/docs/test_requirements.py::GOOD"]}, "has no test"),
+        ({"evidence": ["tests/docs/test_requirements.py::found"]}, "is not a test pytest collects"),
+        ({"evidence": ["tests/test_gone.py::test_x"]}, "tests/test_gone.py does not exist"),
+        ({"evidence": ["docs/contributing.md#no-such-heading"]}, "no heading whose anchor is #no-such-heading"),
+        ({"evidence": ["docs/reference/compliance.md#how-to-read-the-matrix"]}, "no block in that section is executed"),
+        ({"evidence": ["docs/gone.md#x"]}, "docs/gone.md does not exist"),
+        ({"evidence": ["test_headers::test_x"]}, "is neither a test"),
+    ],
+)
+def test_each_broken_field_is_reported(fields: dict[str, Any], expected: str) -> None:
+    problems = found(changed(**fields))
+    assert any(expected in p for p in problems), problems
+
+
+def test_a_class_test_and_a_parametrized_id_are_found() -> None:
+    assert matrix.evidence_problems("tests/docs/test_requirements.py::test_each_broken_field_is_reported[x]") == []
+    assert matrix.evidence_problems("tests/docs/test_requirements.py::Nope::test_a_good_entry_has_no_problems")
+
+
+def test_a_duplicate_id_is_reported() -> None:
+    assert any("the id is used by 2 entries" in p for p in found(GOOD, changed(section="Standard Request Headers")))
+
+
+def test_a_test_shared_by_two_sections_is_reported_but_not_within_one() -> None:
+    same_section = changed(id="http.header-mismatch-code")
+    assert found(GOOD, same_section) == []
+    other_section = changed(id="http.standard-headers", section="Standard Request Headers")
+    assert any("backs entries of different spec sections" in p for p in found(GOOD, other_section))
+    anchors_only = changed(
+        id="http.standard-headers", section="Standard Request Headers", evidence=GOOD["evidence"][1:]
+    )
+    assert found(GOOD, anchors_only) == []
+
+
+def test_coverage_counts_entries_per_page_but_not_may() -> None:
+    page = "basic/transports/streamable-http.mdx"
+    entries = [matrix.Entry(**changed(id=f"x.n{n}")) for n in range(3)]
+    entries.append(matrix.Entry(**changed(id="x.may", level="MAY")))
+    assert matrix.coverage(entries, PAGES)[page] == (3, PAGES[page]["keywords"])
+
+
+def test_keywords_are_counted_as_the_spec_uses_them() -> None:
+    text = (
+        'The key words "MUST", "SHOULD NOT" and "MAY" are to be interpreted...\n'
+        "Servers **MUST** answer, clients **SHOULD\nNOT** retry, and Client MUST omit it.\n"
+        "Servers **MAY** cache. Implementations are RECOMMENDED to log.\n"
+        "```json\n"
+        '{"note": "MUST not count in code"}\n'
+        "```\n"
+    )
+    assert matrix.keyword_count(text) == 4
+
+
+def test_the_recorded_counts_are_checked_against_the_text(tmp_path: Any) -> None:
+    (tmp_path / "basic").mkdir()
+    (tmp_path / "basic" / "index.mdx").write_text("## Rules\n\nServers **MUST** answer.\n", encoding="utf-8")
+    recorded = {"basic/index.mdx": {"title": "", "keywords": 1, "headings": ["Rules"]}}
+    assert matrix.spec_drift(recorded, tmp_path) == []
+    assert matrix.spec_drift({"basic/index.mdx": {"title": "", "keywords": 2, "headings": ["Rules"]}}, tmp_path)
+    assert matrix.spec_drift({"basic/index.mdx": {"title": "", "keywords": 1, "headings": ["Roles"]}}, tmp_path)
+    assert matrix.spec_drift({**recorded, "gone.mdx": {"title": "", "keywords": 0, "headings": []}}, tmp_path)
+
+
+def test_spec_links_point_at_the_published_section() -> None:
+    base = "https://modelcontextprotocol.io/specification/2026-07-28"
+    assert matrix.spec_url("index.mdx") == base
+    assert matrix.spec_url("basic/index.mdx", "Overview") == f"{base}/basic"  # the page's title: no anchor
+    assert matrix.spec_url("basic/index.mdx", "_meta") == f"{base}/basic#meta"
+    assert matrix.spec_url("basic/index.mdx", "`$ref` Resolution") == f"{base}/basic#ref-resolution"
+    assert matrix.spec_url("basic/transports/streamable-http.mdx", "Server Validation") == (
+        f"{base}/basic/transports/streamable-http#server-validation"
+    )
+
+
+def test_the_page_shows_each_entry_with_its_links() -> None:
+    text = matrix.render([matrix.Entry(**GOOD)], PAGES)
+    assert "## basic/transports/streamable-http.mdx" in text
+    section = (
+        "https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation"
+    )
+    assert f"([§Server Validation]({section}))" in text
+    assert "[contributing.md#writing-a-frame](../contributing.md#writing-a-frame)" in text
+    assert "`tests/docs/test_requirements.py::test_a_good_entry_has_no_problems`" in text
