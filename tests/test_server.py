@@ -281,6 +281,48 @@ def test_registration_refuses_bad_tools() -> None:
         server.tool(name="dup")(lambda: "")
 
 
+@pytest.mark.parametrize("name", ["", "x" * 129, "get user", "a,b", "naïve", "<lambda>"])
+def test_tool_names_keep_to_the_recommended_characters(name: str) -> None:
+    with pytest.raises(ValueError, match="1-128 characters"):
+        Server("unit", "1").tool(name=name)(lambda: "")
+
+
+def test_tool_names_are_case_sensitive_and_may_use_dots_and_dashes() -> None:
+    server = Server("unit", "1")
+    server.tool(name="Echo")(lambda: "upper")
+    server.tool(name="echo")(lambda: "lower")
+    server.tool(name="admin.tools-list_v2")(lambda: "dotted")
+    server.tool(name="x" * 128)(lambda: "long")
+    assert call(server, "tools/call", {"name": "Echo"})["content"] == [text("upper")]
+    assert call(server, "tools/call", {"name": "echo"})["content"] == [text("lower")]
+    assert fails(server, "tools/call", {"name": "ECHO"}).code == INVALID_PARAMS
+
+
+def test_tools_are_listed_in_registration_order_every_time(server: Server) -> None:
+    names = [tool["name"] for tool in call(server, "tools/list")["tools"]]
+    assert names == ["add", "liar", "picture", "explicit", "refuses", "crashes"]
+    assert [tool["name"] for tool in call(server, "tools/list")["tools"]] == names
+
+
+def test_arguments_are_checked_before_the_tool_runs() -> None:
+    server = Server("unit", "1")
+    ran: list[int] = []
+
+    @server.tool(input_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})
+    def count(n: int) -> str:
+        ran.append(n)
+        return str(n)
+
+    for bad in ({}, {"n": "7"}, {"n": 1.5}):
+        try:
+            result = call(server, "tools/call", {"name": "count", "arguments": bad})
+        except MCPError:
+            continue  # refused as a protocol error
+        assert result["isError"] is True  # or as a tool execution error (server/tools.mdx §Error Handling)
+    assert ran == []
+    assert call(server, "tools/call", {"name": "count", "arguments": {"n": 7}})["content"] == [text("7")]
+
+
 def test_handlers_may_be_async_and_take_the_context(server: Server) -> None:
     @server.tool(name="whoami")
     async def whoami(ctx) -> str:  # type: ignore[no-untyped-def]

@@ -243,7 +243,7 @@ async def test_call_learns_header_params_from_tools_list_once(url):
     assert traffic.requests[-1].headers["mcp-param-city"] == "Oslo"
 
 
-async def test_tools_breaking_x_mcp_header_rules_are_dropped():
+async def test_tools_breaking_x_mcp_header_rules_are_dropped(caplog):
     rogue = Server("rogue", "1.0.0")
 
     @rogue.tool(input_schema={"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}})
@@ -263,6 +263,8 @@ async def test_tools_breaking_x_mcp_header_rules_are_dropped():
             assert [tool["name"] for tool in tools] == ["fine"]
             assert "bad" in client.dropped_tools
             assert "number" in client.dropped_tools["bad"][0]
+            warning = next(r for r in caplog.records if r.name == "mcpref.client" and r.levelname == "WARNING")
+            assert "'bad'" in warning.getMessage() and "number" in warning.getMessage()
             with pytest.raises(ProtocolError, match="dropped"):
                 await client.call_tool("bad", {"x": 1.5})
     assert "tools/call" not in traffic.methods
