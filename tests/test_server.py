@@ -298,6 +298,31 @@ def test_tool_names_are_case_sensitive_and_may_use_dots_and_dashes() -> None:
     assert fails(server, "tools/call", {"name": "ECHO"}).code == INVALID_PARAMS
 
 
+def test_a_tool_name_is_registered_once() -> None:
+    server = Server("unit", "1")
+    server.tool(name="search")(lambda: "")
+    with pytest.raises(ValueError, match="already registered"):
+        server.tool(name="search")(lambda: "again")
+    assert [tool["name"] for tool in call(server, "tools/list")["tools"]] == ["search"]
+
+
+def test_a_tools_request_without_meta_is_refused(server: Server) -> None:
+    # Every request carries the required _meta (server/tools.mdx, basic/index.mdx §_meta).
+    for method, params in (("tools/list", {}), ("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})):
+        with pytest.raises(MCPError) as caught:
+            asyncio.run(server.handle(Request(1, method, params)))
+        assert caught.value.code == INVALID_PARAMS
+
+
+def test_an_input_schema_is_an_object_schema() -> None:
+    server = Server("unit", "1")
+    for schema in ({"type": "string"}, {"type": "array"}, {"properties": {}}):
+        with pytest.raises(ValueError, match="type 'object'"):
+            server.tool(name="t", input_schema=schema)(lambda: "")
+    server.tool(name="none")(lambda: "")  # no schema given: the empty-object schema, never null
+    assert call(server, "tools/list")["tools"][0]["inputSchema"] == {"type": "object"}
+
+
 def test_tools_are_listed_in_registration_order_every_time(server: Server) -> None:
     names = [tool["name"] for tool in call(server, "tools/list")["tools"]]
     assert names == ["add", "liar", "picture", "explicit", "refuses", "crashes"]
