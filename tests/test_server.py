@@ -6,6 +6,7 @@ Transport concerns (status codes, headers) are tested in transports/test_http.py
 from __future__ import annotations
 
 import asyncio
+import base64
 from typing import Any
 
 import pytest
@@ -306,12 +307,86 @@ def test_a_tool_name_is_registered_once() -> None:
     assert [tool["name"] for tool in call(server, "tools/list")["tools"]] == ["search"]
 
 
-def test_a_tools_request_without_meta_is_refused(server: Server) -> None:
-    # Every request carries the required _meta (server/tools.mdx, basic/index.mdx §_meta).
-    for method, params in (("tools/list", {}), ("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})):
+def refused_without_meta(server: Server, *requests: tuple[str, dict[str, Any]]) -> None:
+    """Every request carries the required _meta (basic/index.mdx §_meta), whatever its feature."""
+    for method, params in requests:
         with pytest.raises(MCPError) as caught:
             asyncio.run(server.handle(Request(1, method, params)))
         assert caught.value.code == INVALID_PARAMS
+
+
+def test_a_tools_request_without_meta_is_refused(server: Server) -> None:
+    refused_without_meta(server, ("tools/list", {}), ("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}))
+
+
+def test_a_resources_request_without_meta_is_refused(server: Server) -> None:
+    refused_without_meta(
+        server, ("resources/list", {}), ("resources/templates/list", {}), ("resources/read", {"uri": "config://app"})
+    )
+
+
+def test_a_prompts_request_without_meta_is_refused(server: Server) -> None:
+    refused_without_meta(server, ("prompts/list", {}), ("prompts/get", {"name": "essay", "arguments": {"topic": "t"}}))
+
+
+def test_a_server_with_resources_declares_them_and_only_them() -> None:
+    server = Server("unit", "1")
+    server.resource("memo://a")(lambda: "a")
+    assert call(server, "server/discover")["capabilities"] == {"resources": {"subscribe": True, "listChanged": True}}
+    assert [r["uri"] for r in call(server, "resources/list")["resources"]] == ["memo://a"]
+    assert fails(server, "prompts/list").code == METHOD_NOT_FOUND
+
+
+def test_a_server_with_prompts_declares_them_and_only_them() -> None:
+    server = Server("unit", "1")
+    server.prompt(name="hello")(lambda: "Say hello.")
+    assert call(server, "server/discover")["capabilities"] == {"prompts": {"listChanged": True}}
+    assert [p["name"] for p in call(server, "prompts/list")["prompts"]] == ["hello"]
+    assert fails(server, "resources/list").code == METHOD_NOT_FOUND
+
+
+@pytest.mark.parametrize("uri", ["no-scheme", "/etc/passwd", "1abc://x", ""])
+def test_a_resource_uri_starts_with_a_scheme(uri: str) -> None:
+    with pytest.raises(ValueError, match="RFC 3986 scheme"):
+        Server("unit", "1").resource(uri)(lambda: "")
+    with pytest.raises(ValueError, match="RFC 3986 scheme"):
+        Server("unit", "1").resource_template(uri + "{x}")(lambda x: x)
+
+
+def test_a_resource_uri_that_is_not_a_string_is_refused(server: Server) -> None:
+    for uri in (None, 7, ["config://app"], {"uri": "config://app"}):
+        assert fails(server, "resources/read", {"uri": uri}).code == INVALID_PARAMS
+    assert fails(server, "resources/read", {}).code == INVALID_PARAMS
+
+
+def test_binary_resource_contents_are_base64_blobs(server: Server) -> None:
+    (content,) = call(server, "resources/read", {"uri": "bin://logo"})["contents"]
+    assert "text" not in content and base64.b64decode(content["blob"], validate=True) == b"\x89PNG"
+
+
+@pytest.mark.parametrize("uri", ["notes://../secret", "notes://work/..", "notes://./x"])
+def test_template_values_never_hold_dot_segments(uri: str) -> None:
+    server = Server("unit", "1")
+    server.resource_template("notes://{folder}/{name}")(lambda folder, name: "leaked")
+    server.resource_template("files://{+path}")(lambda path: "leaked")
+    assert fails(server, "resources/read", {"uri": uri}).code == INVALID_PARAMS
+    assert fails(server, "resources/read", {"uri": uri.replace("notes://", "files://")}).code == INVALID_PARAMS
+    assert call(server, "resources/read", {"uri": "files://a/b.txt"})["contents"][0]["text"] == "leaked"
+
+
+def test_prompt_arguments_are_checked_before_the_prompt_runs() -> None:
+    server = Server("unit", "1")
+    ran: list[str] = []
+
+    @server.prompt()
+    def greet(name: str) -> str:
+        ran.append(name)
+        return f"Greet {name}."
+
+    for arguments in ({}, {"name": 5}, {"name": "Ada", "extra": "x"}, ["Ada"]):
+        assert fails(server, "prompts/get", {"name": "greet", "arguments": arguments}).code == INVALID_PARAMS
+    assert ran == []
+    assert call(server, "prompts/get", {"name": "greet", "arguments": {"name": "Ada"}})["messages"]
 
 
 def test_an_input_schema_is_an_object_schema() -> None:

@@ -96,3 +96,21 @@ def test_registry_changes_reach_listeners_through_the_server() -> None:
     final = server.finish_subscription(subscription)
     check_message({"jsonrpc": "2.0", "id": "l", "result": final}, "subscriptions/listen")
     assert final["_meta"]["io.modelcontextprotocol/subscriptionId"] == "l"
+
+
+def listened_changes(server: Server, flag: str, change) -> int:  # type: ignore[no-untyped-def]
+    subscription = server.open_subscription(Request("l", "subscriptions/listen", {"notifications": {flag: True}}))
+    change()
+    return subscription.queue.qsize()
+
+
+def test_resource_list_changes_reach_listeners() -> None:
+    server = Server("s", "1")
+    server.resource("memo://a")(lambda: "a")
+    assert listened_changes(server, "resourcesListChanged", lambda: server.resource("memo://b")(lambda: "b")) == 1
+
+
+def test_prompt_list_changes_reach_listeners() -> None:
+    server = Server("s", "1")
+    server.prompt(name="first")(lambda: "x")
+    assert listened_changes(server, "promptsListChanged", lambda: server.prompts.remove("first")) == 1

@@ -343,3 +343,14 @@ def test_public_surface_is_complete_and_sorted():
 
 def test_cacheable_methods_match_the_server():
     assert set(CACHE_PARAMS) == set(CACHEABLE_METHODS)
+
+
+async def test_list_prompts_follows_every_page():
+    paged = Server("paged", "1.0.0", page_size=1)
+    for name in ("first", "second", "third"):
+        paged.prompt(name=name)(lambda: "Say something.")
+    with endpoint(StreamableHTTP(paged)) as url:
+        async with connect(url) as (client, traffic):
+            prompts = await client.list_prompts()
+    assert [prompt["name"] for prompt in prompts] == ["first", "second", "third"]
+    assert traffic.methods.count("prompts/list") == 3
