@@ -320,7 +320,9 @@ def test_a_form_goes_only_to_clients_that_declare_form_mode() -> None:
     @server.tool()
     def sign_in_and_confirm() -> InputRequired:
         """A form and a URL in the same round."""
-        return InputRequired({"ok": elicit_form("Sure?", {"ok": {"type": "boolean"}}), "go": elicit_url("Go", "https://example.com/x")})
+        return InputRequired(
+            {"ok": elicit_form("Sure?", {"ok": {"type": "boolean"}}), "go": elicit_url("Go", "https://example.com/x")}
+        )
 
     with pytest.raises(MCPError) as caught:
         call(server, "tools/call", {"name": "sign_in_and_confirm", "arguments": {}}, caps={"elicitation": {"url": {}}})
@@ -328,3 +330,25 @@ def test_a_form_goes_only_to_clients_that_declare_form_mode() -> None:
     with pytest.raises(MCPError) as caught:
         call(server, "tools/call", {"name": "sign_in_and_confirm", "arguments": {}}, caps={"elicitation": {}})
     assert caught.value.data == {"requiredCapabilities": {"elicitation": {"url": {}}}}
+
+
+def test_an_input_required_result_says_its_result_type(server: Server) -> None:
+    asked = call(server, "tools/call", {"name": "survey"})
+    assert asked["resultType"] == "input_required"
+
+
+def test_an_input_required_result_asks_for_something_or_carries_state() -> None:
+    server = Server("t", "1")
+
+    @server.tool()
+    def empty() -> InputRequired:
+        return InputRequired({})  # neither inputRequests nor requestState: a bug in the tool
+
+    @server.tool()
+    def odd() -> InputRequired:
+        return InputRequired({"x": {"method": "tasks/get"}})  # not an input request method
+
+    for name in ("empty", "odd"):  # never sent as such, and never an unhandled exception (an HTTP 500)
+        with pytest.raises(MCPError) as caught:
+            call(server, "tools/call", {"name": name, "arguments": {}})
+        assert caught.value.code == -32603

@@ -433,3 +433,38 @@ def test_handlers_may_be_async_and_take_the_context(server: Server) -> None:
 
 def test_a_server_that_emits_logs_declares_logging() -> None:
     assert call(Server("unit", "1", emits_logs=True), "server/discover")["capabilities"] == {"logging": {}}
+
+
+#: A request answered by each complete result type of schema.mdx (`Result` is their common base).
+RESULT_OF = {
+    "Result": ("tools/call", {"name": "refuses"}),
+    "CallToolResult": ("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}),
+    "ListToolsResult": ("tools/list", {}),
+    "ListPromptsResult": ("prompts/list", {}),
+    "GetPromptResult": ("prompts/get", {"name": "essay", "arguments": {"topic": "t"}}),
+    "ListResourcesResult": ("resources/list", {}),
+    "ListResourceTemplatesResult": ("resources/templates/list", {}),
+    "ReadResourceResult": ("resources/read", {"uri": "config://app"}),
+    "DiscoverResult": ("server/discover", {}),
+    "CompleteResult": (
+        "completion/complete",
+        {"ref": {"type": "ref/prompt", "name": "essay"}, "argument": {"name": "style", "value": ""}},
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", RESULT_OF)
+def test_every_result_says_its_result_type(server: Server, kind: str) -> None:
+    method, params = RESULT_OF[kind]
+    result = call(server, method, params)  # and the official schema requires the field
+    assert result["resultType"] == "complete"
+
+
+def test_client_info_changes_no_answer(server: Server) -> None:
+    # clientInfo is for logs and diagnostics: servers do not branch on it (schema.mdx RequestMetaObject).
+    answers = []
+    for info in ({"name": "claude-code", "version": "1"}, {"name": "anything-else", "version": "0.0.1"}, None):
+        meta = dict(META) if info is None else {**META, "io.modelcontextprotocol/clientInfo": info}
+        params = {"name": "add", "arguments": {"a": 2, "b": 2}, "_meta": meta}
+        answers.append(asyncio.run(server.handle(Request(1, "tools/call", params))))
+    assert answers[0] == answers[1] == answers[2]

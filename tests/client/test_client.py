@@ -354,3 +354,14 @@ async def test_list_prompts_follows_every_page():
             prompts = await client.list_prompts()
     assert [prompt["name"] for prompt in prompts] == ["first", "second", "third"]
     assert traffic.methods.count("prompts/list") == 3
+
+
+async def test_client_info_is_on_every_request(url):
+    info = {"name": "matrix-test", "version": "9.9"}
+    async with connect(url, client_info=info) as (client, traffic):
+        await client.discover()
+        await client.list_tools()
+        await client.call_tool("echo", {"message": "hi"})
+    assert len(traffic.bodies) >= 3
+    for body in traffic.bodies:
+        assert body["params"]["_meta"]["io.modelcontextprotocol/clientInfo"] == info

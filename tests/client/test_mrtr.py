@@ -220,3 +220,14 @@ async def test_roots_must_be_file_uris(roots):
         await InputHandlers(roots=roots).respond(ask)
     with pytest.raises(ValueError, match="file://"):
         await InputHandlers(roots=lambda params: {"roots": roots}).respond(ask)
+
+
+@pytest.mark.parametrize("extra", [{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}, {"toolChoice": {}}])
+async def test_sampling_with_tools_is_refused_without_sampling_tools(extra):
+    sampled: list[dict] = []
+    handlers = InputHandlers(sampling=lambda params: sampled.append(params) or {})
+    assert handlers.capabilities() == {"sampling": {}}
+    ask = {"s": {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5, **extra}}}
+    with pytest.raises(ProtocolError, match="sampling.tools"):
+        await handlers.respond(ask)
+    assert sampled == []
