@@ -352,3 +352,15 @@ def test_an_input_required_result_asks_for_something_or_carries_state() -> None:
         with pytest.raises(MCPError) as caught:
             call(server, "tools/call", {"name": name, "arguments": {}})
         assert caught.value.code == -32603
+
+
+def test_an_elicitation_state_is_sealed_for_its_user(server: Server) -> None:
+    asked = call(server, "tools/call", {"name": "delete", "arguments": {"path": "/a"}}, principal="alice")
+    state = asked["requestState"]
+    answer = {"confirm": {"action": "accept", "content": {"sure": True}}}
+    retry = {"name": "delete", "arguments": {"path": "/a"}, "inputResponses": answer}
+    for forged, principal in ((state, "bob"), (state[::-1], "alice"), (state[:-1], "alice")):
+        with pytest.raises(MCPError, match="requestState refused"):
+            call(server, "tools/call", {**retry, "requestState": forged}, principal=principal)
+    done = call(server, "tools/call", {**retry, "requestState": state}, principal="alice")
+    assert done["content"][0]["text"] == "deleted /a"

@@ -468,3 +468,45 @@ def test_client_info_changes_no_answer(server: Server) -> None:
         params = {"name": "add", "arguments": {"a": 2, "b": 2}, "_meta": meta}
         answers.append(asyncio.run(server.handle(Request(1, "tools/call", params))))
     assert answers[0] == answers[1] == answers[2]
+
+
+def test_a_server_with_tools_declares_them_and_only_them() -> None:
+    server = Server("unit", "1")
+    server.tool(name="t")(lambda: "t")
+    assert call(server, "server/discover")["capabilities"] == {"tools": {"listChanged": True}}
+    assert fails(server, "resources/list").code == METHOD_NOT_FOUND
+
+
+def header(name: object, kind: str = "string") -> dict[str, Any]:
+    return {"type": kind, "x-mcp-header": name}
+
+
+@pytest.mark.parametrize(
+    "properties",
+    [
+        pytest.param({"a": header("")}, id="empty"),
+        pytest.param({"a": header("Bad Name")}, id="token"),
+        pytest.param({"a": header("X\r\nY")}, id="control"),
+        pytest.param({"a": header("Dup"), "b": header("DUP")}, id="unique"),
+        pytest.param({"a": header("A", "number")}, id="number"),
+        pytest.param({"a": header("A", "object")}, id="primitive"),
+        pytest.param({"a": {"type": "array", "items": header("A")}}, id="reachable"),
+    ],
+)
+def test_a_tool_whose_header_annotations_break_the_rules_is_refused(properties: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="x-mcp-header"):
+        Server("unit", "1").tool(name="t", input_schema={"type": "object", "properties": properties})(lambda: "")
+
+
+def test_a_crashing_tool_reveals_nothing_of_the_crash() -> None:
+    server = Server("unit", "1")
+
+    @server.tool()
+    def leaky() -> str:
+        open("/srv/secrets/api-key.txt")  # noqa: SIM115 - fails: FileNotFoundError with the path
+        return "unreachable"
+
+    result = call(server, "tools/call", {"name": "leaky"})
+    text = result["content"][0]["text"]
+    assert result["isError"] is True and "structuredContent" not in result
+    assert all(secret not in text for secret in ("/srv", "api-key", "FileNotFoundError", "Traceback"))

@@ -365,3 +365,11 @@ async def test_client_info_is_on_every_request(url):
     assert len(traffic.bodies) >= 3
     for body in traffic.bodies:
         assert body["params"]["_meta"]["io.modelcontextprotocol/clientInfo"] == info
+
+
+async def test_a_call_that_takes_too_long_times_out(url):
+    async with mcpref.client.Client(url, timeout=0.3, era_cache=mcpref.client.EraCache()) as client:
+        started = time.monotonic()
+        with pytest.raises(mcpref.client.TransportError):
+            await client.call_tool("forever")
+    assert time.monotonic() - started < 5

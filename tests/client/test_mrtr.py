@@ -231,3 +231,40 @@ async def test_sampling_with_tools_is_refused_without_sampling_tools(extra):
     with pytest.raises(ProtocolError, match="sampling.tools"):
         await handlers.respond(ask)
     assert sampled == []
+
+
+async def declared(url: str, **handlers) -> list[dict]:  # type: ignore[no-untyped-def]
+    """The clientCapabilities of every request a client with `handlers` sends."""
+    async with connect(url, **handlers) as (client, traffic):
+        await client.discover()
+        await client.list_tools()
+        await client.list_prompts()
+    return [body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] for body in traffic.bodies]
+
+
+async def test_the_sampling_capability_is_declared_on_every_request(url):
+    assert set(map(str, await declared(url, sampling=lambda params: {}))) == {str({"sampling": {}})}
+
+
+async def test_the_roots_capability_is_declared_on_every_request(url):
+    assert set(map(str, await declared(url, roots=[{"uri": "file:///src"}]))) == {str({"roots": {}})}
+
+
+async def test_the_server_asks_for_roots_only_when_they_are_declared(url):
+    async with connect(url) as (client, traffic):
+        with pytest.raises(MissingRequiredClientCapability) as caught:
+            await client.get_prompt("grounded")
+    assert caught.value.required_capabilities == {"roots": {}}
+    assert traffic.methods.count("prompts/get") == 1  # refused, not asked
+
+
+async def test_a_rejected_tool_leaves_the_others_usable(caplog):
+    mixed = Server("mixed", "1.0.0")
+    mixed.tool(name="good")(lambda: "fine")
+    mixed.tool(name="bad", input_schema={"type": "object", "properties": {"x": {"type": "number"}}})(lambda x=0: "")
+    mixed.tools.get("bad").input_schema["properties"]["x"]["x-mcp-header"] = "X"  # as a third-party server might
+    with endpoint(StreamableHTTP(mixed)) as mixed_url:
+        async with connect(mixed_url) as (client, _):
+            assert [tool["name"] for tool in await client.list_tools()] == ["good"]
+            assert (await client.call_tool("good"))["content"][0]["text"] == "fine"
+    assert any("'bad'" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
