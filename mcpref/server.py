@@ -280,7 +280,15 @@ class Server:
             logger.exception("%s handler raised", request.method)
             raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
         if isinstance(result, InputRequired):
-            return self._finish(self._input_required(ctx, result))
+            try:
+                asked = self._input_required(ctx, result)
+            except MCPError:
+                raise
+            except Exception:
+                # A handler that asked for nothing, or for a method no client serves: its bug, not the client's.
+                logger.exception("%s handler returned an unusable InputRequired", request.method)
+                raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
+            return self._finish(asked)
         if request.method in CACHEABLE_METHODS:
             self.cache_for.get(request.method, self.cache).apply(result)
         return self._finish(result)

@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import inspect
 import itertools
+import logging
 import uuid
 import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable, Hashable, Mapping, Sequence
@@ -74,6 +75,9 @@ CACHE_PARAMS = {
 PROGRESS_METHODS = MRTR_METHODS | {"completion/complete"}
 
 Callback = Callable[[dict[str, Any]], Awaitable[None] | None]
+
+
+logger = logging.getLogger("mcpref.client")
 
 
 class Transport(Protocol):
@@ -259,6 +263,8 @@ class Client:
                 continue
             problems = annotation_problems(schema) if self.transport.uses_headers else []
             if problems:
+                # Rejected, and said so: one bad definition must not hide why a tool is missing.
+                logger.warning("dropping tool %r: %s", name, "; ".join(problems))
                 dropped[name] = problems
                 continue
             headers[name] = header_params(schema)
