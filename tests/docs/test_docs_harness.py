@@ -7,12 +7,15 @@ would carry: a status, a header, a field's value, a field too many or too few, a
 
 from __future__ import annotations
 
+import json
+import re
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
 from sybil.example import SybilFailure
 
-from tests.docs import pages, update
+from tests.docs import pages, update, variance
 
 REQUEST = """```http
 POST /mcp HTTP/1.1
@@ -29,10 +32,17 @@ Mcp-Name: convert_temperature
 ```
 """
 
-SERVER_INFO = (
-    '"_meta": {"io.modelcontextprotocol/serverInfo": {"name": "weather-desk", "version": "1.4.0", '
-    '"title": "Weather Desk (mcpref reference server)"}}'
-)
+
+def server_info() -> str:
+    """The `_meta` every answer of the reference server carries, read from the server itself, so a
+    deliberate change of its version or title needs no edit here."""
+    from examples.reference_server import build_server
+
+    return '"_meta": ' + json.dumps({"io.modelcontextprotocol/serverInfo": build_server().info}, ensure_ascii=False)
+
+
+SERVER_INFO = server_info()
+VERSION = json.loads("{" + SERVER_INFO + "}")["_meta"]["io.modelcontextprotocol/serverInfo"]["version"]
 
 RESPONSE = (
     """```http
@@ -54,8 +64,10 @@ PAGE = "# A page\n\n" + REQUEST + "\n" + RESPONSE
 
 @pytest.fixture(autouse=True)
 def compare_not_refresh(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests check what a failing frame reports, even under ./scripts/docs --update-frames."""
+    """These tests check what a failing frame reports, even under ./scripts/docs --update-frames,
+    and what they schedule for rewriting stays theirs: the run's own pending rewrites are untouched."""
     monkeypatch.setitem(pages.settings, "update", False)
+    monkeypatch.setattr(update, "PENDING", defaultdict(list))
 
 
 def outcomes(tmp_path: Path, text: str, name: str = "page.md", **namespace: object) -> list[str | None]:
@@ -104,7 +116,7 @@ def test_a_correct_page_passes(tmp_path: Path) -> None:
         ("273.1 K", "273.2 K", "$.result.content[0].text"),
         ('"resultType": "complete",', '"resultType": "complete", "isError": false,', "$.result.isError: missing"),
         ('"resultType": "complete",', "", "$.result.resultType: not on the page"),
-        ('"version": "1.4.0"', '"version": 1.4', "$.result._meta"),
+        (f'"version": "{VERSION}"', '"version": 1.4', "$.result._meta"),
     ],
 )
 def test_any_change_to_a_documented_answer_fails(tmp_path: Path, old: str, new: str, expected_in_report: str) -> None:
@@ -128,7 +140,9 @@ def test_sse_events_are_compared_one_by_one(tmp_path: Path) -> None:
     ]
     final = (
         'data: {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text",'
-        '"text":"All 5 stations answered."}],' + SERVER_INFO.replace(": ", ":").replace(", ", ",") + "}}"
+        '"text":"All 5 stations answered."}],'
+        + json.dumps(json.loads("{" + SERVER_INFO + "}"), separators=(",", ":"))[1:-1]
+        + "}}"
     )
     body = "\n\n".join(f"event: message\n{line}" for line in [*events, final])
     good = f"{request}\n```http\nHTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n{body}\n```\n"
@@ -312,8 +326,7 @@ CHANGED = (
     '{"_meta":{"io.modelcontextprotocol/subscriptionId":9}}}'
 )
 KEPT = (
-    f"```http\nHTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n{ACK}\n"
-    ": (stream still open, continued below)\n```\n"
+    f"```http\nHTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n{ACK}\n: (stream still open, continued below)\n```\n"
 )
 CHANGE = '```python\nshared_server("/mcp").notify_list_changed("tools")\n```\n'
 
@@ -357,8 +370,9 @@ def test_a_stream_continued_below_shows_what_arrives_after_a_change(
         f"```sse\n{CHANGED}\n: (stream still open, continued below)\n```\n"
         '```python\nshared_server("/mcp").subscriptions.end_all()\n```\n'
         '```sse\nevent: message\ndata: {"jsonrpc":"2.0","id":9,"result":{"resultType":"complete","_meta":'
-        '{"io.modelcontextprotocol/subscriptionId":9,"io.modelcontextprotocol/serverInfo":{"name":"weather-desk",'
-        '"version":"1.4.0","title":"Weather Desk (mcpref reference server)"}}}}\n```\n'
+        '{"io.modelcontextprotocol/subscriptionId":9,'
+        + json.dumps(json.loads("{" + SERVER_INFO + "}")["_meta"], separators=(",", ":"))[1:]
+        + "}}\n```\n"
     )
     page_twice = page.replace(continued, twice)
     assert page_outcomes(tmp_path, page_twice) == ([None, None, None, None, None], None)
@@ -411,8 +425,7 @@ def test_legacy_frames_are_checked_against_the_2025_schema(tmp_path: Path) -> No
     )
     assert schema.revision_of(initialize) == "2025-11-25"
     legacy_list = parse(
-        "POST /mcp HTTP/1.1\nMCP-Protocol-Version: 2025-11-25\n\n"
-        '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}'
+        'POST /mcp HTTP/1.1\nMCP-Protocol-Version: 2025-11-25\n\n{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}'
     )
     assert schema.revision_of(legacy_list) == "2025-11-25"
     modern = parse(
@@ -446,3 +459,113 @@ def test_update_frames_keeps_an_indented_block_indented(tmp_path: Path) -> None:
     assert "    HTTP/1.1 200 OK\n" in refreshed
     assert '        "content": [{"type": "text", "text": "0 °C = 273.1 K"}]' in refreshed
     assert outcomes(tmp_path, refreshed) == [None]
+
+
+# -- --update-frames: what it writes passes the next normal run, or it says why not ----------
+
+FORECAST = (
+    REQUEST.replace("convert_temperature", "get_forecast")
+    .replace('"arguments": {"value": 0, "from": "C", "to": "K"}', '"arguments": {"city": "Oslo", "days": 1}')
+    .replace("Mcp-Name: get_forecast\n", "Mcp-Name: get_forecast\nMcp-Param-City: Oslo\n")
+)
+BARE = "\n```http\nHTTP/1.1 200 OK\n```\n"
+
+
+def refresh(tmp_path: Path, text: str) -> tuple[list[str | None], str]:
+    """The page run under --update-frames, its rewrites written: the outcomes and the new text."""
+    pages.settings["update"] = True
+    try:
+        results = outcomes(tmp_path, text)
+        update.apply_pending()
+    finally:
+        pages.settings["update"] = False
+    return results, (tmp_path / "page.md").read_text(encoding="utf-8")
+
+
+def test_update_frames_completes_a_new_frame_with_its_content_type(tmp_path: Path) -> None:
+    results, refreshed = refresh(tmp_path, "# A page\n\n" + REQUEST + BARE)
+    assert results == [None]
+    assert "HTTP/1.1 200 OK\nContent-Type: application/json\n\n{" in refreshed
+    assert pages.recheck([tmp_path / "page.md"]) == []
+
+
+def test_update_frames_writes_a_placeholder_for_a_value_that_differs_between_runs(tmp_path: Path) -> None:
+    results, refreshed = refresh(tmp_path, FORECAST + BARE)
+    assert results == [None]
+    # issuedAt, both as a field and inside the text block that repeats it as JSON.
+    assert '"issuedAt": "<<iso-datetime>>"' in refreshed
+    assert '\\"issuedAt\\": \\"<<iso-datetime>>\\"' in refreshed
+    assert pages.recheck([tmp_path / "page.md"]) == []
+
+
+def test_update_frames_refuses_a_varying_value_that_no_placeholder_fits() -> None:
+    refused: list[str] = []
+    variance.merge(None, {"a": ["same", "left", 1.5]}, {"a": ["same", "right", 2.5]}, "$", refused)
+    assert [r.split(":")[0] for r in refused] == ["$.a[1]", "$.a[2]"]
+    assert variance.tokenized('{"at": "2026-01-02T03:04:05Z"}', '{"at": "2026-01-01T03:03:58Z"}') == (
+        '{"at": "<<iso-datetime>>"}'
+    )
+    assert variance.tokenized("ticket 12 of 3", "ticket 13 of 4") == "ticket <<int>> of <<int>>"
+
+
+def test_a_placeholder_must_stand_for_a_value_that_varies(tmp_path: Path) -> None:
+    constant = PAGE.replace('"id": 1, "result"', '"id": "<<int>>", "result"')
+    assert "$.id: <<int>> stood for 1 in both runs" in only_failure(tmp_path, constant)
+    # Refreshing writes the constant back as it is.
+    results, refreshed = refresh(tmp_path, constant)
+    assert results == [None] and '"id": 1,' in refreshed and "<<int>>" not in refreshed
+    assert pages.recheck([tmp_path / "page.md"]) == []
+
+
+def test_an_error_code_cannot_hide_behind_a_placeholder(tmp_path: Path) -> None:
+    unknown = REQUEST.replace("Mcp-Name: convert_temperature", "Mcp-Name: nope").replace(
+        '"name": "convert_temperature"', '"name": "nope"'
+    )
+    results, refreshed = refresh(tmp_path, unknown + BARE)
+    assert results == [None] and '"code": -326' in refreshed
+    code = re.search(r'"code": (-\d+)', refreshed)
+    assert code is not None
+    hidden = refreshed.replace(f'"code": {code[1]}', '"code": "<<int>>"')
+    assert f"$.error.code: <<int>> stood for {code[1]} in both runs" in only_failure(tmp_path, hidden)
+
+
+def test_recheck_lists_what_still_fails(tmp_path: Path) -> None:
+    (tmp_path / "page.md").write_text(PAGE.replace("273.1 K", "0 K"), encoding="utf-8")
+    (failure,) = pages.recheck([tmp_path / "page.md"])
+    assert "page.md, line 17" in failure and "$.result.content[0].text" in failure
+
+
+def test_the_self_tests_and_a_refresh_follow_a_new_server_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from examples import reference_server
+    from mcpref import Server
+
+    def bumped(name: str, version: str, **options: object) -> Server:
+        return Server(name, "9.9.9", **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reference_server, "Server", bumped)
+    assert '"version": "9.9.9"' in server_info()
+    assert outcomes(tmp_path, "# A page\n\n" + REQUEST + "\n" + RESPONSE.replace(SERVER_INFO, server_info())) == [None]
+    results, refreshed = refresh(tmp_path, PAGE)
+    assert results == [None] and '"version": "9.9.9"' in refreshed
+    assert pages.recheck([tmp_path / "page.md"]) == []
+
+
+# -- what the harness cannot see is a failure, not a pass ------------------------------------
+
+
+def test_a_python_block_that_prints_must_show_what_it_printed(tmp_path: Path) -> None:
+    page = '# A page\n\n```python\nprint("hello", 1 + 1)\n```\n'
+    assert 'no ```text title="Output" block follows' in only_failure(tmp_path, page)
+    assert outcomes(tmp_path, "```python\nx = 1 + 1\n```\n") == [None]
+    results, refreshed = refresh(tmp_path, page)
+    assert results == [None] and '```\n\n```text title="Output"\nhello 2\n```' in refreshed
+    assert pages.recheck([tmp_path / "page.md"]) == []
+
+
+def test_a_placeholder_that_cannot_be_replayed_is_refused(tmp_path: Path) -> None:
+    python = '```python\nprint(7)\n```\n\n```text title="Output"\n<<int>>\n```\n'
+    assert "cannot be proved to stand for a value that varies" in only_failure(tmp_path, python)
+    console = "```console\n$ curl -s http://127.0.0.1:8000/nothing\n<<int>>\n```\n"
+    assert "cannot be proved" in only_failure(tmp_path, console)
