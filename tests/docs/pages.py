@@ -30,7 +30,7 @@ from typing import Any
 from sybil import Document, Example, Region, Sybil
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
-from . import compare, exchange, placeholders, schema, shared, update, variance
+from . import compare, exchange, placeholders, rendered, schema, shared, update, variance
 from .messages import FrameSyntaxError, Request, Response, media_type, parse, parse_sse
 
 PAGE_ORIGIN = "http://127.0.0.1:8000"
@@ -146,6 +146,8 @@ def parse_page(document: Document) -> Iterable[Region]:
         yield region
         previous_end = region.end
         index += 1
+    # Last, the page as readers see it: code shown there that no fence marks is never run.
+    yield Region(len(document.text), len(document.text), [block.source for block in found], check_rendered)
 
 
 def _prose(text: str, found: list[Block]) -> str:
@@ -547,6 +549,18 @@ def _illustration(example: Example) -> str | None:
     if schema.is_jsonrpc(value) and (found := schema.problems(value)):
         return compare.report(block.where, [f"schema: {p}" for p in found], block.source, "")
     return None
+
+
+def check_rendered(example: Example) -> str | None:
+    document = example.document
+    problems = [
+        f"{document.path}, line {rendered.line_of(document.text, code)}: code readers see that no fence marks "
+        f"(a block indented by four spaces, or raw <pre>), so nothing runs it: {code.strip()[:60]!r}.\n"
+        "Write it as a fenced block (```http, ```python, ...) or a fenced block marked "
+        '```text title="Illustration — <why it cannot run>"'
+        for code in rendered.unseen(document.text, example.parsed)
+    ]
+    return "\n".join(problems) or None
 
 
 def _unmarked(example: Example) -> str | None:
