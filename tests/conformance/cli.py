@@ -30,13 +30,20 @@ SUMMARY = re.compile(r"=== (SUITE )?SUMMARY ===")
 
 
 def conformance_command() -> tuple[str, dict[str, str]]:
-    """The `conformance` executable and an environment whose PATH finds Node 22 for it."""
+    """The `conformance` executable and an environment whose PATH finds Node 22 for it.
+
+    Installed here, on first use, rather than by ./scripts/test: a run that selects no
+    conformance test (the docs tests, one test file) never needs Node at all."""
     env = {**os.environ, "FORCE_COLOR": "0", "NO_COLOR": "1"}
+    if not (SUITE_BIN / "conformance").exists() and shutil.which("conformance") is None:
+        setup = subprocess.run(["bash", str(ROOT / "scripts" / "_node_setup")], capture_output=True, text=True)
+        if setup.returncode != 0:
+            pytest.fail(f"installing Node 22 and the conformance suite failed (scripts/_node_setup):\n{setup.stderr}")
     if (SUITE_BIN / "conformance").exists():
         env["PATH"] = os.pathsep.join([str(NODE_BIN), str(SUITE_BIN), env.get("PATH", "")])
     found = shutil.which("conformance", path=env.get("PATH"))
     if found is None:
-        pytest.fail("the conformance CLI is not installed: run ./scripts/test, or `source scripts/_node_setup` once")
+        pytest.fail("the conformance CLI is not installed: `bash scripts/_node_setup` installs it into .tools/")
     return found, env
 
 
