@@ -46,3 +46,18 @@ def test_docs_script_usage_on_a_bad_argument() -> None:
     assert "set -euo" not in run.stderr and "#" not in run.stderr
     helped = subprocess.run(["bash", str(ROOT / "scripts" / "docs"), "--help"], capture_output=True, text=True)
     assert helped.returncode == 0 and helped.stdout == run.stderr.split("\n", 1)[1]
+
+
+def test_the_files_contributors_look_for_exist_and_agree() -> None:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert "docs/contributing.md" in (ROOT / "CONTRIBUTING.md").read_text()
+    assert (ROOT / "CHANGELOG.md").read_text().startswith("# Changelog")
+    assert (ROOT / ".github" / "pull_request_template.md").exists()
+    assert list((ROOT / ".github" / "ISSUE_TEMPLATE").glob("*.md"))
+    # The project refers only to files it contains: nothing outside the clone.
+    for page in [ROOT / "CONTRIBUTING.md", ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]:
+        assert "../shared/" not in page.read_text(encoding="utf-8"), page
