@@ -8,7 +8,10 @@ would carry: a status, a header, a field's value, a field too many or too few, a
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -60,6 +63,7 @@ Content-Length: 250
 )
 
 PAGE = "# A page\n\n" + REQUEST + "\n" + RESPONSE
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
@@ -587,3 +591,44 @@ def test_code_that_no_fence_marks_fails(tmp_path: Path, hidden: str) -> None:
     # Indented text inside an admonition, a tab or a list is prose, not code.
     fine = '# A page\n\n!!! note\n    Indented prose.\n\n=== "Tab"\n\n    More prose.\n\n- item\n\n    continued\n'
     assert outcomes(tmp_path, fine) == []
+
+
+def _update_run(folder: Path, sabotage: str = "") -> subprocess.CompletedProcess[str]:
+    """`pytest --update-frames` on a folder set up as docs/ is (its conftest copied), in a subprocess."""
+    conftest = (ROOT / "docs" / "conftest.py").read_text(encoding="utf-8")
+    (folder / "conftest.py").write_text(conftest + sabotage, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(folder),
+        "--update-frames",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+    ]
+    return subprocess.run(
+        [*command, "-c", os.devnull, "--rootdir", str(folder)], env=env, capture_output=True, text=True
+    )
+
+
+def test_update_frames_says_what_it_refreshed_and_fails_if_a_rewritten_page_still_fails(tmp_path: Path) -> None:
+    (tmp_path / "page.md").write_text("# A page\n\n" + REQUEST + BARE, encoding="utf-8")
+    run = _update_run(tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "page.md: 1 frame(s) refreshed from the reference server" in run.stdout
+    assert "every rewritten page passes a normal run" in run.stdout
+    # A refresh that writes a block the next run rejects (here: made to drop Content-Type, as it
+    # once did) fails the run and shows why, instead of saying it is done.
+    (tmp_path / "page.md").write_text("# A page\n\n" + REQUEST + BARE, encoding="utf-8")
+    sabotage = (
+        "\n_render = update.render_response\n"
+        "update.render_response = lambda *a, **k: _render(*a, **k).replace('Content-Type: application/json\\n', '')\n"
+    )
+    run = _update_run(tmp_path, sabotage)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "1 block(s) still fail after the refresh" in run.stdout
+    assert "must show its Content-Type" in run.stdout
