@@ -28,6 +28,7 @@ from typing import Any
 import time_machine
 
 from . import placeholders
+from .compare import short
 from .messages import Response, media_type, parse_sse
 
 #: Where the second run's clocks stand, relative to the first: every date and second differs.
@@ -107,7 +108,7 @@ def constants(page: Response, first: Answer, second: Answer) -> list[str]:
             "block's state cannot hold one)"
         ]
     return [
-        f"{where}: <<{kind}>> stood for {_short(a)} in both runs (the second a day earlier, on a fresh app); "
+        f"{where}: <<{kind}>> stood for {short(a)} in both runs (the second a day earlier, on a fresh app); "
         "a value that does not vary is written as it is, not as a placeholder"
         for (where, kind, a), (_, _, b) in zip(one, two, strict=True)
         if a == b and type(a) is type(b)
@@ -149,7 +150,7 @@ def merge(expected: Any, first: Any, second: Any, path: str, refused: list[str],
         if written is not None:
             return written
     refused.append(
-        f"{path}: {_short(first)} in one run, {_short(second)} in the next, and no placeholder kind fits "
+        f"{path}: {short(first)} in one run, {short(second)} in the next, and no placeholder kind fits "
         f"(known: {', '.join(placeholders.KINDS)}); add one in tests/docs/placeholders.py or make the server stable"
     )
     return first
@@ -200,8 +201,3 @@ def _covering(text: str, start: int, end: int, order: tuple[str, ...]) -> tuple[
             if found.start() <= start and end <= found.end() and found.end() > found.start():
                 return found.start(), found.end(), kind
     return None
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 60 else text[:57] + "..."
