@@ -29,6 +29,8 @@ def build() -> Server:
                 # Mirrored into the `Mcp-Param-Region` header: a gateway can route or count by region.
                 "region": {"type": "string", "enum": ["north", "south", "east"], "x-mcp-header": "Region"},
                 "maxKm": {"type": "number", "exclusiveMinimum": 0},
+                # An integer may be mirrored too (a number may not): `Mcp-Param-Limit: 2`.
+                "limit": {"type": "integer", "minimum": 1, "x-mcp-header": "Limit"},
             },
             "required": ["region"],
         },
@@ -39,14 +41,15 @@ def build() -> Server:
         },
         annotations={"readOnlyHint": True, "openWorldHint": False},
     )
-    def find_trails(region: str, maxKm: float | None = None) -> dict:
-        """Trails in a region, shortest first, optionally no longer than maxKm."""
+    def find_trails(region: str, maxKm: float | None = None, limit: int | None = None) -> dict:
+        """Trails in a region, shortest first, optionally no longer than maxKm and at most limit of them."""
         found = [
             {"id": trail_id, "name": t["name"], "km": t["km"], "climbM": t["climbM"]}
             for trail_id, t in TRAILS.items()
             if t["region"] == region and (maxKm is None or t["km"] <= maxKm)
         ]
-        return {"trails": sorted(found, key=lambda t: t["km"])}
+        # JSON has one number type: an integer argument may arrive as 2.0.
+        return {"trails": sorted(found, key=lambda t: t["km"])[: None if limit is None else int(limit)]}
 
     @server.tool(
         title="Walking time",
