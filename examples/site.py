@@ -3,7 +3,7 @@
 `./scripts/serve` runs this with uvicorn: the built pages (mkdocs output in `site/`) at `/`, the
 reference server at `/mcp`, the same server dual-era at `/dual/mcp` (for the versioning page) and
 a second server at `/tides/mcp` (for the composition page) and the server the guides build at
-`/guide/mcp`, so every `curl` command on a page
+`/guide/mcp`, and a server with an extension at `/alerts/mcp`, so every `curl` command on a page
 works as written against http://127.0.0.1:8000. One ASGI function picks the app by path; nothing
 else is shared.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from examples import reference_server
+from examples import extension_server, reference_server
 from examples.guide_server import step7_cache_and_pages as guide_server
 from examples.reference_server import tides
 
@@ -28,6 +28,7 @@ FACTORIES = {
     "/dual/mcp": reference_server.create_dual_app,
     "/tides/mcp": tides.create_app,
     "/guide/mcp": guide_server.create_app,
+    "/alerts/mcp": extension_server.create_app,
 }
 #: What this process serves: one long-lived instance per endpoint; being stateless, it does not care.
 ENDPOINTS = {path: factory() for path, factory in FACTORIES.items()}
