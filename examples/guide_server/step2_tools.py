@@ -58,7 +58,7 @@ def build() -> Server:
             "properties": {"trail": {"type": "string"}, "pace": {"type": "number", "description": "km per hour"}},
             "required": ["trail", "pace"],
         },
-        annotations={"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False},
+        annotations={"readOnlyHint": True, "openWorldHint": False},
     )
     def walking_time(trail: str, pace: float) -> str:
         """Hours a trail takes at a pace, adding ten minutes per 100 m of climb."""
