@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import httpx
 
 from ..headers import annotation_problems, header_params
+from ..jsonrpc import same_id
 from ..legacy import LEGACY_VERSIONS
 from ..meta import (
     CLIENT_CAPABILITIES_KEY,
@@ -453,7 +454,8 @@ class Client:
                         raise ProtocolError(f"the server sent a request ({incoming['method']}) on a response stream")
                     await self._notification(incoming, token, on_progress)
                     continue
-                if incoming.get("id") != request_id and not ("error" in incoming and incoming.get("id") is None):
+                answers_us = same_id(incoming.get("id"), request_id)
+                if not answers_us and not ("error" in incoming and incoming.get("id") is None):
                     raise ProtocolError(f"got a response to id {incoming.get('id')!r}, expected {request_id!r}")
                 if "error" in incoming:
                     raise error_from(incoming["error"])
