@@ -2,7 +2,8 @@
 
 `./scripts/serve` runs this with uvicorn: the built pages (mkdocs output in `site/`) at `/`, the
 reference server at `/mcp`, the same server dual-era at `/dual/mcp` (for the versioning page) and
-a second server at `/tides/mcp` (for the composition page), so every `curl` command on a page
+a second server at `/tides/mcp` (for the composition page) and the server the guides build at
+`/guide/mcp`, and a server with an extension at `/alerts/mcp`, so every `curl` command on a page
 works as written against http://127.0.0.1:8000. One ASGI function picks the app by path; nothing
 else is shared.
 """
@@ -16,7 +17,8 @@ from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from examples import reference_server
+from examples import extension_server, reference_server
+from examples.guide_server import step7_cache_and_pages as guide_server
 from examples.reference_server import tides
 from mcpref.catchall import CatchAll, plain_response
 from mcpref.jsonrpc import INVALID_REQUEST, MCPError, encode, error_response
@@ -28,6 +30,8 @@ FACTORIES = {
     "/mcp": reference_server.create_app,
     "/dual/mcp": reference_server.create_dual_app,
     "/tides/mcp": tides.create_app,
+    "/guide/mcp": guide_server.create_app,
+    "/alerts/mcp": extension_server.create_app,
 }
 #: What this process serves: one long-lived instance per endpoint; being stateless, it does not care.
 ENDPOINTS = {path: factory() for path, factory in FACTORIES.items()}

@@ -47,6 +47,7 @@ class ToolResult:
     is_error: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """The `CallToolResult` fields: `content`, and `structuredContent`/`isError` when set."""
         result: dict[str, Any] = {"content": self.content}
         if self.structured is not None:
             result["structuredContent"] = self.structured

@@ -103,14 +103,18 @@ class Transport(Protocol):
         *,
         header_params: Mapping[str, tuple[str, ...]] | None = None,
         long_lived: bool = False,
-    ) -> AsyncGenerator[dict[str, Any], None]: ...
+    ) -> AsyncGenerator[dict[str, Any], None]:
+        """Send one request; yield the messages that belong to it, its response last."""
+        ...
 
-    async def notify(self, message: dict[str, Any]) -> None: ...
+    async def notify(self, message: dict[str, Any]) -> None:
+        """Send one notification."""
 
     async def connect(self) -> None:
         """Make sure the server can be reached (start a stdio server, or restart a dead one)."""
 
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        """Release what the transport holds: end a legacy session, stop a stdio server."""
 
 
 class Client:
@@ -119,7 +123,7 @@ class Client:
     ```python
     async with Client("http://127.0.0.1:8000/mcp") as client:
         tools = await client.list_tools()
-        result = await client.call_tool("echo", {"message": "hi"})
+        result = await client.call_tool("convert_temperature", {"value": 20, "from": "C", "to": "F"})
 
     async with Client(StdioTransport(["python", "-m", "examples.minimal_server", "--stdio"])) as client:
         ...
@@ -287,9 +291,11 @@ class Client:
         return await self._call("tools/call", params, header_params=header_params, progress=on_progress)
 
     async def list_resources(self) -> list[dict[str, Any]]:
+        """Every resource, all pages."""
         return await self._list_all("resources/list", "resources")
 
     async def list_resource_templates(self) -> list[dict[str, Any]]:
+        """Every resource template, all pages."""
         return await self._list_all("resources/templates/list", "resourceTemplates")
 
     async def read_resource(self, uri: str, *, on_progress: Callback | None = None) -> dict[str, Any]:
@@ -299,11 +305,13 @@ class Client:
         return await self._call("resources/read", {"uri": uri}, progress=on_progress)
 
     async def list_prompts(self) -> list[dict[str, Any]]:
+        """Every prompt, all pages."""
         return await self._list_all("prompts/list", "prompts")
 
     async def get_prompt(
         self, name: str, arguments: Mapping[str, str] | None = None, *, on_progress: Callback | None = None
     ) -> dict[str, Any]:
+        """`prompts/get`: the prompt's messages for these arguments (all strings)."""
         if not isinstance(name, str) or not name:
             raise ValueError("prompt name must be a non-empty string")
         params: dict[str, Any] = {"name": name}
@@ -337,10 +345,10 @@ class Client:
         `backoff` seconds (doubling, jittered) between tries.
 
         ```python
-        async with client.listen(tools_list_changed=True) as subscription:
-            print(subscription.honored)         # what the server agreed to send
-            async for note in subscription:     # mcpref.jsonrpc.Notification objects
-                ...
+        async with Client("http://127.0.0.1:8000/mcp") as client:
+            async with client.listen(tools_list_changed=True) as subscription:
+                print(subscription.honored)  # what the server agreed to send
+                # `async for note in subscription:` now yields each mcpref.jsonrpc.Notification
         ```
         """
         subscription = Subscription(

@@ -24,6 +24,7 @@ from ._errors import ProtocolError
 #: A handler gets the input request's `params` and returns the result object (`ElicitResult`,
 #: `CreateMessageResult`, `ListRootsResult`); sync or async.
 InputHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]] | dict[str, Any]]
+"""A function answering one kind of input request: given its `params`, it returns the result."""
 
 ELICITATION = "elicitation/create"
 SAMPLING = "sampling/createMessage"
