@@ -9,9 +9,10 @@ async with Client("http://127.0.0.1:8000/mcp") as client:
 
 Private modules, one concept each: `_client` (the methods, the MRTR loop), the transports
 `_http` and `_stdio`, `_era` (legacy or modern, per origin), `_cache` (ttlMs/cacheScope),
-`_input` (answering input requests), `_listen` (subscriptions), `_errors`.
+`_input` (answering input requests), `_listen` (subscriptions), `_auth` (OAuth), `_errors`.
 """
 
+from ._auth import AuthorizationError, ClientRegistration, OAuth, Tokens, TokenStore
 from ._cache import CacheKey, ResultCache
 from ._client import Client, Transport
 from ._era import DEFAULT_ERA_CACHE, EraCache, EraInfo, origin_of
@@ -37,8 +38,10 @@ from ._stdio import StdioTransport
 
 __all__ = [
     "DEFAULT_ERA_CACHE",
+    "AuthorizationError",
     "CacheKey",
     "Client",
+    "ClientRegistration",
     "EraCache",
     "EraInfo",
     "HTTPTransport",
@@ -51,12 +54,15 @@ __all__ = [
     "MCPClientError",
     "MethodNotFound",
     "MissingRequiredClientCapability",
+    "OAuth",
     "ParseError",
     "ProtocolError",
     "ResultCache",
     "SessionExpired",
     "StdioTransport",
     "Subscription",
+    "TokenStore",
+    "Tokens",
     "Transport",
     "TransportError",
     "UnsupportedProtocolVersion",
