@@ -9,7 +9,17 @@ from typing import Any
 
 import httpx
 
-from mcpref.client import AuthorizationError, Client, ClientRegistration, MCPClientError, OAuth, ProtocolError
+from mcpref.client import (
+    AuthorizationError,
+    Client,
+    ClientCredentials,
+    ClientRegistration,
+    EnterpriseManaged,
+    JWTBearer,
+    MCPClientError,
+    OAuth,
+    ProtocolError,
+)
 
 Handler = Callable[[str, dict[str, Any]], Awaitable[None]]
 
@@ -161,8 +171,8 @@ def oauth(context: dict[str, Any]) -> OAuth:
     )
 
 
-async def use_the_tools(url: str, context: dict[str, Any]) -> None:
-    async with Client(url, client_info=CLIENT_INFO, auth=oauth(context)) as client:
+async def use_the_tools(url: str, context: dict[str, Any], auth: httpx.Auth | None = None) -> None:
+    async with Client(url, client_info=CLIENT_INFO, auth=auth or oauth(context)) as client:
         for tool in await client.list_tools():
             await client.call_tool(tool["name"], sample_arguments(tool["inputSchema"]))
 
@@ -224,6 +234,37 @@ async def give_up_on_scope(url: str, context: dict[str, Any]) -> None:
         print(f"gave up, as it should: {exc}")
         return
     raise SystemExit("the server never refused, so the retry limit was not exercised")
+
+
+@scenario("auth/client-credentials-basic", "auth/client-credentials-jwt")
+async def act_on_its_own_behalf(url: str, context: dict[str, Any]) -> None:
+    """No user: the client credentials grant, with a secret or a `private_key_jwt` assertion."""
+    registration = ClientRegistration(
+        context["client_id"],
+        context.get("client_secret"),
+        private_key=context.get("private_key_pem"),
+        signing_algorithm=context.get("signing_algorithm", "ES256"),
+    )
+    await use_the_tools(url, context, ClientCredentials(registration))
+
+
+@scenario("auth/wif-jwt-bearer")
+async def present_the_workload_identity(url: str, context: dict[str, Any]) -> None:
+    """The platform gave this workload a JWT: it is the grant (RFC 7523)."""
+    await use_the_tools(url, context, JWTBearer(context["valid_jwt"], context.get("client_id")))
+
+
+@scenario("auth/enterprise-managed-authorization")
+async def exchange_the_enterprise_id_token(url: str, context: dict[str, Any]) -> None:
+    """The user's ID token from the enterprise IdP, exchanged there for an identity assertion
+    grant, then taken by the MCP authorization server as a JWT bearer grant."""
+    auth = EnterpriseManaged(
+        ClientRegistration(context["client_id"], context["client_secret"]),
+        id_token=context["idp_id_token"],
+        idp_token_endpoint=context["idp_token_endpoint"],
+        idp_client_id=context.get("idp_client_id"),
+    )
+    await use_the_tools(url, context, auth)
 
 
 def refuse(params: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,8 @@ async with Client("http://127.0.0.1:8000/mcp") as client:
 
 Private modules, one concept each: `_client` (the methods, the MRTR loop), the transports
 `_http` and `_stdio`, `_era` (legacy or modern, per origin), `_cache` (ttlMs/cacheScope),
-`_input` (answering input requests), `_listen` (subscriptions), `_auth` (OAuth), `_errors`.
+`_input` (answering input requests), `_listen` (subscriptions), `_auth` (OAuth), `_grants`
+(OAuth without a user), `_errors`.
 """
 
 from ._auth import AuthorizationError, ClientRegistration, OAuth, Tokens, TokenStore
@@ -31,6 +32,7 @@ from ._errors import (
     UnsupportedProtocolVersion,
     error_from,
 )
+from ._grants import ClientCredentials, EnterpriseManaged, JWTBearer
 from ._http import HTTPTransport
 from ._input import InputHandler, InputHandlers
 from ._listen import Subscription
@@ -41,7 +43,9 @@ __all__ = [
     "AuthorizationError",
     "CacheKey",
     "Client",
+    "ClientCredentials",
     "ClientRegistration",
+    "EnterpriseManaged",
     "EraCache",
     "EraInfo",
     "HTTPTransport",
@@ -51,6 +55,7 @@ __all__ = [
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
+    "JWTBearer",
     "MCPClientError",
     "MethodNotFound",
     "MissingRequiredClientCapability",

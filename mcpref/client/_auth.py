@@ -40,6 +40,8 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit, urlunsplit
 import httpx
 from authlib.common.security import generate_token
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
+from joserfc import jwt
+from joserfc.jwk import JWKRegistry
 
 from ._errors import MCPClientError
 
@@ -47,6 +49,7 @@ from ._errors import MCPClientError
 #: server redirected back to (with `code`, `state`, maybe `iss`). See `LoopbackRedirect`.
 RedirectHandler = Callable[[str], Awaitable[str]]
 
+CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 #: How long a stored access token is trusted before its `expires_in` runs out.
 EXPIRY_MARGIN = 30.0
 
@@ -69,8 +72,12 @@ class ClientRegistration:
 
     client_id: str
     client_secret: str | None = None
-    #: `none`, `client_secret_basic` or `client_secret_post`; chosen from the server's metadata if unset.
+    #: `none`, `client_secret_basic`, `client_secret_post` or `private_key_jwt`; chosen from the
+    #: server's metadata if unset.
     token_endpoint_auth_method: str | None = None
+    #: For `private_key_jwt` (RFC 7523 §2.2): a PEM private key, and the JWS algorithm to sign with.
+    private_key: str | None = None
+    signing_algorithm: str = "ES256"
 
 
 @dataclass
@@ -314,10 +321,14 @@ class OAuth(httpx.Auth):
             self.bindings[endpoint] = binding
             key = (binding.issuer, binding.resource)
             scopes = self._choose_scopes(binding, challenge, self.requested.get(key) if step_up else None)
-            registration = await self._register(http, binding)
-            tokens = await self._authorization_code(http, binding, registration, scopes)
+            tokens = await self._grant(http, binding, scopes)
             self.requested[key] = frozenset(scopes or ())
             self.store.tokens[key] = tokens
+
+    async def _grant(self, http: httpx.AsyncClient, binding: Binding, scopes: list[str] | None) -> Tokens:
+        """Tokens for `binding.resource`: here the authorization code grant; subclasses use others."""
+        registration = await self._register(http, binding)
+        return await self._authorization_code(http, binding, registration, scopes)
 
     async def _discover(self, http: httpx.AsyncClient, endpoint: str, metadata_url: str | None) -> Binding:
         """The protected resource metadata, then its authorization server's metadata."""
@@ -473,9 +484,12 @@ class OAuth(httpx.Auth):
     ) -> Tokens:
         method = registration.token_endpoint_auth_method or _auth_method(binding.metadata, registration)
         headers: dict[str, str] = {}
-        if method == "client_secret_basic" and registration.client_secret is not None:
+        if registration.private_key is not None:
+            form["client_assertion_type"] = CLIENT_ASSERTION_TYPE
+            form["client_assertion"] = client_assertion(registration, binding.issuer)
+        elif method == "client_secret_basic" and registration.client_secret is not None:
             headers["Authorization"] = _basic(registration.client_id, registration.client_secret)
-        else:
+        elif registration.client_id:  # a JWT bearer grant may come with no client ID at all
             form["client_id"] = registration.client_id
             if method == "client_secret_post" and registration.client_secret is not None:
                 form["client_secret"] = registration.client_secret
@@ -483,6 +497,28 @@ class OAuth(httpx.Auth):
             http, _endpoint(binding.metadata, "token_endpoint"), data=form, headers=headers, what="token request"
         )
         return tokens_from(answer, scopes)
+
+
+def client_assertion(registration: ClientRegistration, audience: str, lifetime: int = 300) -> str:
+    """A `private_key_jwt` client assertion (RFC 7523 §3): the client vouches for itself, for one
+    authorization server (`aud`, its issuer), briefly, once (`jti`)."""
+    now = int(time.time())
+    claims = {
+        "iss": registration.client_id,
+        "sub": registration.client_id,
+        "aud": audience,
+        "iat": now,
+        "exp": now + lifetime,
+        "jti": generate_token(24),
+    }
+    key = signing_key(registration.private_key or "", registration.signing_algorithm)
+    return jwt.encode({"alg": registration.signing_algorithm}, claims, key)
+
+
+def signing_key(pem: str, algorithm: str) -> Any:
+    """A PEM private key as a JWK for `algorithm` (ES*: EC, RS*/PS*: RSA, EdDSA: OKP)."""
+    kind = {"E": "EC", "R": "RSA", "P": "RSA"}.get(algorithm[0], "OKP")
+    return JWKRegistry.import_key(pem, kind)
 
 
 def tokens_from(answer: Mapping[str, Any], scopes: Sequence[str] | None) -> Tokens:
