@@ -196,10 +196,13 @@ async def use_the_tools(url: str, context: dict[str, Any], auth: httpx.Auth | No
     "auth/authorization-server-migration",
     "auth/iss-supported",
     "auth/iss-not-advertised",
+    "auth/dpop",
+    "auth/dpop-nonce",
 )
 async def authorize_then_use_the_tools(url: str, context: dict[str, Any]) -> None:
     """The server answers 401 until the client has a token: discover, register, authorize, retry.
-    `authorization-server-migration` moves the server to another authorization server midway."""
+    `authorization-server-migration` moves the server to another authorization server midway;
+    in `dpop*` the authorization server offers DPoP, so the token is bound to the client's key."""
     await use_the_tools(url, context)
 
 

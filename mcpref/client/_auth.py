@@ -43,6 +43,7 @@ from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
 from joserfc.jwk import JWKRegistry
 
+from ._dpop import DPOP_HEADER, NONCE_HEADER, DPoPKey
 from ._errors import MCPClientError
 
 #: Takes the authorization URL, sends the user there, and returns the URL the authorization
@@ -218,6 +219,7 @@ class OAuth(httpx.Auth):
     - `offline_access`: ask for `offline_access` when the authorization server lists it.
     - `store`: tokens and registrations, shared between clients or persisted.
     - `max_step_ups`: re-authorizations for more scope within one request.
+    - `dpop`: ask for DPoP-bound tokens (RFC 9449) where the authorization server offers them.
     """
 
     def __init__(
@@ -233,6 +235,7 @@ class OAuth(httpx.Auth):
         offline_access: bool = True,
         store: TokenStore | None = None,
         max_step_ups: int = 2,
+        dpop: bool = True,
         timeout: float = 30.0,
         http: Callable[[], httpx.AsyncClient] | None = None,
     ) -> None:
@@ -246,6 +249,9 @@ class OAuth(httpx.Auth):
         self.offline_access = offline_access
         self.store = store if store is not None else TokenStore()
         self.max_step_ups = max_step_ups
+        #: The DPoP key (RFC 9449), made when an authorization server first offers DPoP.
+        self.dpop: DPoPKey | None = None
+        self._dpop_allowed = dpop
         self._new_http = http or (lambda: httpx.AsyncClient(timeout=timeout))
         #: What discovery found, per MCP endpoint; dropped when a flow starts over.
         self.bindings: dict[str, Binding] = {}
@@ -259,11 +265,17 @@ class OAuth(httpx.Auth):
         endpoint = canonical_resource(str(request.url.copy_with(query=None)))
         sent = await self._authorize_request(request, endpoint)
         response = yield request
-        step_ups = 0
+        step_ups = nonces = 0
         reauthorized = False
         while True:
-            challenge = _bearer_challenge(response)
-            if response.status_code == 401 and not reauthorized:
+            challenge = _challenge(response)
+            new_nonce = self.dpop is not None and self.dpop.remember_nonce(
+                str(request.url), response.headers.get(NONCE_HEADER)
+            )
+            if challenge.get("error") == "use_dpop_nonce" and new_nonce and nonces < 2:
+                await response.aread()
+                nonces += 1  # RFC 9449 §9: the same request again, with the server's nonce
+            elif response.status_code == 401 and not reauthorized:
                 await response.aread()
                 async with self._lock:
                     current = self._current_tokens(endpoint)
@@ -304,7 +316,11 @@ class OAuth(httpx.Auth):
         if tokens is None:
             request.headers.pop("Authorization", None)
             return None
-        request.headers["Authorization"] = f"Bearer {tokens.access_token}"
+        if tokens.token_type.lower() == "dpop" and self.dpop is not None:
+            request.headers["Authorization"] = f"DPoP {tokens.access_token}"
+            request.headers[DPOP_HEADER] = self.dpop.proof(request.method, str(request.url), tokens.access_token)
+        else:
+            request.headers["Authorization"] = f"Bearer {tokens.access_token}"
         return tokens
 
     def _needs_more_scope(self, endpoint: str, challenge: Mapping[str, str]) -> bool:
@@ -493,10 +509,25 @@ class OAuth(httpx.Auth):
             form["client_id"] = registration.client_id
             if method == "client_secret_post" and registration.client_secret is not None:
                 form["client_secret"] = registration.client_secret
-        answer = await _post(
-            http, _endpoint(binding.metadata, "token_endpoint"), data=form, headers=headers, what="token request"
-        )
-        return tokens_from(answer, scopes)
+        url = _endpoint(binding.metadata, "token_endpoint")
+        dpop = self._dpop_for(binding)
+        for _ in range(2):
+            if dpop is not None:
+                headers[DPOP_HEADER] = dpop.proof("POST", url)
+            response = await _send(http, url, data=form, headers=headers, what="token request")
+            fresh_nonce = dpop is not None and dpop.remember_nonce(url, response.headers.get(NONCE_HEADER))
+            if not (fresh_nonce and response.status_code == 400 and _error_of(response) == "use_dpop_nonce"):
+                break  # else RFC 9449 §8: the server wants its nonce in the proof; once more
+        return tokens_from(_answer(response, "token request"), scopes, dpop=dpop is not None)
+
+    def _dpop_for(self, binding: Binding) -> DPoPKey | None:
+        """The DPoP key, if this authorization server takes DPoP proofs signed the way it can sign."""
+        algorithms = binding.metadata.get("dpop_signing_alg_values_supported")
+        if not self._dpop_allowed or not isinstance(algorithms, list) or DPoPKey.algorithm not in algorithms:
+            return None
+        if self.dpop is None:
+            self.dpop = DPoPKey()
+        return self.dpop
 
 
 def client_assertion(registration: ClientRegistration, audience: str, lifetime: int = 300) -> str:
@@ -521,13 +552,13 @@ def signing_key(pem: str, algorithm: str) -> Any:
     return JWKRegistry.import_key(pem, kind)
 
 
-def tokens_from(answer: Mapping[str, Any], scopes: Sequence[str] | None) -> Tokens:
-    """A token response (OAuth 2.1 §3.2.3) as `Tokens`; a bearer token is all this client uses."""
+def tokens_from(answer: Mapping[str, Any], scopes: Sequence[str] | None, *, dpop: bool = False) -> Tokens:
+    """A token response (OAuth 2.1 §3.2.3) as `Tokens`: a bearer token, or a DPoP one if asked for."""
     token, kind = answer.get("access_token"), answer.get("token_type")
     if not isinstance(token, str) or not token or not isinstance(kind, str):
         raise AuthorizationError("the token response has no access_token or token_type")
-    if kind.lower() != "bearer":
-        raise AuthorizationError(f"the token response's token_type is {kind!r}; this client uses bearer tokens")
+    if kind.lower() not in (("bearer", "dpop") if dpop else ("bearer",)):
+        raise AuthorizationError(f"the token response's token_type is {kind!r}, which this client cannot use")
     granted = answer.get("scope")
     expires_in = answer.get("expires_in")
     return Tokens(
@@ -539,10 +570,12 @@ def tokens_from(answer: Mapping[str, Any], scopes: Sequence[str] | None) -> Toke
     )
 
 
-def _bearer_challenge(response: httpx.Response) -> dict[str, str]:
+def _challenge(response: httpx.Response) -> dict[str, str]:
+    """The parameters of a 401 or 403's `Bearer` challenge, else of its `DPoP` one."""
     if response.status_code not in (401, 403):
         return {}
-    return parse_www_authenticate(response.headers.get("www-authenticate", "")).get("bearer", {})
+    challenges = parse_www_authenticate(response.headers.get("www-authenticate", ""))
+    return challenges.get("bearer") or challenges.get("dpop") or {}
 
 
 def _application_type(redirect_uri: str) -> str:
@@ -599,10 +632,26 @@ async def _first_json(http: httpx.AsyncClient, urls: Sequence[str], what: str) -
 async def _post(
     http: httpx.AsyncClient, url: str, *, what: str, expect: tuple[int, ...] = (200,), **kwargs: Any
 ) -> dict[str, Any]:
+    return _answer(await _send(http, url, what=what, **kwargs), what, expect)
+
+
+async def _send(http: httpx.AsyncClient, url: str, *, what: str, **kwargs: Any) -> httpx.Response:
     try:
-        response = await http.post(url, headers={"Accept": "application/json", **kwargs.pop("headers", {})}, **kwargs)
+        return await http.post(url, headers={"Accept": "application/json", **kwargs.pop("headers", {})}, **kwargs)
     except httpx.HTTPError as exc:
         raise AuthorizationError(f"{what} to {url} failed: {exc!r}") from exc
+
+
+def _error_of(response: httpx.Response) -> str | None:
+    try:
+        answer = response.json()
+    except ValueError:
+        return None
+    return answer.get("error") if isinstance(answer, dict) else None
+
+
+def _answer(response: httpx.Response, what: str, expect: tuple[int, ...] = (200,)) -> dict[str, Any]:
+    """The JSON object of a successful answer, else an AuthorizationError with the OAuth `error`."""
     try:
         answer = response.json()
     except ValueError:
