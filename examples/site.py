@@ -12,11 +12,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from examples import reference_server
 from examples.reference_server import tides
+from mcpref.catchall import CatchAll, plain_response
+from mcpref.jsonrpc import INVALID_REQUEST, MCPError, encode, error_response
 
 SITE_DIR = Path(os.environ.get("MCPREF_SITE_DIR", Path(__file__).resolve().parent.parent / "site"))
 
@@ -31,7 +34,12 @@ ENDPOINTS = {path: factory() for path, factory in FACTORIES.items()}
 
 
 def make_app(site_dir: Path) -> ASGIApp:
-    """Pages from `site_dir` at `/`, each MCP endpoint at its own exact path."""
+    """Pages from `site_dir` at `/`, each MCP endpoint at its own exact path.
+
+    Any other path is a static site's: 404 for what is not there, 405 for anything but GET and
+    HEAD, never a 500. A request that looks meant for an MCP endpoint (`/mcp/`, `/MCP`) gets its
+    404 as a JSON-RPC error naming the endpoint, so an MCP client shows something useful.
+    """
     pages = StaticFiles(directory=site_dir, html=True, check_dir=False)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -39,10 +47,39 @@ def make_app(site_dir: Path) -> ASGIApp:
             # Nothing to start or stop; the MCP endpoint answers the lifespan protocol for us.
             await ENDPOINTS["/mcp"](scope, receive, send)
             return
-        endpoint = ENDPOINTS.get(scope.get("path", ""))
-        await (endpoint or pages)(scope, receive, send)
+        path = scope.get("path", "")
+        endpoint = ENDPOINTS.get(path)
+        if endpoint is not None:
+            await endpoint(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        meant = _meant_endpoint(path)
+        if meant is not None:
+            await _not_an_endpoint(send, meant)
+            return
+        try:
+            await pages(scope, receive, send)
+        except HTTPException as exc:
+            await plain_response(send, exc.status_code, exc.detail.encode(), extra=_header_pairs(exc.headers))
 
-    return app
+    return CatchAll(app)
+
+
+def _meant_endpoint(path: str) -> str | None:
+    """The MCP endpoint a near-miss path was probably meant for: a trailing slash, another case."""
+    folded = path.rstrip("/").lower()
+    return next((endpoint for endpoint in ENDPOINTS if endpoint == folded), None)
+
+
+async def _not_an_endpoint(send: Send, meant: str) -> None:
+    error = MCPError(INVALID_REQUEST, f"Not Found: the MCP endpoint is {meant} (exact path)")
+    body = encode(error_response(None, error))
+    await plain_response(send, 404, body, content_type=b"application/json")
+
+
+def _header_pairs(headers: dict[str, str] | None) -> list[tuple[bytes, bytes]]:
+    return [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in (headers or {}).items()]
 
 
 app = make_app(SITE_DIR)

@@ -78,6 +78,7 @@ class Server:
         supported_versions: tuple[str, ...] = MODERN_VERSIONS,
         state_sealer: StateSealer | None = None,
         max_subscriptions: int = 1000,
+        max_subscriptions_per_caller: int = 32,
         serve_legacy: bool = True,
         emits_logs: bool = False,
     ) -> None:
@@ -97,7 +98,7 @@ class Server:
         self.resources = ResourceRegistry()
         self.prompts = PromptRegistry()
         self.state_sealer = state_sealer or StateSealer()
-        self.subscriptions = SubscriptionHub(max_subscriptions)
+        self.subscriptions = SubscriptionHub(max_subscriptions, max_per_caller=max_subscriptions_per_caller)
         # A registry that changes while the server runs tells the clients listening for it.
         self.tools.on_change = lambda: self._registry_changed("tools")
         self.resources.on_change = lambda: self._registry_changed("resources")
@@ -324,9 +325,10 @@ class Server:
 
     # -- subscriptions ---------------------------------------------------------------------
 
-    def open_subscription(self, request: Request) -> Subscription:
-        """Start a `subscriptions/listen` subscription; the transport streams it."""
-        return self.subscriptions.open(request.id, request.params, self.capabilities())
+    def open_subscription(self, request: Request, caller: str = "") -> Subscription:
+        """Start a `subscriptions/listen` subscription; the transport streams it. `caller` (a
+        principal, or a peer address) is whose fair share of the listen slots it counts against."""
+        return self.subscriptions.open(request.id, request.params, self.capabilities(), caller)
 
     def notify_list_changed(self, kind: str) -> None:
         """Tell listening clients that the list of `kind` ("tools", "prompts", "resources") changed."""
