@@ -2,9 +2,10 @@
 
 `./scripts/serve` runs this with uvicorn: the built pages (mkdocs output in `site/`) at `/`, the
 reference server at `/mcp`, the same server dual-era at `/dual/mcp` (for the versioning page) and
-a second server at `/tides/mcp` (for the composition page), so every `curl` command on a page
-works as written against http://127.0.0.1:8000. One ASGI function picks the app by path; nothing
-else is shared.
+a second server at `/tides/mcp` (for the composition page), and the authorization demo (the local
+authorization server at `/auth`, a protected server at `/secure/mcp`, their well-known metadata),
+so every `curl` command on a page works as written against http://127.0.0.1:8000. One ASGI
+function picks the app by path; nothing else is shared.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from examples import reference_server
 from examples.reference_server import tides
+from examples.secure_server import demo
 from mcpref.catchall import CatchAll, plain_response
 from mcpref.jsonrpc import INVALID_REQUEST, MCPError, encode, error_response
 
@@ -31,6 +33,7 @@ FACTORIES = {
 }
 #: What this process serves: one long-lived instance per endpoint; being stateless, it does not care.
 ENDPOINTS = {path: factory() for path, factory in FACTORIES.items()}
+AUTH_DEMO = demo.AuthDemo()
 
 
 def make_app(site_dir: Path) -> ASGIApp:
