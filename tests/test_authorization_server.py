@@ -61,7 +61,7 @@ def authorize(issuer: str, **overrides: str) -> dict[str, list[str]]:
     response = httpx.get(f"{issuer}/authorize?{urlencode({k: v for k, v in query.items() if v})}")
     assert response.status_code == 302, response.text
     location = response.headers["location"]
-    assert location.startswith(REDIRECT + "?")
+    assert location.startswith(overrides.get("redirect_uri", REDIRECT) + "?")
     return parse_qs(urlsplit(location).query)
 
 
@@ -113,6 +113,13 @@ def test_an_unregistered_redirect_uri_gets_no_redirect(issuer: str) -> None:
     query = {"response_type": "code", "client_id": "app", "redirect_uri": "https://evil.example/cb"}
     response = httpx.get(f"{issuer}/authorize?{urlencode(query)}")
     assert response.status_code == 400 and "location" not in response.headers
+
+
+def test_a_loopback_redirect_may_use_any_port_and_nothing_else_varies(issuer: str) -> None:
+    assert "code" in authorize(issuer, redirect_uri="http://127.0.0.1:45678/callback")
+    for other in ("http://127.0.0.1:45678/elsewhere", "http://localhost:1/callback", "https://127.0.0.1:1/callback"):
+        query = {"response_type": "code", "client_id": "app", "redirect_uri": other}
+        assert httpx.get(f"{issuer}/authorize?{urlencode(query)}").status_code == 400
 
 
 def test_refresh_tokens_rotate(issuer: str) -> None:

@@ -22,7 +22,8 @@ from joserfc.jwk import ECKey
 
 from examples.authorization_server import Grant
 from examples.secure_server.demo import DOCS_CLIENT, AuthDemo
-from mcpref.client import Client, ClientRegistration, OAuth
+from mcpref.client import Client, ClientRegistration, LoopbackRedirect, OAuth
+from tests.conformance.test_authorization_conformance import free_port
 from tests.conftest import META, VERSION, checked, running
 
 REDIRECT = DOCS_CLIENT.redirect_uris[0]
@@ -130,14 +131,15 @@ def challenge(response: httpx.Response) -> str:
 # -- the client does the whole flow -------------------------------------------------------------
 
 
-async def follow_consent(url: str) -> str:
-    """The user's browser for the client: open the consent page, approve as alice."""
-    async with httpx.AsyncClient() as http:
+async def browser(url: str) -> None:
+    """The user at a browser: the consent page, "alice", Approve, and the redirect followed to the
+    client's loopback listener."""
+    async with httpx.AsyncClient(follow_redirects=True) as http:
         page = await http.get(url)
         request_id = re.search(r'name="request" value="([^"]+)"', page.text)[1]  # type: ignore[index]
         action = urlsplit(url)._replace(path="/auth/authorize/decision", query="").geturl()
-        back = await http.post(action, data={"request": request_id, "user": "alice", "decision": "approve"})
-    return back.headers["location"]
+        done = await http.post(action, data={"request": request_id, "user": "alice", "decision": "approve"})
+        assert "You can close this tab" in done.text
 
 
 @pytest.mark.anyio
@@ -145,8 +147,9 @@ async def test_the_client_authorizes_steps_up_and_confirms(origin: str) -> None:
     def confirm(params: dict[str, Any]) -> dict[str, Any]:
         return {"action": "accept", "content": {"confirm": True}}
 
+    listener = LoopbackRedirect(free_port(), open_browser=browser)
     registration = ClientRegistration(DOCS_CLIENT.client_id)
-    auth = OAuth(redirect=follow_consent, redirect_uri=REDIRECT, clients={f"{origin}/auth": registration})
+    auth = OAuth(redirect=listener, redirect_uri=listener.redirect_uri, clients={f"{origin}/auth": registration})
     async with Client(f"{origin}/secure/mcp", auth=auth, elicitation=confirm) as client:
         who = await client.call_tool("whoami", {})
         assert who["content"][0]["text"] == f"{origin}/auth#alice"

@@ -165,6 +165,21 @@ def oauth_error(error: str, description: str, status: int = 400, **headers: str)
     return JSONResponse({"error": error, "error_description": description}, status, headers={**NO_STORE, **headers})
 
 
+def redirect_allowed(registered: Sequence[str], requested: str) -> bool:
+    """Exact match, except that a registered loopback IP redirect takes any port (OAuth 2.1
+    §8.4.2: a native app listens on whatever port is free)."""
+    if requested in registered:
+        return True
+    asked = urlsplit(requested)
+    if asked.scheme != "http" or asked.hostname not in ("127.0.0.1", "::1"):
+        return False
+    for uri in registered:
+        known = urlsplit(uri)
+        if (known.scheme, known.hostname, known.path, known.query) == ("http", asked.hostname, asked.path, asked.query):
+            return True
+    return False
+
+
 def valid_resource(server: AuthorizationServer, resource: str | None) -> bool:
     if not resource:
         return False
@@ -241,7 +256,7 @@ def create_app(
         query = request.query_params
         client = await client_for(server, query.get("client_id", ""))
         redirect_uri = query.get("redirect_uri", "")
-        if client is None or redirect_uri not in client.redirect_uris:
+        if client is None or not redirect_allowed(client.redirect_uris, redirect_uri):
             # Never redirect to a URI that is not the client's (OAuth 2.1 §4.1.2.1): say so here.
             return HTMLResponse("<h1>Unknown client or redirect URI</h1>", 400)
 

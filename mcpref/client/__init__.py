@@ -10,7 +10,7 @@ async with Client("http://127.0.0.1:8000/mcp") as client:
 Private modules, one concept each: `_client` (the methods, the MRTR loop), the transports
 `_http` and `_stdio`, `_era` (legacy or modern, per origin), `_cache` (ttlMs/cacheScope),
 `_input` (answering input requests), `_listen` (subscriptions), `_auth` (OAuth), `_grants`
-(OAuth without a user), `_errors`.
+(OAuth without a user), `_redirect` (the loopback redirect for command-line clients), `_errors`.
 """
 
 from ._auth import AuthorizationError, ClientRegistration, OAuth, Tokens, TokenStore
@@ -36,6 +36,7 @@ from ._grants import ClientCredentials, EnterpriseManaged, JWTBearer
 from ._http import HTTPTransport
 from ._input import InputHandler, InputHandlers
 from ._listen import Subscription
+from ._redirect import LoopbackRedirect
 from ._stdio import StdioTransport
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "InvalidParams",
     "InvalidRequest",
     "JWTBearer",
+    "LoopbackRedirect",
     "MCPClientError",
     "MethodNotFound",
     "MissingRequiredClientCapability",
