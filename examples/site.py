@@ -25,14 +25,18 @@ from mcpref.jsonrpc import INVALID_REQUEST, MCPError, encode, error_response
 
 SITE_DIR = Path(os.environ.get("MCPREF_SITE_DIR", Path(__file__).resolve().parent.parent / "site"))
 
-#: How to build each MCP endpoint, by exact path. The docs harness builds a fresh one per request.
-FACTORIES = {
+#: How to build each MCP endpoint, by exact path.
+MCP_FACTORIES = {
     "/mcp": reference_server.create_app,
     "/dual/mcp": reference_server.create_dual_app,
     "/tides/mcp": tides.create_app,
 }
+#: What the docs harness builds afresh for each frame, by exact path: the MCP endpoints, and for
+#: the authorization demo's paths a whole new demo (authorization server, protected server, key).
+FACTORIES = {**MCP_FACTORIES, **dict.fromkeys(demo.FRAME_PATHS, demo.AuthDemo)}
 #: What this process serves: one long-lived instance per endpoint; being stateless, it does not care.
-ENDPOINTS = {path: factory() for path, factory in FACTORIES.items()}
+ENDPOINTS = {path: factory() for path, factory in MCP_FACTORIES.items()}
+#: The authorization demo keeps what an authorization server must (codes, refresh tokens): one instance.
 AUTH_DEMO = demo.AuthDemo()
 
 
@@ -51,6 +55,9 @@ def make_app(site_dir: Path) -> ASGIApp:
             await ENDPOINTS["/mcp"](scope, receive, send)
             return
         path = scope.get("path", "")
+        if demo.handles(path):
+            await AUTH_DEMO(scope, receive, send)
+            return
         endpoint = ENDPOINTS.get(path)
         if endpoint is not None:
             await endpoint(scope, receive, send)

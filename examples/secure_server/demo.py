@@ -34,6 +34,15 @@ PATHS = (
     "/.well-known/oauth-authorization-server" + AUTH_PREFIX,
     "/.well-known/oauth-protected-resource" + SECURE_PATH,
 )
+#: The paths the docs' frames reach (each gets a fresh demo in the harness).
+FRAME_PATHS = (
+    SECURE_PATH,
+    "/.well-known/oauth-protected-resource" + SECURE_PATH,
+    "/.well-known/oauth-authorization-server" + AUTH_PREFIX,
+    AUTH_PREFIX + "/authorize",
+    AUTH_PREFIX + "/token",
+    AUTH_PREFIX + "/jwks",
+)
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 #: The pre-registered public client the docs use, with the redirect `mcpref.client.LoopbackRedirect` listens on.
 DOCS_CLIENT = RegisteredClient("mcpref-docs", ["http://127.0.0.1:33418/callback"], None, "mcpref docs client")
