@@ -140,6 +140,8 @@ class Client:
       `principal`, which defaults to a digest of the `Authorization` header, or else to this
       client alone.
     - `cache`, `era_cache`: injectable, to share between clients or to control the clock in tests.
+    - `auth`: an `httpx.Auth` for every request, such as `mcpref.client.OAuth` (the whole
+      authorization flow of basic/authorization/, started by the server's 401).
     - `http`, `timeout`: the `httpx.AsyncClient` to use (else one is made and owned), and its timeout.
     """
 
@@ -162,6 +164,7 @@ class Client:
         cache: ResultCache | None = None,
         era_cache: EraCache | None = None,
         http: httpx.AsyncClient | None = None,
+        auth: httpx.Auth | None = None,
         timeout: float = 30.0,
         max_rounds: int = 8,
     ) -> None:
@@ -186,13 +189,15 @@ class Client:
             self._http = http or httpx.AsyncClient(headers=headers, timeout=timeout, verify=default_ssl_context())
             if http is not None and headers:
                 self._http.headers.update(headers)
+            if auth is not None:
+                self._http.auth = auth
             self.transport: Transport = HTTPTransport(target, self._http)
             #: Eras are remembered per HTTP origin; a stdio server's era lives as long as its process.
             self.origin: str | None = origin_of(target)
             authorization = self._http.headers.get("authorization")
         else:
-            if http is not None or headers is not None:
-                raise TypeError("http and headers apply to HTTP URLs, not to a transport")
+            if http is not None or headers is not None or auth is not None:
+                raise TypeError("http, headers and auth apply to HTTP URLs, not to a transport")
             self._owns_http = False
             self.transport = target
             self.origin = None

@@ -166,7 +166,7 @@ class StreamableHTTP:
         self, request: Request, headers: dict[str, str], scope: Scope, receive: Receive, send: Send
     ) -> None:
         header_version = headers.get("mcp-protocol-version")
-        principal = _principal(headers)
+        principal = _principal(scope, headers)
         if is_legacy_request(request, header_version):
             if self.server.serve_legacy:
                 await self._answer_legacy(request, header_version, principal, receive, send)
@@ -432,11 +432,20 @@ def _peer(scope: Scope) -> str:
     return f"peer:{client[0]}" if client else "peer:unknown"
 
 
-def _principal(headers: dict[str, str]) -> str | None:
-    """Who is asking, for binding `requestState`: a digest of the credentials, never the credentials.
+#: The ASGI scope key an authentication layer in front of the endpoint sets to the caller it
+#: verified (`mcpref.auth.ProtectedResource`: the access token's issuer and subject). It wins over
+#: the header digest, so `requestState`, handles and private cache entries stay bound to the
+#: user across token refreshes, and no two users share one.
+PRINCIPAL_SCOPE_KEY = "mcpref.principal"
 
-    Verifying the token is the auth layer's job; here it only has to tell callers apart.
+
+def _principal(scope: Scope, headers: dict[str, str]) -> str | None:
+    """Who is asking, for binding `requestState`: the authenticated caller when a layer in front
+    verified one (`PRINCIPAL_SCOPE_KEY`), else a digest of the credentials, never the credentials.
     """
+    verified = scope.get(PRINCIPAL_SCOPE_KEY)
+    if verified is not None:
+        return str(verified)
     authorization = headers.get("authorization")
     if authorization is None:
         return None
