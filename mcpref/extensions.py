@@ -49,6 +49,9 @@ class Extension:
     #: Method -> the parameter its `Mcp-Name` header mirrors (streamable-http.mdx §Standard Headers).
     name_fields: Mapping[str, str] = {}
 
+    def added_to(self, server: Any) -> None:
+        """Called by `Server.add_extension`: keep the server if the extension needs it (its tools)."""
+
     def settings(self) -> dict[str, Any]:
         """The settings object advertised under `capabilities.extensions[id]`; `{}` means plain support."""
         return {}

@@ -150,6 +150,7 @@ class Server:
                 raise ValueError(f"{extension.id}: resultType {result_type!r} is already taken")
         self.extensions[extension.id] = extension
         self._offered = None
+        extension.added_to(self)
         return extension
 
     def _extension_of(self, method: str) -> Extension | None:
