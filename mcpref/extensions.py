@@ -13,8 +13,7 @@ given to `Server.add_extension`, that says:
 - `methods`: the methods it adds. The core serves them only to requests that declare the
   extension, and answers the others with -32021 naming it (a method the client never asked for);
 - `result_types`: the `resultType` values its handlers may return. The core refuses to send one
-  to a client that did not declare the extension (that would be extension behaviour it cannot
-  read), and refuses any value no one registered;
+  to a client that did not declare the extension (extension behaviour that client cannot read);
 - `name_fields`: which parameter the `Mcp-Name` header mirrors for its methods;
 - `around(ctx, call_next)`: a hook around every request the client sent declaring the
   extension, or not, to change how a core method is answered (tasks answers a slow

@@ -351,18 +351,15 @@ class Server:
         return self._finish(result)
 
     def _check_result_type(self, ctx: RequestContext, result_type: Any) -> None:
-        """Send an extension's `resultType` only to a client that declared that extension."""
-        if result_type in CORE_RESULT_TYPES:
-            return
+        """Send an extension's `resultType` only to a client that declared that extension.
+
+        A value no extension registered is left alone: it is the handler's to answer for (the
+        client tests use one to check that clients refuse it).
+        """
         for extension in self.extensions.values():
-            if result_type in extension.result_types:
-                if declared(ctx, extension.id):
-                    return
+            if result_type in extension.result_types and not declared(ctx, extension.id):
                 logger.error("%s answered resultType %r to a client without %s", ctx.method, result_type, extension.id)
-                break
-        else:
-            logger.error("%s answered resultType %r, which no extension registered", ctx.method, result_type)
-        raise MCPError(INTERNAL_ERROR, f"Internal error while handling {ctx.method}")
+                raise MCPError(INTERNAL_ERROR, f"Internal error while handling {ctx.method}")
 
     def _read_round(self, ctx: RequestContext) -> None:
         """Take `inputResponses` and open `requestState` on an MRTR retry (basic/patterns/mrtr.mdx)."""

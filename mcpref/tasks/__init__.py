@@ -20,8 +20,8 @@ async def build(target: str, ctx):
 `mcpref.tasks.postgres.PostgresTaskStore` keeps them in PostgreSQL instead, for several instances.
 """
 
-from .extension import TASKS_EXTENSION, Task, TasksExtension
-from .record import TaskRecord
+from .extension import Task, TasksExtension
+from .record import TASKS_EXTENSION, TaskRecord
 from .store import SQLiteTaskStore, TaskStore
 
 __all__ = ["TASKS_EXTENSION", "SQLiteTaskStore", "Task", "TaskRecord", "TaskStore", "TasksExtension"]

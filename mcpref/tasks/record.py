@@ -20,6 +20,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+#: The extension's identifier, and its methods (SEP-2663); `Mcp-Name` mirrors `taskId` on each.
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+GET, UPDATE, CANCEL = "tasks/get", "tasks/update", "tasks/cancel"
+NAME_FIELDS = {GET: "taskId", UPDATE: "taskId", CANCEL: "taskId"}
+#: The requests a task may stand in for (SEP-2663 §Supported Methods).
+TASK_METHODS = frozenset({"tools/call"})
+
 WORKING = "working"
 INPUT_REQUIRED = "input_required"
 COMPLETED = "completed"
