@@ -25,7 +25,15 @@ from .jsonrpc import (
     MCPError,
     Request,
 )
-from .meta import LATEST_VERSION, MODERN_VERSIONS, SERVER_INFO_KEY, RequestMeta, read_request_meta, require_capabilities
+from .meta import (
+    CLIENT_CAPABILITIES_KEY,
+    LATEST_VERSION,
+    MODERN_VERSIONS,
+    SERVER_INFO_KEY,
+    RequestMeta,
+    read_request_meta,
+    require_capabilities,
+)
 from .mrtr import MRTR_METHODS, InputRequired, StateSealer, params_digest, read_input_responses, required_capability
 from .pagination import paginate
 from .prompts import Prompt, PromptRegistry
@@ -406,7 +414,22 @@ class Server:
     def open_subscription(self, request: Request, caller: str = "") -> Subscription:
         """Start a `subscriptions/listen` subscription; the transport streams it. `caller` (a
         principal, or a peer address) is whose fair share of the listen slots it counts against."""
+        self._check_listen_keys(request.params)
         return self.subscriptions.open(request.id, request.params, self.capabilities(), caller)
+
+    def _check_listen_keys(self, params: dict[str, Any]) -> None:
+        """A filter an extension defines is refused (-32021) to a client that did not declare it."""
+        requested = params.get("notifications")
+        if not isinstance(requested, dict):
+            return  # the hub refuses it, with the reason
+        for extension in self.extensions.values():
+            if extension.listen_keys & requested.keys() and not declared(_declared_in(params), extension.id):
+                raise MCPError(
+                    MISSING_REQUIRED_CLIENT_CAPABILITY,
+                    f"Missing required client capability: {', '.join(sorted(extension.listen_keys))} "
+                    f"needs the {extension.id} extension",
+                    {"requiredCapabilities": requirement(extension.id)},
+                )
 
     def notify_list_changed(self, kind: str) -> None:
         """Tell listening clients that the list of `kind` ("tools", "prompts", "resources") changed."""
@@ -503,6 +526,13 @@ class Server:
 
     async def _complete(self, ctx: RequestContext) -> dict[str, Any]:
         return await complete(ctx.params, self.prompts, self.resources)
+
+
+def _declared_in(params: dict[str, Any]) -> dict[str, Any]:
+    """The client capabilities a request's `_meta` declares, `{}` if it declares none."""
+    meta = params.get("_meta")
+    capabilities = meta.get(CLIENT_CAPABILITIES_KEY) if isinstance(meta, dict) else None
+    return capabilities if isinstance(capabilities, dict) else {}
 
 
 def _around(extension: Extension, call_next: Handler) -> Handler:

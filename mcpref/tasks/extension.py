@@ -111,6 +111,9 @@ class TasksExtension(Extension):
     id = TASKS_EXTENSION
     result_types = frozenset({"task"})
     name_fields = NAME_FIELDS
+    #: Status notifications (`notifications/tasks`) are a MAY that mcpref does not send yet: a
+    #: declaring client asking for `taskIds` is acknowledged without them, and polls.
+    listen_keys = frozenset({"taskIds"})
 
     def __init__(
         self,

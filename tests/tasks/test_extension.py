@@ -128,3 +128,22 @@ def test_the_client_polls_no_faster_than_the_server_asks_and_backs_off() -> None
     assert result == {"content": []}
     assert all(gap >= 0.039 for gap in gaps), gaps  # never faster than pollIntervalMs
     assert gaps[-1] > gaps[0] * 2.5, gaps  # and slower while nothing changes (0.04, 0.08, 0.16, 0.32)
+
+
+def test_task_notifications_need_the_extension_and_are_not_promised() -> None:
+    """`taskIds` on subscriptions/listen: -32021 without the extension (SEP-2663 §Task Status
+    Notifications); with it, acknowledged without `taskIds`, since mcpref sends none (clients poll)."""
+    server, _ = build()
+
+    def listen(caps: dict[str, Any]) -> Any:
+        meta = {PROTOCOL_VERSION_KEY: "2026-07-28", CLIENT_CAPABILITIES_KEY: caps}
+        params = {"notifications": {"taskIds": ["abc"], "toolsListChanged": True}, "_meta": meta}
+        return server.open_subscription(Request(7, "subscriptions/listen", params))
+
+    with pytest.raises(MCPError) as caught:
+        listen({})
+    assert caught.value.code == -32021
+    assert caught.value.data == {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}
+    subscription = listen(DECLARING)
+    assert subscription.honoured == {"toolsListChanged": True}
+    server.subscriptions.close(subscription)
