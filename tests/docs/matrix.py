@@ -13,6 +13,7 @@ Run `python -m tests.docs.matrix --record [SPEC_DIR]` to re-record spec-pages.ya
 from __future__ import annotations
 
 import ast
+import html
 import re
 import sys
 from collections import Counter, defaultdict
@@ -38,7 +39,7 @@ LEVELS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "REQUIRED", "RECOMMENDED",
 STATUSES = ("implemented", "divergent", "not-implemented", "not-applicable")
 ROLES = ("server", "client", "host", "authorization server")
 FIELDS = ("id", "spec", "section", "level", "applies_to", "says", "status")
-OPTIONAL_FIELDS = ("why", "issue", "evidence")
+OPTIONAL_FIELDS = ("why", "issue", "evidence", "same_evidence_as")
 ID = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*(?:\.[a-z0-9]+(?:[-_][a-z0-9]+)*)+")
 #: An entry covers at least this share of its page's normative keywords.
 COVERAGE = 0.95
@@ -66,7 +67,9 @@ def spec_text_dir() -> Path | None:
 
 
 def keyword_count(text: str) -> int:
-    return len(KEYWORD.findall(FENCE.sub("", text)))
+    """Normative keywords in prose; HTML entities are read first, so a `MISSING&#x5F;REQUIRED`
+    identifier in the schema page's signatures is one word, not a REQUIRED."""
+    return len(KEYWORD.findall(html.unescape(FENCE.sub("", text))))
 
 
 def spec_headings(text: str) -> list[str]:
@@ -100,9 +103,10 @@ def load_pages(path: Path = SPEC_PAGES) -> dict[str, dict[str, Any]]:
 
 
 def anchor(heading: str) -> str:
-    """The published site's anchor for a spec heading: lower case, words joined by hyphens."""
-    words = re.sub(r"[^a-z0-9 -]", "", _plain(heading).lower()).split()
-    return "-".join(words)
+    """The published site's anchor for a spec heading: lower case, words joined by hyphens,
+    punctuation dropped except `&`, which the site keeps, URL-encoded (`security-and-trust-%26-safety`)."""
+    words = re.sub(r"[^a-z0-9 &-]", "", _plain(heading).lower()).split()
+    return "-".join(words).replace("&", "%26")
 
 
 def spec_url(page: str, section: str | None = None) -> str:
@@ -134,6 +138,9 @@ class Entry:
     why: str | None = None
     issue: int | None = None
     evidence: list[str] = field(default_factory=list)
+    #: The id of an entry of another section whose evidence shows this one too, said on purpose
+    #: (the spec states some rules twice, e.g. on a transport page and on its pattern page).
+    same_evidence_as: str | None = None
     source: str = ""  # which file it came from
 
 
@@ -207,22 +214,33 @@ def problems(raw: list[tuple[str, Any]], pages: dict[str, dict[str, Any]]) -> li
 
 
 def shared_test_problems(good: list[Entry]) -> list[str]:
-    """The copy-paste rule: one test may back several entries only when they come from the same
-    section of the same spec page (one test, several obligations of one statement). A test named
-    by entries of different sections was almost always pasted along with the entry around it.
-    Page anchors may be shared: one section of frames often shows several rules at once."""
-    where: dict[str, set[tuple[str, str]]] = defaultdict(set)
-    users: dict[str, list[str]] = defaultdict(list)
+    """The copy-paste rule: entries from different spec sections never name the same set of
+    evidence by accident. Sharing one test is fine (a test often shows rules of two sections at
+    once), but two entries of different sections backed by exactly the same items are what an entry
+    pasted with its neighbour's evidence looks like. Where that is intended (the spec states some
+    rules twice), the later entry says so with `same_evidence_as: <the other's id>`. Entries of one
+    section may share their whole evidence: one statement, several obligations; and evidence made of
+    page sections alone may be shared, since one section of frames often shows several rules."""
+    by_id = {entry.id: entry for entry in good}
+    seen: dict[frozenset[str], list[Entry]] = defaultdict(list)
+    found = []
     for entry in good:
-        for item in entry.evidence:
-            if TEST_ID.fullmatch(item):
-                where[item].add((entry.spec, _plain(entry.section)))
-                users[item].append(entry.id)
-    return [
-        f"{item} backs entries of different spec sections ({', '.join(users[item])}); name the test that shows each one"
-        for item, sections in where.items()
-        if len(sections) > 1
-    ]
+        key = frozenset(entry.evidence)
+        if not any(TEST_ID.fullmatch(item) for item in key):
+            key = frozenset()  # frames alone may be shared: one section of frames shows several rules
+        twin = by_id.get(entry.same_evidence_as or "")
+        if entry.same_evidence_as and (twin is None or frozenset(twin.evidence) != key):
+            found.append(f"{entry.id}: same_evidence_as {entry.same_evidence_as!r} names no entry with this evidence")
+        if key:
+            earlier = [e for e in seen[key] if (e.spec, _plain(e.section)) != (entry.spec, _plain(entry.section))]
+            if earlier and entry.same_evidence_as not in {e.id for e in seen[key]}:
+                found.append(
+                    f"{entry.id}: the same evidence as {earlier[0].id}, from another spec section "
+                    f"({', '.join(sorted(key))}); name what shows each one in particular, or say "
+                    f"`same_evidence_as: {earlier[0].id}` if one test really shows both"
+                )
+            seen[key].append(entry)
+    return found
 
 
 def evidence_problems(item: str) -> list[str]:
@@ -301,6 +319,19 @@ def coverage(good: list[Entry], pages: dict[str, dict[str, Any]]) -> dict[str, t
     return {page: (counted[page], info["keywords"]) for page, info in pages.items()}
 
 
+def coverage_problems(good: list[Entry], pages: dict[str, dict[str, Any]], pending: Iterable[str] = ()) -> list[str]:
+    """Each spec page has entries for at least COVERAGE of its normative keywords; a page still
+    `pending` (its entries being written elsewhere) must have none yet, so it leaves the list."""
+    found = []
+    for page, (count, keywords) in coverage(good, pages).items():
+        if page in pending:
+            if count:
+                found.append(f"{page} has entries now: take it off the pending list")
+        elif count < COVERAGE * keywords:
+            found.append(f"{page}: {count} entries for {keywords} normative keywords (at least {COVERAGE:.0%})")
+    return found
+
+
 def spec_drift(pages: dict[str, dict[str, Any]], spec_dir: Path) -> list[str]:
     """Where spec-pages.yaml no longer matches the spec text it was recorded from."""
     now = record(spec_dir)
@@ -311,11 +342,53 @@ def spec_drift(pages: dict[str, dict[str, Any]], spec_dir: Path) -> list[str]:
     return found
 
 
+# -- spec citations on the site -------------------------------------------------------------
+
+CITATION = re.compile(r"`(?P<path>[a-z0-9_/-]+\.mdx)`")
+SPEC_LINK = re.compile(
+    r"\]\((?P<url>https://modelcontextprotocol\.io/specification/(?P<rev>[0-9-]+)(?P<rest>[^)\s]*))\)"
+)
+
+
+def citation_problems(text: str, where: str, pages: dict[str, dict[str, Any]]) -> list[str]:
+    """A page's prose cites the spec only by links to the published sections: every `page.mdx`
+    outside code is the start of a link's text, and every link to this revision names a spec page
+    and, if it has an anchor, one of that page's headings."""
+    from .pages import blocks
+
+    spans = [(b.start, b.end) for b in blocks(Document(text, where))]
+    found = []
+    for cited in CITATION.finditer(text):
+        if any(start <= cited.start() < end for start, end in spans):
+            continue
+        label_end = text.find("](", cited.end())
+        linked = text[cited.start() - 1 : cited.start()] == "[" and label_end != -1
+        if not linked or not text.startswith("](https://modelcontextprotocol.io/specification/", label_end):
+            line = text.count("\n", 0, cited.start()) + 1
+            found.append(f"{where}:{line}: {cited.group(0)} is cited without a link to the published spec")
+    anchors = {page: {anchor(h) for h in info["headings"]} for page, info in pages.items()}
+    by_url = {spec_url(page): page for page in pages}
+    for link in SPEC_LINK.finditer(text):
+        if link["rev"] != REVISION or any(start <= link.start() < end for start, end in spans):
+            continue
+        base, _, fragment = link["url"].partition("#")
+        page = by_url.get(base)
+        line = text.count("\n", 0, link.start()) + 1
+        if page is None:
+            found.append(f"{where}:{line}: {link['url']} is no page of the {REVISION} specification")
+        elif fragment and fragment not in anchors[page]:
+            found.append(f"{where}:{line}: {page} has no heading whose anchor is #{fragment}")
+    return found
+
+
 # -- the page --------------------------------------------------------------------------------
 
 
-def render(good: list[Entry], pages: dict[str, dict[str, Any]], page_dir: str = "reference") -> str:
-    """The matrix as markdown, for docs/reference/compliance.md."""
+def render(
+    good: list[Entry], pages: dict[str, dict[str, Any]], page_dir: str = "reference", repo_url: str | None = None
+) -> str:
+    """The matrix as markdown, for docs/reference/compliance.md. Tests link to their file in the
+    repository when mkdocs.yml names one (`repo_url`); frames link to their section of the site."""
     by_page: dict[str, list[Entry]] = defaultdict(list)
     for entry in good:
         by_page[entry.spec].append(entry)
@@ -341,7 +414,7 @@ def render(good: list[Entry], pages: dict[str, dict[str, Any]], page_dir: str = 
             status = f"**{entry.status}**" + (f": {_cell(entry.why)}" if entry.why else "")
             if entry.issue:
                 status += f" (issue {entry.issue})"
-            evidence = "<br>".join(_evidence_link(item, page_dir) for item in entry.evidence) or "—"
+            evidence = "<br>".join(_evidence_link(item, page_dir, repo_url) for item in entry.evidence) or "—"
             roles = ", ".join(entry.applies_to)
             out.append(f"| `{entry.id}` | {rule} | {entry.level} | {roles} | {status} | {evidence} |")
     return "\n".join(out) + "\n"
@@ -351,11 +424,13 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def _evidence_link(item: str, page_dir: str) -> str:
+def _evidence_link(item: str, page_dir: str, repo_url: str | None = None) -> str:
     if matched := ANCHOR_ID.fullmatch(item):
         target = Path(matched["file"]).relative_to("docs").as_posix()
         up = "../" * len(Path(page_dir).parts)
         return f"[{target}#{matched['slug']}]({up}{target}#{matched['slug']})"
+    if repo_url and (matched := TEST_ID.fullmatch(item)):
+        return f"[`{item}`]({repo_url.rstrip('/')}/blob/main/{matched['file']})"
     return f"`{item}`"
 
 

@@ -20,7 +20,7 @@ PAGE = "reference/compliance.md"
 log = logging.getLogger("mkdocs.hooks.compliance")
 
 
-def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
+def on_page_markdown(markdown: str, page: Any, config: Any, **_: Any) -> str:
     if page.file.src_uri != PAGE:
         return markdown
     if MARKER not in markdown:
@@ -29,4 +29,5 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
     raw, pages = matrix.load_raw(), matrix.load_pages()
     for problem in matrix.problems(raw, pages):
         log.warning("compliance matrix: %s", problem)
-    return markdown.replace(MARKER, matrix.render(matrix.entries(raw), pages, str(Path(PAGE).parent)))
+    rendered = matrix.render(matrix.entries(raw), pages, str(Path(PAGE).parent), config.get("repo_url"))
+    return markdown.replace(MARKER, rendered)
