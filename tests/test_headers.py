@@ -142,12 +142,6 @@ def test_integers_compare_numerically_but_not_beyond_safe_range() -> None:
         )
 
 
-def test_whitespace_around_a_header_value_is_framing() -> None:
-    params = {"name": "echo", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
-    headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "  echo\t"}
-    check_request_headers(headers, "tools/call", params)
-
-
 @pytest.mark.parametrize("value", [2**53, -(2**53), 10**20])
 def test_header_integers_stay_within_the_safe_range(value: int) -> None:
     base = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "t"}
@@ -161,3 +155,9 @@ def test_header_integers_stay_within_the_safe_range(value: int) -> None:
     assert caught.value.code == HEADER_MISMATCH
     safe = {**params, "arguments": {"n": 2**53 - 1}}
     check_request_headers({**base, "mcp-param-n": str(2**53 - 1)}, "tools/call", safe, {"N": ("n",)})
+
+
+def test_whitespace_around_a_header_value_is_framing() -> None:
+    params = {"name": "echo", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+    headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "  echo\t"}
+    check_request_headers(headers, "tools/call", params)

@@ -89,6 +89,34 @@ async def test_closing_a_request_sends_notifications_cancelled(shared: Client, s
     assert (await shared.call_tool("echo", {"text": "still here"}))["content"][0]["text"] == "still here"
 
 
+@pytest.fixture
+def written(shared: Client, monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    """Every message the client writes to the server process, recorded on its way to stdin."""
+    transport = shared.transport
+    sent: list[dict] = []
+    write = transport._write
+
+    async def recording(message: dict) -> None:
+        sent.append(message)
+        await write(message)
+
+    monkeypatch.setattr(transport, "_write", recording)
+    return sent
+
+
+async def test_a_finished_request_is_never_cancelled(shared: Client, written: list[dict]):
+    await shared.call_tool("echo", {"text": "done already"})
+    assert [message.get("method") for message in written] == ["tools/call"]
+
+
+async def test_the_cancellation_names_the_request_it_stops(shared: Client, seen: Seen, written: list[dict]):
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(shared.call_tool("forever"), 0.3)
+    await eventually(lambda: any(m.get("method") == "notifications/cancelled" for m in written))
+    call, cancel = written
+    assert cancel["params"]["requestId"] == call["id"]
+
+
 async def test_mrtr_over_stdio(shared: Client):
     result = await shared.call_tool("confirm")
     assert result["content"][0]["text"] == "asked: accept"
@@ -130,31 +158,3 @@ def test_a_transport_is_not_given_http_options():
         Client(StdioTransport(["true"]), headers={"Authorization": "x"})
     with pytest.raises(ValueError):
         StdioTransport([])
-
-
-@pytest.fixture
-def written(shared: Client, monkeypatch: pytest.MonkeyPatch) -> list[dict]:
-    """Every message the client writes to the server process, recorded on its way to stdin."""
-    transport = shared.transport
-    sent: list[dict] = []
-    write = transport._write
-
-    async def recording(message: dict) -> None:
-        sent.append(message)
-        await write(message)
-
-    monkeypatch.setattr(transport, "_write", recording)
-    return sent
-
-
-async def test_a_finished_request_is_never_cancelled(shared: Client, written: list[dict]):
-    await shared.call_tool("echo", {"text": "done already"})
-    assert [message.get("method") for message in written] == ["tools/call"]
-
-
-async def test_the_cancellation_names_the_request_it_stops(shared: Client, seen: Seen, written: list[dict]):
-    with pytest.raises(TimeoutError):
-        await asyncio.wait_for(shared.call_tool("forever"), 0.3)
-    await eventually(lambda: any(m.get("method") == "notifications/cancelled" for m in written))
-    call, cancel = written
-    assert cancel["params"]["requestId"] == call["id"]
