@@ -222,17 +222,6 @@ async def test_roots_must_be_file_uris(roots):
         await InputHandlers(roots=lambda params: {"roots": roots}).respond(ask)
 
 
-@pytest.mark.parametrize("extra", [{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}, {"toolChoice": {}}])
-async def test_sampling_with_tools_is_refused_without_sampling_tools(extra):
-    sampled: list[dict] = []
-    handlers = InputHandlers(sampling=lambda params: sampled.append(params) or {})
-    assert handlers.capabilities() == {"sampling": {}}
-    ask = {"s": {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5, **extra}}}
-    with pytest.raises(ProtocolError, match="sampling.tools"):
-        await handlers.respond(ask)
-    assert sampled == []
-
-
 async def declared(url: str, **handlers) -> list[dict]:  # type: ignore[no-untyped-def]
     """The clientCapabilities of every request a client with `handlers` sends."""
     async with connect(url, **handlers) as (client, traffic):
