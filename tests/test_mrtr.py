@@ -364,3 +364,13 @@ def test_an_answer_counts_only_for_the_principal_that_was_asked(server: Server) 
 def test_a_url_elicitation_needs_an_absolute_url(url: str) -> None:
     with pytest.raises(ValueError, match="absolute URL"):
         elicit_url("Sign in", url)
+
+
+def test_a_resource_read_may_ask_for_input(server: Server) -> None:
+    asked = call(server, "resources/read", {"uri": "summary://today"})
+    assert asked["inputRequests"]["llm"]["method"] == "sampling/createMessage"
+
+
+def test_a_prompt_may_ask_for_input(server: Server) -> None:
+    asked = call(server, "prompts/get", {"name": "grounded"})
+    assert asked["resultType"] == "input_required" and asked["inputRequests"] == {"roots": {"method": "roots/list"}}
