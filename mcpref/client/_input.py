@@ -17,11 +17,14 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..meta import missing_capabilities
+from ..mrtr import required_capability
 from ._errors import ProtocolError
 
 #: A handler gets the input request's `params` and returns the result object (`ElicitResult`,
 #: `CreateMessageResult`, `ListRootsResult`); sync or async.
 InputHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]] | dict[str, Any]]
+"""A function answering one kind of input request: given its `params`, it returns the result."""
 
 ELICITATION = "elicitation/create"
 SAMPLING = "sampling/createMessage"
@@ -40,6 +43,8 @@ class InputHandlers:
     roots: InputHandler | Sequence[Mapping[str, Any]] | None = None
     #: The elicitation modes declared when an elicitation handler is plugged in.
     elicitation_modes: tuple[str, ...] = ("form", "url")
+    #: Everything the client declares (the client sets it); `None` means the handlers alone.
+    declared: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         # Declaring elicitation means supporting at least one mode (client/elicitation.mdx
@@ -91,7 +96,10 @@ class InputHandlers:
             mode = params.get("mode", "form")
             return self.elicitation if mode in self.elicitation_modes else None
         if method == SAMPLING:
-            return self.sampling
+            # Tools (or context) in a sampling request need what the client declared for them.
+            declared = self.capabilities() if self.declared is None else self.declared
+            needed = required_capability({"method": method, "params": params})
+            return self.sampling if not missing_capabilities(needed, declared) else None
         if method == ROOTS:
             return self.roots
         return None
