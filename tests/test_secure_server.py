@@ -242,3 +242,33 @@ def test_a_refreshed_token_continues_the_round_and_another_user_cannot(origin: s
     done = result(call(origin, renewed["access_token"], "delete_notebook", {"notebook": notebook}, **retry))
     assert done["content"][0]["text"] == "deleted"
 
+
+def token_for(origin: str, server: Any, case: str) -> str:
+    """An access token that is wrong for this server in one way only."""
+    now = int(time.time())
+    resource = f"{origin}/secure/mcp"
+    if case == "another-audience":
+        return server.access_token(Grant("mcpref-docs", "alice", ["mcp:tools"], "https://api.example/mcp", 0), now)
+    if case == "expired":
+        return server.access_token(Grant("mcpref-docs", "alice", ["mcp:tools"], resource, 0), 0)
+    claims = {
+        "iss": f"{origin}/auth",
+        "sub": "alice",
+        "aud": resource,
+        "scope": "mcp:tools",
+        "iat": now,
+        "exp": now + 60,
+    }
+    if case == "no-audience":
+        del claims["aud"]
+        return jwt.encode({"alg": "ES256", "typ": "at+jwt", "kid": server.key.kid}, claims, server.key)
+    if case == "unknown-issuer":
+        claims["iss"] = "https://as.elsewhere.example"
+    return jwt.encode({"alg": "ES256", "typ": "at+jwt"}, claims, ECKey.generate_key("P-256"))  # forged-signature
+
+
+@pytest.mark.parametrize("case", ["another-audience", "no-audience", "unknown-issuer", "forged-signature", "expired"])
+def test_a_token_not_meant_for_this_server_gets_nothing(origin: str, demo_server: Any, case: str) -> None:
+    response = call(origin, token_for(origin, demo_server, case), "whoami", {})
+    assert response.status_code == 401 and 'error="invalid_token"' in challenge(response)
+    assert "alice" not in response.text  # nothing of the tool's answer reaches an unauthorized caller
