@@ -160,3 +160,9 @@ def test_the_metadata_advertises(issuer: str, field: str, value: Any) -> None:
     url = f"{mount.scheme}://{mount.netloc}/.well-known/oauth-authorization-server{mount.path.rstrip('/')}"
     metadata = httpx.get(url).json()
     assert metadata[field] == (issuer if value is None else value)
+
+
+def test_access_tokens_are_short_lived(issuer: str) -> None:
+    body = exchange(issuer, authorize(issuer)["code"][0]).json()
+    claims = jwt.decode(body["access_token"], KeySet.import_key_set(httpx.get(f"{issuer}/jwks").json())).claims
+    assert 0 < claims["exp"] - claims["iat"] <= 3600 and body["expires_in"] <= 3600

@@ -403,3 +403,34 @@ def test_a_redirect_with_another_state_is_refused_before_any_token_request(origi
     with pytest.raises(AuthorizationError, match="state"):
         asyncio.run(attempt())
     assert flow and not any(request.url.path.endswith("/token") for request in flow)
+
+
+def protected_resource_metadata(origin: str) -> dict[str, Any]:
+    return httpx.get(f"{origin}/.well-known/oauth-protected-resource/secure/mcp").json()
+
+
+def test_the_metadata_names_where_to_get_tokens(origin: str) -> None:
+    document = protected_resource_metadata(origin)
+    assert document["resource"] == f"{origin}/secure/mcp"
+    assert document["authorization_servers"] and all(isinstance(s, str) for s in document["authorization_servers"])
+
+
+def test_the_challenge_points_at_the_well_known_metadata(origin: str) -> None:
+    hint = re.search(r'resource_metadata="([^"]+)"', challenge(call(origin, None, "whoami", {})))[1]  # type: ignore[index]
+    assert hint == f"{origin}/.well-known/oauth-protected-resource/secure/mcp"  # both mechanisms, one document
+    assert httpx.get(hint).json() == protected_resource_metadata(origin)
+
+
+def test_a_challenge_always_names_a_scope(origin: str) -> None:
+    for tool in ("whoami", "delete_notebook"):
+        assert re.search(r'scope="[^"]+"', challenge(call(origin, None, tool, {}))), tool
+
+
+def test_the_server_never_offers_offline_access(origin: str) -> None:
+    assert "offline_access" not in protected_resource_metadata(origin).get("scopes_supported", [])
+    assert "offline_access" not in challenge(call(origin, None, "whoami", {}))
+
+
+def test_a_pre_registered_client_registers_nothing(signed_in: Flow) -> None:
+    assert not [r for r in signed_in.flow if r.method == "POST" and not r.url.path.endswith("/token")]
+    assert signed_in.token_form()["client_id"] == DOCS_CLIENT.client_id
