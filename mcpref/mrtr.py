@@ -117,7 +117,8 @@ def _sampling_features(params: dict[str, Any]) -> dict[str, Any]:
     """What a sampling request needs beyond `sampling` (client/sampling.mdx): `tools` to offer the
     model tools (MUST NOT otherwise), `context` for the deprecated `includeContext` values."""
     needed: dict[str, Any] = {}
-    if params.get("tools"):
+    # toolChoice alone needs it too: a client without sampling.tools must refuse it (schema.mdx).
+    if params.get("tools") or "toolChoice" in params:
         needed["tools"] = {}
     if params.get("includeContext", "none") != "none":
         needed["context"] = {}

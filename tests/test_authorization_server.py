@@ -143,3 +143,26 @@ def test_a_confidential_client_must_authenticate(issuer: str) -> None:
         auth=("backend", "s3cret"),
     )
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        pytest.param("issuer", None, id="rfc8414"),
+        pytest.param("authorization_response_iss_parameter_supported", True, id="iss-parameter"),
+        pytest.param("code_challenge_methods_supported", ["S256"], id="pkce-s256"),
+        pytest.param("client_id_metadata_document_supported", True, id="cimd"),
+    ],
+)
+def test_the_metadata_advertises(issuer: str, field: str, value: Any) -> None:
+    """RFC 8414 metadata at the path-inserted well-known URI, one advertised feature per case."""
+    mount = urlsplit(issuer)
+    url = f"{mount.scheme}://{mount.netloc}/.well-known/oauth-authorization-server{mount.path.rstrip('/')}"
+    metadata = httpx.get(url).json()
+    assert metadata[field] == (issuer if value is None else value)
+
+
+def test_access_tokens_are_short_lived(issuer: str) -> None:
+    body = exchange(issuer, authorize(issuer)["code"][0]).json()
+    claims = jwt.decode(body["access_token"], KeySet.import_key_set(httpx.get(f"{issuer}/jwks").json())).claims
+    assert 0 < claims["exp"] - claims["iat"] <= 3600 and body["expires_in"] <= 3600

@@ -76,11 +76,6 @@ class InputHandlers:
         method, params = request["method"], request.get("params") or {}
         if not isinstance(params, dict):
             raise ProtocolError(f"inputRequests[{key!r}].params must be an object")
-        if method == SAMPLING and ("tools" in params or "toolChoice" in params):
-            # This client never declares sampling.tools, so a request with tools is an error (schema.mdx).
-            raise ProtocolError(
-                f"inputRequests[{key!r}] asks for sampling with tools, but sampling.tools was not declared"
-            )
         handler = self._handler_for(method, params)
         if handler is None:
             # The server must only ask for what the client declared (mrtr.mdx §Server Requirements).

@@ -8,6 +8,7 @@ import pytest
 
 from mcpref.client._auth import (
     AuthorizationError,
+    _application_type,
     authorization_server_metadata_urls,
     check_iss,
     parse_www_authenticate,
@@ -18,8 +19,7 @@ from mcpref.client._auth import (
 
 def test_a_challenge_with_quoted_and_token_parameters():
     header = (
-        'Bearer error="insufficient_scope", scope="files:read files:write", '
-        'resource_metadata="https://a.example/x, y"'
+        'Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="https://a.example/x, y"'
     )
     assert parse_www_authenticate(header) == {
         "bearer": {
@@ -101,3 +101,16 @@ def test_the_rfc_9207_table(advertised, iss, accepted):
     else:
         with pytest.raises(AuthorizationError):
             check_iss(callback, ISSUER, metadata)
+
+
+@pytest.mark.parametrize(
+    ("redirect_uri", "kind"),
+    [
+        ("http://127.0.0.1:33418/callback", "native"),
+        ("http://localhost:8080/cb", "native"),
+        ("com.example.app:/callback", "native"),
+        ("https://app.example.com/callback", "web"),
+    ],
+)
+def test_the_application_type_follows_the_redirect_uri(redirect_uri, kind):
+    assert _application_type(redirect_uri) == kind

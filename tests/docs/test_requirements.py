@@ -124,6 +124,8 @@ def test_evidence_pasted_into_another_section_is_reported_but_not_within_one() -
     assert found(GOOD, said_on_purpose) == []
     wrong_twin = changed(id="http.standard-headers", section="Standard Request Headers", same_evidence_as="x.nope")
     assert any("same_evidence_as 'x.nope' names no entry" in p for p in found(GOOD, wrong_twin))
+    frames_only = {"evidence": GOOD["evidence"][1:]}
+    assert found(changed(**frames_only), changed(id="x.other", section="Standard Request Headers", **frames_only)) == []
     one_shared = changed(id="http.standard-headers", section="Standard Request Headers", evidence=GOOD["evidence"][:1])
     assert found(GOOD, one_shared) == []
 
