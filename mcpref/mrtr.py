@@ -117,8 +117,7 @@ def _sampling_features(params: dict[str, Any]) -> dict[str, Any]:
     """What a sampling request needs beyond `sampling` (client/sampling.mdx): `tools` to offer the
     model tools (MUST NOT otherwise), `context` for the deprecated `includeContext` values."""
     needed: dict[str, Any] = {}
-    # toolChoice alone needs it too: a client without sampling.tools must refuse it (schema.mdx).
-    if params.get("tools") or "toolChoice" in params:
+    if "tools" in params or "toolChoice" in params:  # provided at all, says the schema
         needed["tools"] = {}
     if params.get("includeContext", "none") != "none":
         needed["context"] = {}

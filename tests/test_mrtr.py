@@ -233,8 +233,10 @@ def test_tool_enabled_sampling_needs_sampling_tools() -> None:
     assert required_capability(create_message("hi", tools=[WEATHER_TOOL])) == {"sampling": {"tools": {}}}
     with_context = {"method": "sampling/createMessage", "params": {"messages": [], "includeContext": "thisServer"}}
     assert required_capability(with_context) == {"sampling": {"context": {}}}
-    plain = {"method": "sampling/createMessage", "params": {"messages": [], "includeContext": "none", "tools": []}}
+    plain = {"method": "sampling/createMessage", "params": {"messages": [], "includeContext": "none"}}
     assert required_capability(plain) == {"sampling": {}}
+    choice_only = {"method": "sampling/createMessage", "params": {"messages": [], "toolChoice": {"mode": "none"}}}
+    assert required_capability(choice_only) == {"sampling": {"tools": {}}}
 
     server = Server("t", "1")
 

@@ -184,7 +184,7 @@ async def test_the_client_refuses_tool_enabled_sampling_it_did_not_declare():
     handlers = InputHandlers(sampling=lambda params: {"role": "assistant", "content": {}, "model": "m"})
     handlers.declared = {"sampling": {}}
     tool_enabled = create_message("hi", tools=[{"name": "lookup", "inputSchema": {"type": "object"}}])
-    with pytest.raises(ProtocolError, match="never declared"):
+    with pytest.raises(ProtocolError, match="needs sampling.tools, which this client did not declare"):
         await handlers.respond({"look": tool_enabled})
     assert (await handlers.respond({"plain": create_message("hi")}))["plain"]["model"] == "m"
 
