@@ -89,6 +89,8 @@ class SubscriptionHub:
         self.max_filter_uris = max_filter_uris
         self.max_filter_bytes = max_filter_bytes
         self._open: set[Subscription] = set()
+        #: The event loop the streams are served on, so a handler in a worker thread can publish.
+        self._loop: asyncio.AbstractEventLoop | None = None
         #: Open subscriptions by caller, for the fair share.
         self._by_caller: dict[str, int] = {}
 
@@ -121,6 +123,7 @@ class SubscriptionHub:
             raise _no_room(f"Too many open subscriptions for one caller (limit {self.max_per_caller}); retry later")
         subscription = Subscription(subscription_id, honoured, self.queue_size)
         subscription.caller = caller
+        self._loop = _current_loop() or self._loop
         self._open.add(subscription)
         self._by_caller[caller] = self._by_caller.get(caller, 0) + 1
         return subscription
@@ -155,9 +158,13 @@ class SubscriptionHub:
     def publish(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Queue a change notification for every subscription that asked for it.
 
-        Call it from the server's event loop. A subscriber too slow to keep up loses its stream
-        (it gets the completion result and listens again) rather than holding memory forever.
+        Safe to call from a sync handler's worker thread: the work is handed to the loop. A
+        subscriber too slow to keep up loses its stream (it gets the completion result and
+        listens again) rather than holding memory forever.
         """
+        if self._loop is not None and _current_loop() is not self._loop:
+            self._loop.call_soon_threadsafe(self.publish, method, params)
+            return
         params = params or {}
         for subscription in list(self._open):
             if not subscription.wants(method, params.get("uri")):
@@ -189,3 +196,10 @@ def _no_room(message: str) -> MCPError:
         http_status=503,
         http_headers=[(b"retry-after", str(RETRY_AFTER_SECONDS).encode())],
     )
+
+
+def _current_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
