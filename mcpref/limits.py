@@ -11,6 +11,9 @@ it for uvicorn, as `mcpref.run` serves:
 - **Head deadline** (408): a connection that has not sent a whole request head within
   `header_timeout` seconds of its first byte (or of connecting) is answered 408 and closed, so a
   slowloris client cannot hold a connection by sending a byte every few seconds.
+- **Body deadline** (408): a body not complete within `body_timeout` seconds of the end of its
+  head is answered 408 and the connection closed. Here rather than in the endpoint because the
+  protocol sees, for free, whether a body arrived with its head (almost all do) and needs a timer.
 - **Idle keep-alive** (closed): uvicorn's `timeout_keep_alive`.
 - **Connections** (503): uvicorn's `limit_concurrency` caps open connections plus running
   requests; past it a request is answered 503 at once.
@@ -35,6 +38,8 @@ class ServerLimits:
     max_header_bytes: int = 16 * 1024
     #: Seconds from connecting, or from a request's first byte, to the end of its head (408).
     header_timeout: float = 10.0
+    #: Seconds from the end of a request's head to the end of its body (408).
+    body_timeout: float = 30.0
     #: Seconds an idle keep-alive connection stays open between requests.
     keepalive_timeout: float = 5.0
     #: Open connections plus running requests, before new requests get 503.
@@ -52,6 +57,7 @@ def uvicorn_config(app: Any, limits: ServerLimits, **options: Any) -> uvicorn.Co
         **options,
     )
     config.header_timeout = limits.header_timeout  # type: ignore[attr-defined]
+    config.body_timeout = limits.body_timeout  # type: ignore[attr-defined]
     return config
 
 
@@ -64,7 +70,7 @@ def _canned(status: int, reason: str) -> bytes:
 
 
 HEAD_TOO_LARGE = _canned(431, "Request Header Fields Too Large")
-HEAD_TOO_SLOW = _canned(408, "Request Timeout")
+TOO_SLOW = _canned(408, "Request Timeout")
 
 
 class _GuardedConnection(h11.Connection):
@@ -104,7 +110,9 @@ class GuardedH11Protocol(H11Protocol):
         self.conn = _GuardedConnection(config.h11_max_incomplete_event_size or ServerLimits.max_header_bytes)
         self.max_header_bytes: int = config.h11_max_incomplete_event_size or ServerLimits.max_header_bytes
         self.header_timeout: float = getattr(config, "header_timeout", ServerLimits.header_timeout)
+        self.body_timeout: float = getattr(config, "body_timeout", ServerLimits.body_timeout)
         self._head_deadline: asyncio.TimerHandle | None = None
+        self._body_deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -112,14 +120,21 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm_head_deadline()
+        self._disarm_body_deadline()
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
         if self._head_deadline is None and self.conn.their_state is h11.IDLE:
             self._arm_head_deadline()  # the first byte of the next request on a kept-alive connection
         super().data_received(data)
-        if self.conn.their_state is not h11.IDLE:
+        state = self.conn.their_state
+        if state is not h11.IDLE:
             self._disarm_head_deadline()
+        if state is h11.SEND_BODY:
+            if self._body_deadline is None:  # the head is in, the body is not: it has body_timeout
+                self._body_deadline = self.loop.call_later(self.body_timeout, self._too_slow)
+        else:
+            self._disarm_body_deadline()
 
     def send_400_response(self, msg: str) -> None:
         error = self.conn.last_error
@@ -138,9 +153,22 @@ class GuardedH11Protocol(H11Protocol):
             self._head_deadline.cancel()
             self._head_deadline = None
 
+    def _disarm_body_deadline(self) -> None:
+        if self._body_deadline is not None:
+            self._body_deadline.cancel()
+            self._body_deadline = None
+
     def _head_too_slow(self) -> None:
         self._head_deadline = None
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-            if self.cycle is None or self.cycle.response_complete:
-                self.transport.write(HEAD_TOO_SLOW)
-            self.transport.close()
+        if self.conn.their_state is h11.IDLE:
+            self._too_slow()
+
+    def _too_slow(self) -> None:
+        """408 and close, unless the app has begun its answer (then close only). The app's task
+        sees a disconnect and stops; whatever it sends afterwards goes nowhere."""
+        self._body_deadline = None
+        if self.transport.is_closing():
+            return
+        if self.cycle is None or self.cycle.response_complete or not self.cycle.response_started:
+            self.transport.write(TOO_SLOW)
+        self.transport.close()

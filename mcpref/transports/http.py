@@ -11,8 +11,8 @@ Checks run in this order; the first that fails answers, and later ones never run
    hostile site learns nothing from a loopback server (DNS rebinding).
 3. `Content-Type` must be `application/json` (415) and `Accept` must cover both
    `application/json` and `text/event-stream` (406): what the body and answer can be at all.
-4. Body size (413) and time (408): read no further than the limit, for no longer than the
-   deadline; either refusal closes the connection, so the rest of the body is never read.
+4. Body size (413): read no further than the limit; the refusal closes the connection, so the
+   rest of the body is never read. (The body's deadline is the HTTP server's: `mcpref.limits`.)
 5. JSON-RPC framing (400, -32700 or -32600): see `jsonrpc.parse_message`.
 6. A notification is accepted with 202 and no body.
 7. Request `_meta` (400, -32602 when missing): the body is the source of truth, so it is read
@@ -54,8 +54,6 @@ T = TypeVar("T")
 #: The largest body read (413 past it). MCP requests are small; the largest real ones carry a
 #: file or an image in tool arguments, and 1 MiB leaves room for that.
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
-#: Seconds from the end of the request head to the end of its body (408 past it).
-DEFAULT_BODY_TIMEOUT_SECONDS = 30.0
 #: Bodies at least this large are parsed in a worker thread: orjson reads 64 KiB in well under a
 #: millisecond, but a megabyte of nested brackets takes long enough to stall every other request.
 PARSE_IN_THREAD_BYTES = 64 * 1024
@@ -100,7 +98,6 @@ class StreamableHTTP:
         path: str | None = "/mcp",
         origins: OriginPolicy | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-        body_timeout_seconds: float = DEFAULT_BODY_TIMEOUT_SECONDS,
         stream_responses: bool = False,
         keepalive_seconds: float = 15.0,
     ) -> None:
@@ -108,7 +105,6 @@ class StreamableHTTP:
         self.path = path
         self.origins = origins or OriginPolicy.from_env()
         self.max_body_bytes = max_body_bytes
-        self.body_timeout_seconds = body_timeout_seconds
         self.stream_responses = stream_responses
         self.keepalive_seconds = keepalive_seconds
 
@@ -296,20 +292,12 @@ class StreamableHTTP:
             self.server.subscriptions.close(subscription)
 
     async def _read_body(self, headers: dict[str, str], receive: Receive) -> bytes:
-        """The whole body, within `max_body_bytes` (413) and `body_timeout_seconds` (408)."""
+        """The whole body, within `max_body_bytes` (413). How long it may take is the HTTP
+        server's to bound (`mcpref.limits`): it knows, at no cost per request, when a body is late."""
         declared = headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
             raise self._too_large()
-        try:
-            async with asyncio.timeout(self.body_timeout_seconds):
-                return await self._receive_body(receive)
-        except TimeoutError:
-            raise MCPError(
-                jsonrpc.INVALID_REQUEST,
-                f"Request Timeout: the body did not arrive within {self.body_timeout_seconds:g} s",
-                http_status=408,
-                http_headers=CLOSE,
-            ) from None
+        return await self._receive_body(receive)
 
     def _too_large(self) -> MCPError:
         return MCPError(
@@ -389,24 +377,51 @@ class _ClientLeft(Exception):
     """The client closed the connection before its answer was ready; there is no one to answer."""
 
 
+class _DisconnectWatch:
+    """Cancels the current task if the client disconnects while it waits.
+
+    The watcher task starts only at the task's first suspension (a `call_soon` runs then): a
+    handler that answers at once never suspends before `disarm`, and pays for one `call_soon`
+    instead of a task."""
+
+    def __init__(self, receive: Receive) -> None:
+        self.receive = receive
+        self.task = asyncio.current_task()
+        self.watcher: asyncio.Future[None] | None = None
+        self.disarmed = False
+        asyncio.get_running_loop().call_soon(self._start)
+
+    def _start(self) -> None:
+        if not self.disarmed:
+            self.watcher = asyncio.ensure_future(_cancel_on_disconnect(self.receive, self.task))
+
+    @property
+    def client_left(self) -> bool:
+        return self.watcher is not None and self.watcher.done() and not self.watcher.cancelled()
+
+    def disarm(self) -> None:
+        self.disarmed = True
+        if self.watcher is not None:
+            self.watcher.cancel()
+
+
 async def _unless_client_leaves(work: Awaitable[T], receive: Receive) -> T:
     """Await `work` in this task, cancelling it if the client disconnects first.
 
     Closing the connection is how an HTTP client cancels a request (streamable-http.mdx
     §Cancellation), whether the answer would have been a stream or one JSON object. The work
-    runs in the request's own task and a watcher cancels that task: one extra task and no
-    `asyncio.wait` per request.
+    runs in the request's own task; a watcher, started only if the work has to wait, cancels it.
     """
-    watcher = asyncio.ensure_future(_cancel_on_disconnect(receive, asyncio.current_task()))
+    watch = _DisconnectWatch(receive)
     try:
         result = await work
     except asyncio.CancelledError:
-        if watcher.done():
+        if watch.client_left:
             raise _ClientLeft from None
         raise  # cancelled from outside: the server is stopping
     finally:
-        watcher.cancel()
-    if watcher.done():  # the client left as the work finished
+        watch.disarm()
+    if watch.client_left:  # the client left as the work finished
         raise _ClientLeft
     return result
 
