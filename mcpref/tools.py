@@ -98,10 +98,12 @@ class Tool:
         return tool
 
     def check_arguments(self, arguments: dict[str, Any]) -> None:
+        """Arguments that break the input schema are the tool's own failure, reported with
+        `isError: true` so the model can correct them (server/tools.mdx §Error Handling)."""
         error = self._arguments.first_error(arguments)
         if error is not None:
             where = "/".join(str(part) for part in error.absolute_path) or "(root)"
-            raise MCPError(INVALID_PARAMS, f"Invalid arguments for tool {self.name!r} at {where}: {error.message}")
+            raise ToolError(f"Invalid arguments for tool {self.name!r} at {where}: {error.message}")
 
     async def call(self, arguments: dict[str, Any], ctx: RequestContext) -> dict[str, Any] | InputRequired:
         self.check_arguments(arguments)

@@ -148,10 +148,27 @@ def test_tool_errors_are_results_and_crashes_do_not_leak(server: Server) -> None
 
 @pytest.mark.parametrize(
     "params",
-    [{"name": "nope"}, {}, {"name": 5}, {"name": "add", "arguments": []}, {"name": "add", "arguments": {"a": "x"}}],
+    [{"name": "nope"}, {}, {"name": 5}, {"name": "add", "arguments": []}, {"name": "add", "arguments": "a=1"}],
 )
 def test_tools_call_invalid_params(server: Server, params: dict) -> None:
+    """Protocol errors (server/tools.mdx §Error Handling): an unknown tool, or a request that is
+    no `CallToolRequest` at all."""
     assert fails(server, "tools/call", params).code == INVALID_PARAMS
+
+
+@pytest.mark.parametrize(
+    ("arguments", "where"),
+    [({"a": "x", "b": 1}, "at a: 'x' is not of type 'integer'"), ({"a": 1.5, "b": 1}, "at a: 1.5 is not of type")],
+)
+def test_arguments_that_break_the_input_schema_are_a_tool_execution_error(
+    server: Server, arguments: dict, where: str
+) -> None:
+    """Input validation errors are tool execution errors: a result with `isError: true` and a
+    message the model can act on, not a JSON-RPC error (server/tools.mdx §Error Handling)."""
+    result = call(server, "tools/call", {"name": "add", "arguments": arguments})
+    assert result["isError"] is True
+    assert result["content"][0]["text"].startswith("Invalid arguments for tool 'add' ")
+    assert where in result["content"][0]["text"]
 
 
 def test_resources(server: Server) -> None:

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import httpx
 
 from ..headers import annotation_problems, header_params
+from ..jsonrpc import same_id
 from ..legacy import LEGACY_VERSIONS
 from ..meta import (
     CLIENT_CAPABILITIES_KEY,
@@ -164,6 +165,7 @@ class Client:
         self.client_info = dict(client_info or CLIENT_INFO)
         self.inputs = InputHandlers(elicitation, sampling, roots, tuple(elicitation_modes))
         self.capabilities = {**self.inputs.capabilities(), **(capabilities or {})}
+        self.inputs.declared = self.capabilities
         self.on_progress = on_progress
         self.on_log = on_log
         self.log_level = log_level
@@ -445,7 +447,8 @@ class Client:
                         raise ProtocolError(f"the server sent a request ({incoming['method']}) on a response stream")
                     await self._notification(incoming, token, on_progress)
                     continue
-                if incoming.get("id") != request_id and not ("error" in incoming and incoming.get("id") is None):
+                answers_us = same_id(incoming.get("id"), request_id)
+                if not answers_us and not ("error" in incoming and incoming.get("id") is None):
                     raise ProtocolError(f"got a response to id {incoming.get('id')!r}, expected {request_id!r}")
                 if "error" in incoming:
                     raise error_from(incoming["error"])

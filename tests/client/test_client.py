@@ -215,6 +215,8 @@ async def test_tool_failure_stays_a_result(url):
         # A literal that looks like the sentinel must itself be wrapped, or the server would decode it.
         ({"region": "=?base64?abc?="}, {"mcp-param-region": "=?base64?PT9iYXNlNjQ/YWJjPz0=?="}),
         ({"region": "r", "target": {"zone": "北京"}}, {"mcp-param-zone": "=?base64?5YyX5Lqs?="}),
+        # JSON has one number type: an integer held as 42.0 is mirrored as 42, and the server agrees.
+        ({"region": "r", "priority": 42.0}, {"mcp-param-priority": "42"}),
     ],
 )
 async def test_call_mirrors_x_mcp_header_arguments(url, arguments, expected_headers):

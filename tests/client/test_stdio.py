@@ -130,3 +130,28 @@ def test_a_transport_is_not_given_http_options():
         Client(StdioTransport(["true"]), headers={"Authorization": "x"})
     with pytest.raises(ValueError):
         StdioTransport([])
+
+
+#: A "server" that answers the first request with lines naming it wrongly, then rightly.
+_CONFUSED_SERVER = """
+import json, sys
+request = json.loads(sys.stdin.readline())
+for wrong in ([request["id"]], {"id": request["id"]}, True, float(request["id"]), str(request["id"])):
+    print(json.dumps({"jsonrpc": "2.0", "id": wrong, "result": {"wrong": repr(wrong)}}), flush=True)
+print(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": [1]}}))
+meta = {"io.modelcontextprotocol/subscriptionId": {"a": 1}}
+print(json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": {"_meta": meta}}), flush=True)
+print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {"right": True}}), flush=True)
+sys.stdin.read()
+"""
+
+
+async def test_answers_are_matched_by_the_id_s_json_type_and_value():
+    """An id of `[1]` or `{...}` does not stop the reader; `true`, `1.0` and `"1"` answer nothing of ours."""
+    transport = StdioTransport([sys.executable, "-c", _CONFUSED_SERVER], timeout=10)
+    try:
+        request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+        received = [message async for message in transport.exchange(request)]
+    finally:
+        await transport.aclose()
+    assert received == [{"jsonrpc": "2.0", "id": 1, "result": {"right": True}}]
