@@ -39,7 +39,7 @@ from ..headers import check_request_headers
 from ..jsonrpc import MCPError, Notification, Request, encode, error_response, result_response
 from ..legacy import handle_legacy, is_legacy_request
 from ..meta import PROGRESS_TOKEN_KEY, read_request_meta, require_capabilities, unsupported_version
-from ..origins import OriginPolicy
+from ..origins import HostPolicy, OriginPolicy
 from ..server import Server
 from . import sse
 
@@ -97,6 +97,7 @@ class StreamableHTTP:
         *,
         path: str | None = "/mcp",
         origins: OriginPolicy | None = None,
+        hosts: HostPolicy | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         stream_responses: bool = False,
         keepalive_seconds: float = 15.0,
@@ -104,6 +105,7 @@ class StreamableHTTP:
         self.server = server
         self.path = path
         self.origins = origins or OriginPolicy.from_env()
+        self.hosts = hosts or HostPolicy.from_env()
         self.max_body_bytes = max_body_bytes
         self.stream_responses = stream_responses
         self.keepalive_seconds = keepalive_seconds
@@ -120,12 +122,20 @@ class StreamableHTTP:
         try:
             await self._handle(scope, receive, send)
         except MCPError as error:
+            if CORS_ORIGIN_KEY in scope:  # a page from an allowed origin may read the error too
+                send = _with_cors(send, scope[CORS_ORIGIN_KEY])
             await _json(send, status_for(error), error_response(error.request_id, error), error.http_headers)
         except Exception as exc:  # a bug: one uniform 500, one log line (see mcpref.catchall)
             await internal_error(scope, send, exc)
 
     async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["method"] != "POST":
+        method = scope["method"]
+        if method == "POST":
+            headers = _headers(scope)
+        elif method == "OPTIONS":
+            await self._preflight(_headers(scope), scope, send)
+            return
+        else:
             await _json(
                 send,
                 405,
@@ -135,11 +145,10 @@ class StreamableHTTP:
                 extra=[(b"allow", b"POST")],
             )
             return
-        headers = _headers(scope)
-        if not self.origins.allows(headers.get("origin")):
-            raise MCPError(
-                jsonrpc.INVALID_REQUEST, f"Forbidden: Origin {headers['origin']!r} is not allowed", http_status=403
-            )
+        origin = self._check_host_and_origin(headers, scope)
+        if origin is not None:
+            scope[CORS_ORIGIN_KEY] = origin
+            send = _with_cors(send, origin)
         _check_content_type(headers.get("content-type"))
         _check_accept(headers.get("accept"))
         body = await self._read_body(headers, receive)
@@ -157,6 +166,47 @@ class StreamableHTTP:
         except MCPError as error:
             error.request_id = message.id
             raise
+
+    def _check_host_and_origin(self, headers: dict[str, str], scope: Scope) -> str | None:
+        """Refuse a foreign Host on a loopback bind (421) and a foreign Origin (403): DNS
+        rebinding's two lines. Returns the (allowed) Origin of a browser request."""
+        if not self.hosts.allows(headers.get("host"), scope.get("server")):
+            raise MCPError(
+                jsonrpc.INVALID_REQUEST,
+                "Misdirected Request: this server is bound to loopback and answers only loopback host names",
+                http_status=421,
+            )
+        origin = headers.get("origin")
+        if not self.origins.allows(origin):
+            raise MCPError(
+                jsonrpc.INVALID_REQUEST, f"Forbidden: Origin {_shown(origin)} is not allowed", http_status=403
+            )
+        return origin
+
+    async def _preflight(self, headers: dict[str, str], scope: Scope, send: Send) -> None:
+        """A CORS preflight, answered on purpose: allowed origins learn they may POST with the
+        MCP headers; others get 403 and no CORS headers, so the browser stops there."""
+        origin = self._check_host_and_origin(headers, scope)
+        if origin is None or "access-control-request-method" not in headers:
+            await _json(
+                send,
+                405,
+                error_response(
+                    None, MCPError(jsonrpc.INVALID_REQUEST, "Method Not Allowed: OPTIONS is for CORS preflights")
+                ),
+                extra=[(b"allow", b"POST, OPTIONS")],
+            )
+            return
+        requested = headers.get("access-control-request-headers", "")
+        allowed = [name.strip() for name in requested.lower().split(",") if _cors_header_allowed(name.strip())]
+        cors = [
+            (b"access-control-allow-origin", origin.encode("latin-1")),
+            (b"access-control-allow-methods", b"POST"),
+            (b"access-control-allow-headers", ", ".join(allowed).encode("latin-1")),
+            (b"access-control-max-age", b"600"),
+            (b"vary", b"Origin"),
+        ]
+        await plain_response(send, 204, b"", extra=cors)
 
     async def _answer(
         self, request: Request, headers: dict[str, str], scope: Scope, receive: Receive, send: Send
@@ -332,12 +382,40 @@ def _headers(scope: Scope) -> dict[str, str]:
     return headers
 
 
+#: The scope key holding the allowed Origin of a browser request, so its errors carry CORS headers.
+CORS_ORIGIN_KEY = "mcpref.cors_origin"
+#: Request headers a browser client may send cross-origin: what MCP requests carry.
+CORS_HEADERS = frozenset({"content-type", "accept", "authorization", "mcp-protocol-version", "mcp-method", "mcp-name"})
+
+
+def _cors_header_allowed(name: str) -> bool:
+    return name in CORS_HEADERS or name.startswith("mcp-param-")
+
+
+def _with_cors(send: Send, origin: str) -> Send:
+    """`send`, adding the headers that let a page from an allowed `origin` read the answer."""
+    cors = [(b"access-control-allow-origin", origin.encode("latin-1")), (b"vary", b"Origin")]
+
+    async def send_with_cors(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *cors]}
+        await send(message)
+
+    return send_with_cors
+
+
+def _shown(value: str | None, limit: int = 100) -> str:
+    """A client-sent value quoted in an error message, cut short: errors never echo large inputs."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "...'"
+
+
 def _check_content_type(content_type: str | None) -> None:
     media_type = (content_type or "").split(";")[0].strip().lower()
     if media_type != "application/json":
         raise MCPError(
             jsonrpc.INVALID_REQUEST,
-            f"Unsupported Media Type: Content-Type must be application/json, got {content_type!r}",
+            f"Unsupported Media Type: Content-Type must be application/json, got {_shown(content_type)}",
             http_status=415,
         )
 
