@@ -24,7 +24,7 @@ docs/patterns/production.md lists every limit, its default and what a client see
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import h11
@@ -34,16 +34,24 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 @dataclass(frozen=True)
 class ServerLimits:
-    #: The request line plus all header fields, in bytes (431 past it).
-    max_header_bytes: int = 16 * 1024
-    #: Seconds from connecting, or from a request's first byte, to the end of its head (408).
-    header_timeout: float = 10.0
-    #: Seconds from the end of a request's head to the end of its body (408).
-    body_timeout: float = 30.0
-    #: Seconds an idle keep-alive connection stays open between requests.
-    keepalive_timeout: float = 5.0
-    #: Open connections plus running requests, before new requests get 503.
-    max_connections: int = 2048
+    """What one connection may cost before the app sees a request. Each field is also an option
+    of `mcpref.run` (`--max-header-bytes`...)."""
+
+    max_header_bytes: int = field(
+        default=16 * 1024, metadata={"help": "request line plus header fields, in bytes (431 past it)"}
+    )
+    header_timeout: float = field(
+        default=10.0, metadata={"help": "seconds from connecting, or a request's first byte, to its whole head (408)"}
+    )
+    body_timeout: float = field(
+        default=30.0, metadata={"help": "seconds from the end of a request's head to the end of its body (408)"}
+    )
+    keepalive_timeout: float = field(
+        default=5.0, metadata={"help": "seconds an idle keep-alive connection stays open between requests"}
+    )
+    max_connections: int = field(
+        default=2048, metadata={"help": "open connections plus running requests before new requests get 503"}
+    )
 
 
 def uvicorn_config(app: Any, limits: ServerLimits, **options: Any) -> uvicorn.Config:

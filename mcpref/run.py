@@ -72,7 +72,7 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
             "--" + field.name.replace("_", "-"),
             type=type(field.default),
             default=field.default,
-            help=f"(default: {field.default})",
+            help=f"{field.metadata['help']} (default: {field.default})",
         )
 
 
