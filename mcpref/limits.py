@@ -111,71 +111,65 @@ def _head_size(request: h11.Request) -> int:
 
 
 class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a 431 for an oversized head and a deadline for the head."""
+    """uvicorn's h11 protocol with a 431 for an oversized head and one deadline at a time: for
+    the head while the client has not sent it whole, for the body while it has not sent that.
+
+    Two attributes more than uvicorn's own: an idle listen stream is mostly its connection's
+    objects, so each one counts."""
 
     def __init__(self, config: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
         super().__init__(config, *args, **kwargs)
         self.conn = _GuardedConnection(config.h11_max_incomplete_event_size or ServerLimits.max_header_bytes)
-        self.max_header_bytes: int = config.h11_max_incomplete_event_size or ServerLimits.max_header_bytes
-        self.header_timeout: float = getattr(config, "header_timeout", ServerLimits.header_timeout)
-        self.body_timeout: float = getattr(config, "body_timeout", ServerLimits.body_timeout)
-        self._head_deadline: asyncio.TimerHandle | None = None
-        self._body_deadline: asyncio.TimerHandle | None = None
+        self._deadline: asyncio.TimerHandle | None = None
+        #: What the deadline waits for: the head (h11.IDLE) or the body (h11.SEND_BODY).
+        self._waiting_for: type[h11.IDLE] | type[h11.SEND_BODY] | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._arm_head_deadline()
+        self._arm(h11.IDLE)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm_head_deadline()
-        self._disarm_body_deadline()
+        self._disarm()
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if self._head_deadline is None and self.conn.their_state is h11.IDLE:
-            self._arm_head_deadline()  # the first byte of the next request on a kept-alive connection
+        if self._deadline is None and self.conn.their_state is h11.IDLE:
+            self._arm(h11.IDLE)  # the first byte of the next request on a kept-alive connection
         super().data_received(data)
         state = self.conn.their_state
-        if state is not h11.IDLE:
-            self._disarm_head_deadline()
-        if state is h11.SEND_BODY:
-            if self._body_deadline is None:  # the head is in, the body is not: it has body_timeout
-                self._body_deadline = self.loop.call_later(self.body_timeout, self._too_slow)
-        else:
-            self._disarm_body_deadline()
+        if state is not self._waiting_for:
+            self._disarm()
+            if state is h11.SEND_BODY:  # the head is in, the body is not
+                self._arm(h11.SEND_BODY)
 
     def send_400_response(self, msg: str) -> None:
         error = self.conn.last_error
         if error is not None and error.error_status_hint == 431:
-            self.logger.warning("Request head larger than %d bytes refused", self.max_header_bytes)
+            self.logger.warning("Request head larger than %d bytes refused", self.conn.max_head_bytes)
             self.transport.write(HEAD_TOO_LARGE)
             self.transport.close()
             return
         super().send_400_response(msg)
 
-    def _arm_head_deadline(self) -> None:
-        self._head_deadline = self.loop.call_later(self.header_timeout, self._head_too_slow)
+    def _arm(self, waiting_for: type[h11.IDLE] | type[h11.SEND_BODY]) -> None:
+        defaults = ServerLimits()
+        if waiting_for is h11.IDLE:
+            seconds = getattr(self.config, "header_timeout", defaults.header_timeout)
+        else:
+            seconds = getattr(self.config, "body_timeout", defaults.body_timeout)
+        self._waiting_for = waiting_for
+        self._deadline = self.loop.call_later(seconds, self._too_slow)
 
-    def _disarm_head_deadline(self) -> None:
-        if self._head_deadline is not None:
-            self._head_deadline.cancel()
-            self._head_deadline = None
-
-    def _disarm_body_deadline(self) -> None:
-        if self._body_deadline is not None:
-            self._body_deadline.cancel()
-            self._body_deadline = None
-
-    def _head_too_slow(self) -> None:
-        self._head_deadline = None
-        if self.conn.their_state is h11.IDLE:
-            self._too_slow()
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = self._waiting_for = None
 
     def _too_slow(self) -> None:
         """408 and close, unless the app has begun its answer (then close only). The app's task
         sees a disconnect and stops; whatever it sends afterwards goes nowhere."""
-        self._body_deadline = None
-        if self.transport.is_closing():
+        waiting_for, self._deadline, self._waiting_for = self._waiting_for, None, None
+        if self.conn.their_state is not waiting_for or self.transport.is_closing():
             return
         if self.cycle is None or self.cycle.response_complete or not self.cycle.response_started:
             self.transport.write(TOO_SLOW)

@@ -157,6 +157,7 @@ class StreamableHTTP:
             message = jsonrpc.parse_message(body)
         else:
             message = await asyncio.to_thread(jsonrpc.parse_message, body)
+        del body  # a listen stream may last for hours; it keeps only what it still needs
         if isinstance(message, Notification):
             await send({"type": "http.response.start", "status": 202, "headers": []})
             await send({"type": "http.response.body", "body": b""})
@@ -230,7 +231,11 @@ class StreamableHTTP:
         if meta.protocol_version not in self.server.supported_versions:
             raise unsupported_version(meta.protocol_version, self.server.supported_versions)
         if request.method == "subscriptions/listen":
-            await self._listen(request, principal or _peer(scope), receive, send)
+            caller = principal or _peer(scope)
+            # Checked and done with: a listen stream may stay idle for hours, holding only what it needs.
+            headers.clear()
+            del meta
+            await self._listen(request, caller, receive, send)
             return
         if self.stream_responses or meta.progress_token is not None or meta.log_level is not None:
             # A stream commits to 200 before the handler runs, so the method (404) and a capability
@@ -310,33 +315,34 @@ class StreamableHTTP:
         """Serve a `subscriptions/listen` stream until the client leaves or the server ends it.
 
         The acknowledgement goes out at once, so a client knows the subscription is live before
-        anything changes; comment lines keep idle connections from being cut by proxies.
+        anything changes; comment lines keep idle connections from being cut by proxies. An idle
+        stream is this task waiting on its queue and one watcher task waiting for a disconnect
+        (which cancels this one): every idle stream costs memory, so nothing more.
         """
         subscription = self.server.open_subscription(request, caller)
-        watcher = asyncio.ensure_future(_wait_for_disconnect(receive))
+        request.params = {}  # the subscription holds what it honours; the rest need not stay
+        watcher = asyncio.ensure_future(_cancel_on_disconnect(receive, asyncio.current_task()))
         try:
             await send({"type": "http.response.start", "status": 200, "headers": sse.HEADERS})
             await send(
                 {"type": "http.response.body", "body": sse.event(subscription.acknowledgement()), "more_body": True}
             )
             while True:
-                waiting = asyncio.ensure_future(subscription.queue.get())
-                done, _ = await asyncio.wait(
-                    {waiting, watcher}, timeout=self.keepalive_seconds, return_when=asyncio.FIRST_COMPLETED
-                )
-                if watcher in done:
-                    waiting.cancel()
-                    return
-                if waiting not in done:
-                    waiting.cancel()
+                try:
+                    async with asyncio.timeout(self.keepalive_seconds):
+                        message = await subscription.queue.get()
+                except TimeoutError:
                     await send({"type": "http.response.body", "body": sse.KEEP_ALIVE, "more_body": True})
                     continue
-                message = waiting.result()
                 if message is None:
                     final = result_response(request.id, self.server.finish_subscription(subscription))
                     await send({"type": "http.response.body", "body": sse.event(final), "more_body": False})
                     return
                 await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
+        except asyncio.CancelledError:
+            if not watcher.done():
+                raise  # cancelled from outside: the server is stopping
+            # the client left
         finally:
             watcher.cancel()
             self.server.subscriptions.close(subscription)
@@ -440,13 +446,9 @@ def _check_accept(accept: str | None) -> None:
         )
 
 
-async def _wait_for_disconnect(receive: Receive) -> None:
+async def _cancel_on_disconnect(receive: Receive, task: asyncio.Task[Any] | None) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
-
-
-async def _cancel_on_disconnect(receive: Receive, task: asyncio.Task[Any] | None) -> None:
-    await _wait_for_disconnect(receive)
     if task is not None:
         task.cancel()
 

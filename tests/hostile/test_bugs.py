@@ -136,7 +136,7 @@ def test_a_blocking_sync_tool_runs_in_a_thread_and_others_are_answered_meanwhile
 
     http = serve(StreamableHTTP(hostile_server()))
     blocked: list[httpx.Response] = []
-    message = body("tools/call", {"name": "block", "arguments": {"seconds": 1.5}})
+    message = body("tools/call", {"name": "block", "arguments": {"seconds": 3}})
     thread = threading.Thread(
         target=lambda: blocked.append(http.post("/mcp", json=message, headers=headers("tools/call", "block")))
     )
@@ -147,5 +147,5 @@ def test_a_blocking_sync_tool_runs_in_a_thread_and_others_are_answered_meanwhile
     waited = time.monotonic() - started
     thread.join()
     assert listed.status_code == 200
-    assert waited < 1.0, f"tools/list waited {waited:.2f} s behind a blocking tool"
+    assert waited < 2.0, f"tools/list waited {waited:.2f} s behind a blocking tool"
     assert blocked[0].json()["result"]["content"][0]["text"] == "unblocked"
