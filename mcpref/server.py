@@ -324,6 +324,7 @@ class Server:
                 method=ctx.method,
                 digest=params_digest(ctx.method, params),
                 principal=ctx.principal,
+                issuer=self.info["name"],
             )
 
     def _input_required(self, ctx: RequestContext, asked: InputRequired) -> dict[str, Any]:
@@ -342,7 +343,7 @@ class Server:
         if asked.state is not None:
             digest = params_digest(ctx.method, ctx.params)
             result["requestState"] = self.state_sealer.seal(
-                asked.state, method=ctx.method, digest=digest, principal=ctx.principal
+                asked.state, method=ctx.method, digest=digest, principal=ctx.principal, issuer=self.info["name"]
             )
         return result
 
