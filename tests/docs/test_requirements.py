@@ -122,6 +122,8 @@ def test_evidence_pasted_into_another_section_is_reported_but_not_within_one() -
         id="http.standard-headers", section="Standard Request Headers", same_evidence_as=GOOD["id"]
     )
     assert found(GOOD, said_on_purpose) == []
+    said_by_the_first = changed(same_evidence_as="http.standard-headers")
+    assert found(said_by_the_first, changed(id="http.standard-headers", section="Standard Request Headers")) == []
     wrong_twin = changed(id="http.standard-headers", section="Standard Request Headers", same_evidence_as="x.nope")
     assert any("same_evidence_as 'x.nope' names no entry" in p for p in found(GOOD, wrong_twin))
     frames_only = {"evidence": GOOD["evidence"][1:]}
