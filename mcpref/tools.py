@@ -190,6 +190,9 @@ def _compile(schema: dict[str, Any], what: str) -> Validator:
     import referencing
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    if "$schema" in schema and jsonschema.validators.validator_for(schema, default=None) is None:
+        # basic/index.mdx §Implementation Requirements: an unsupported dialect is an error, not 2020-12.
+        raise ValueError(f"{what} names a JSON Schema dialect this server does not support: {schema['$schema']!r}")
     try:
         cls.check_schema(schema)
     except jsonschema.SchemaError as exc:
