@@ -7,6 +7,7 @@ comes from the request itself: the server keeps nothing between requests (basic/
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from .meta import LOG_LEVELS, RequestMeta
 #: Sends one request-scoped notification on the request's own response stream.
 NotifySink = Callable[[dict[str, Any]], Awaitable[None]]
 
+logger = logging.getLogger("mcpref.server")
 
 
 @dataclass
@@ -37,6 +39,8 @@ class RequestContext:
     #: MRTR retries: the client's answers by input-request key, and the state the server sealed.
     input_responses: dict[str, dict[str, Any]] = field(default_factory=dict)
     state: Any = None
+    #: The last progress sent: each notification's progress must be greater (progress.mdx).
+    _last_progress: float | None = field(default=None, init=False, repr=False)
 
     @property
     def client_capabilities(self) -> dict[str, Any]:
@@ -51,6 +55,13 @@ class RequestContext:
         """Send `notifications/progress`, only if the request asked for it with a `progressToken`."""
         if self.notify is None or self.meta.progress_token is None:
             return
+        if self._last_progress is not None and not progress > self._last_progress:
+            # basic/patterns/progress.mdx: progress MUST increase with each notification.
+            logger.warning(
+                "%s: progress %r after %r does not increase; not sent", self.method, progress, self._last_progress
+            )
+            return
+        self._last_progress = progress
         params: dict[str, Any] = {"progressToken": self.meta.progress_token, "progress": progress}
         if total is not None:
             params["total"] = total
