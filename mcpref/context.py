@@ -34,13 +34,13 @@ class RequestContext:
     params: dict[str, Any]
     meta: RequestMeta
     notify: NotifySink | None = None
+    #: The last progress sent: each notification's progress must be greater (progress.mdx).
+    _last_progress: float | None = field(default=None, init=False, repr=False)
     #: Who is asking, as the transport authenticated it (None when anonymous).
     principal: str | None = None
     #: MRTR retries: the client's answers by input-request key, and the state the server sealed.
     input_responses: dict[str, dict[str, Any]] = field(default_factory=dict)
     state: Any = None
-    #: The last progress sent: each notification's progress must be greater (progress.mdx).
-    _last_progress: float | None = field(default=None, init=False, repr=False)
 
     @property
     def client_capabilities(self) -> dict[str, Any]:
