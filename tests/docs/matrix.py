@@ -233,7 +233,11 @@ def shared_test_problems(good: list[Entry]) -> list[str]:
             found.append(f"{entry.id}: same_evidence_as {entry.same_evidence_as!r} names no entry with this evidence")
         if key:
             earlier = [e for e in seen[key] if (e.spec, _plain(e.section)) != (entry.spec, _plain(entry.section))]
-            if earlier and entry.same_evidence_as not in {e.id for e in seen[key]}:
+            linked = entry.same_evidence_as in {e.id for e in seen[key]} or any(
+                e.same_evidence_as == entry.id
+                for e in seen[key]  # either of the two may say it
+            )
+            if earlier and not linked:
                 found.append(
                     f"{entry.id}: the same evidence as {earlier[0].id}, from another spec section "
                     f"({', '.join(sorted(key))}); name what shows each one in particular, or say "
