@@ -79,7 +79,7 @@ class Server:
         state_sealer: StateSealer | None = None,
         max_subscriptions: int = 1000,
         serve_legacy: bool = True,
-        emits_logs: bool = False,
+        emits_logs: bool | None = None,
     ) -> None:
         self.info: dict[str, Any] = {"name": name, "version": version}
         if title is not None:
@@ -91,7 +91,8 @@ class Server:
         self.supported_versions = supported_versions
         #: Serve 2025-11-25-era clients (`initialize`, no per-request `_meta`); see `mcpref.legacy`.
         self.serve_legacy = serve_legacy
-        #: Declare the (deprecated) `logging` capability: set it when handlers call `ctx.log`.
+        #: Declare the (deprecated) `logging` capability, which `ctx.log` needs to send anything.
+        #: None decides by the handlers: any that takes `ctx` can log, so it is declared.
         self.emits_logs = emits_logs
         self.tools = ToolRegistry()
         self.resources = ResourceRegistry()
@@ -242,9 +243,16 @@ class Server:
         has_completers = any(p.complete for p in self.prompts) or any(t.complete for t in self.resources.templates)
         if has_completers:
             capabilities["completions"] = {}
-        if self.emits_logs:
+        if self._may_log():
             capabilities["logging"] = {}
         return capabilities
+
+    def _may_log(self) -> bool:
+        """Servers that emit log messages MUST declare `logging` (server/utilities/logging.mdx)."""
+        if self.emits_logs is not None:
+            return self.emits_logs
+        handlers = [*self.tools, *self.prompts, *self.resources.resources.values(), *self.resources.templates]
+        return any(handler._with_ctx for handler in handlers)
 
     def header_params_for(self, method: str, params: dict[str, Any]) -> dict[str, tuple[str, ...]]:
         """The `x-mcp-header` parameters the transport must check for this request."""
@@ -274,6 +282,8 @@ class Server:
             meta = read_request_meta(request.params, self.supported_versions)
         handler = self.handler_for(request.method)
         ctx = RequestContext(request.id, request.method, request.params, meta, notify, principal)
+        # `handler_for` has computed what is offered: without `logging` declared, ctx.log is silent.
+        ctx.may_log = "logging" in self._offered  # type: ignore[operator]
         self._read_round(ctx)
         try:
             result = await handler(ctx)

@@ -223,6 +223,36 @@ def test_required_capabilities_per_input_request() -> None:
     assert required_capability(list_roots()) == {"roots": {}}
 
 
+WEATHER_TOOL = {"name": "lookup", "inputSchema": {"type": "object"}}
+
+
+def test_tool_enabled_sampling_needs_sampling_tools() -> None:
+    """client/sampling.mdx §Tools in Sampling: servers MUST NOT send tool-enabled sampling requests
+    to clients that did not declare `sampling.tools`; `includeContext` beyond "none" wants
+    `sampling.context` (SHOULD NOT otherwise)."""
+    assert required_capability(create_message("hi", tools=[WEATHER_TOOL])) == {"sampling": {"tools": {}}}
+    with_context = {"method": "sampling/createMessage", "params": {"messages": [], "includeContext": "thisServer"}}
+    assert required_capability(with_context) == {"sampling": {"context": {}}}
+    plain = {"method": "sampling/createMessage", "params": {"messages": [], "includeContext": "none", "tools": []}}
+    assert required_capability(plain) == {"sampling": {}}
+
+    server = Server("t", "1")
+
+    @server.tool()
+    def agent() -> InputRequired:
+        return InputRequired(
+            {"answer": create_message("Look it up", tools=[WEATHER_TOOL], tool_choice={"mode": "auto"})}
+        )
+
+    with pytest.raises(MCPError) as caught:
+        call(server, "tools/call", {"name": "agent", "arguments": {}}, caps={"sampling": {}})
+    assert caught.value.code == MISSING_REQUIRED_CLIENT_CAPABILITY
+    assert caught.value.data == {"requiredCapabilities": {"sampling": {"tools": {}}}}
+    asked = call(server, "tools/call", {"name": "agent", "arguments": {}}, caps={"sampling": {"tools": {}}})
+    assert asked["inputRequests"]["answer"]["params"]["tools"] == [WEATHER_TOOL]
+    assert asked["inputRequests"]["answer"]["params"]["toolChoice"] == {"mode": "auto"}
+
+
 def test_one_refusal_names_every_capability_the_input_requests_need() -> None:
     server = Server("t", "1")
 
@@ -259,7 +289,9 @@ def test_a_form_goes_only_to_clients_that_declare_form_mode() -> None:
     @server.tool()
     def sign_in_and_confirm() -> InputRequired:
         """A form and a URL in the same round."""
-        return InputRequired({"ok": elicit_form("Sure?", {"ok": {"type": "boolean"}}), "go": elicit_url("Go", "https://example.com/x")})
+        return InputRequired(
+            {"ok": elicit_form("Sure?", {"ok": {"type": "boolean"}}), "go": elicit_url("Go", "https://example.com/x")}
+        )
 
     with pytest.raises(MCPError) as caught:
         call(server, "tools/call", {"name": "sign_in_and_confirm", "arguments": {}}, caps={"elicitation": {"url": {}}})

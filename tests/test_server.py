@@ -308,3 +308,48 @@ def test_handlers_may_be_async_and_take_the_context(server: Server) -> None:
 
 def test_a_server_that_emits_logs_declares_logging() -> None:
     assert call(Server("unit", "1", emits_logs=True), "server/discover")["capabilities"] == {"logging": {}}
+
+
+def _logging_server(**options: Any) -> Server:
+    server = Server("unit", "1", **options)
+
+    @server.tool()
+    async def chatty(ctx) -> str:  # type: ignore[no-untyped-def]
+        await ctx.log("warning", "careful")
+        return "done"
+
+    return server
+
+
+def _sent_logs(server: Server) -> list[dict[str, Any]]:
+    sent: list[dict[str, Any]] = []
+
+    async def notify(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    meta = {**META, "io.modelcontextprotocol/logLevel": "debug"}
+    asyncio.run(server.handle(Request(1, "tools/call", {"name": "chatty", "_meta": meta}), notify=notify))
+    return [message for message in sent if message["method"] == "notifications/message"]
+
+
+def test_a_server_whose_handlers_can_log_declares_logging_by_itself() -> None:
+    """server/utilities/logging.mdx §Capabilities: servers that emit log notifications MUST declare
+    `logging`. A handler that takes `ctx` can call `ctx.log`, so its server declares it."""
+    server = _logging_server()
+    assert call(server, "server/discover")["capabilities"] == {"tools": {"listChanged": True}, "logging": {}}
+    assert [log["params"]["data"] for log in _sent_logs(server)] == ["careful"]
+
+    @server.prompt()
+    def plain() -> str:
+        return "no context, no logs"
+
+    quiet = Server("unit", "1")
+    quiet.tool()(lambda: "no context")
+    assert "logging" not in call(quiet, "server/discover")["capabilities"]
+
+
+def test_a_server_that_declines_logging_sends_no_log_messages() -> None:
+    """`emits_logs=False`: `logging` is not declared, so `ctx.log` sends nothing, even when asked."""
+    server = _logging_server(emits_logs=False)
+    assert "logging" not in call(server, "server/discover")["capabilities"]
+    assert _sent_logs(server) == []

@@ -169,6 +169,7 @@ class Client:
         self.client_info = dict(client_info or CLIENT_INFO)
         self.inputs = InputHandlers(elicitation, sampling, roots, tuple(elicitation_modes))
         self.capabilities = {**self.inputs.capabilities(), **(capabilities or {})}
+        self.inputs.declared = self.capabilities
         self.on_progress = on_progress
         self.on_log = on_log
         self.log_level = log_level

@@ -17,6 +17,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..meta import missing_capabilities
+from ..mrtr import required_capability
 from ._errors import ProtocolError
 
 #: A handler gets the input request's `params` and returns the result object (`ElicitResult`,
@@ -41,6 +43,8 @@ class InputHandlers:
     roots: InputHandler | Sequence[Mapping[str, Any]] | None = None
     #: The elicitation modes declared when an elicitation handler is plugged in.
     elicitation_modes: tuple[str, ...] = ("form", "url")
+    #: Everything the client declares (the client sets it); `None` means the handlers alone.
+    declared: dict[str, Any] | None = None
 
     def capabilities(self) -> dict[str, Any]:
         """`ClientCapabilities` for exactly the handlers present."""
@@ -83,7 +87,10 @@ class InputHandlers:
             mode = params.get("mode", "form")
             return self.elicitation if mode in self.elicitation_modes else None
         if method == SAMPLING:
-            return self.sampling
+            # Tools (or context) in a sampling request need what the client declared for them.
+            declared = self.capabilities() if self.declared is None else self.declared
+            needed = required_capability({"method": method, "params": params})
+            return self.sampling if not missing_capabilities(needed, declared) else None
         if method == ROOTS:
             return self.roots
         return None

@@ -147,6 +147,47 @@ async def test_resource_reads_sample_and_retried_results_are_never_cached(url):
     assert traffic.methods.count("resources/read") == 4
 
 
+@server.tool()
+def agent(ctx) -> str | InputRequired:  # type: ignore[no-untyped-def]
+    """Sampling with tools; what a server that ignores `sampling.tools` would send to anyone."""
+    answer = ctx.input_response("look")
+    if answer is None:
+        return InputRequired(
+            {"look": create_message("Look it up", tools=[{"name": "lookup", "inputSchema": {"type": "object"}}])}
+        )
+    return answer["content"]["text"]
+
+
+async def test_tool_enabled_sampling_needs_the_client_to_declare_sampling_tools(url):
+    """client/sampling.mdx §Tools in Sampling: the client declares `sampling.tools` to receive such
+    requests; our server refuses to ask a client that did not (-32021)."""
+
+    def sample(params: dict) -> dict:
+        return {"role": "assistant", "content": {"type": "text", "text": "used a tool"}, "model": "m"}
+
+    async with connect(url, sampling=sample) as (client, _):
+        with pytest.raises(MissingRequiredClientCapability) as caught:
+            await client.call_tool("agent")
+    assert caught.value.data == {"requiredCapabilities": {"sampling": {"tools": {}}}}
+    async with connect(url, sampling=sample, capabilities={"sampling": {"tools": {}}}) as (client, traffic):
+        assert (await client.call_tool("agent"))["content"][0]["text"] == "used a tool"
+    assert traffic.bodies[-1]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] == {
+        "sampling": {"tools": {}}
+    }
+
+
+async def test_the_client_refuses_tool_enabled_sampling_it_did_not_declare():
+    """A server that asks anyway gets no answer from the handler: the client did not declare it."""
+    from mcpref.client._input import InputHandlers
+
+    handlers = InputHandlers(sampling=lambda params: {"role": "assistant", "content": {}, "model": "m"})
+    handlers.declared = {"sampling": {}}
+    tool_enabled = create_message("hi", tools=[{"name": "lookup", "inputSchema": {"type": "object"}}])
+    with pytest.raises(ProtocolError, match="never declared"):
+        await handlers.respond({"look": tool_enabled})
+    assert (await handlers.respond({"plain": create_message("hi")}))["plain"]["model"] == "m"
+
+
 async def test_the_round_limit_stops_a_server_that_keeps_asking(url):
     async with connect(url, elicitation=lambda params: accept({"x": "y"}), max_rounds=3) as (client, traffic):
         with pytest.raises(ProtocolError, match="3 rounds"):

@@ -106,9 +106,11 @@ def test_discover_answers_with_json_and_no_session(client: MCPClient) -> None:
     assert "mcp-session-id" not in response.headers
     result = response.json()["result"]
     assert result["supportedVersions"] == [VERSION]
+    # Its tools log (ctx.log), so it declares `logging` (server/utilities/logging.mdx §Capabilities).
     assert result["capabilities"] == {
         "resources": {"subscribe": True, "listChanged": True},
         "tools": {"listChanged": True},
+        "logging": {},
     }
     assert (result["ttlMs"], result["cacheScope"]) == (0, "private")
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == {"name": "http-test-server", "version": "0.1.0"}
