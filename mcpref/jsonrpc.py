@@ -37,7 +37,7 @@ class MCPError(Exception):
     """An error that becomes a JSON-RPC error object on the wire.
 
     `http_status` is the status Streamable HTTP answers with; `None` lets the transport
-    pick its default for the code (see `transports.http.status_for`).
+    pick its default for the code (see `transports.http.status_for`). `http_headers` go with it.
     """
 
     def __init__(
@@ -47,12 +47,15 @@ class MCPError(Exception):
         data: Any = None,
         *,
         http_status: int | None = None,
+        http_headers: list[tuple[bytes, bytes]] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.data = data
         self.http_status = http_status
+        #: Headers the HTTP answer carries besides the usual ones (`Retry-After`, `Connection: close`).
+        self.http_headers = http_headers
         #: The id of the request that failed, when it could be read; echoed in the response.
         self.request_id: RequestId | None = None
 

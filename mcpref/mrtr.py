@@ -29,6 +29,7 @@ import os
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from .jsonrpc import INVALID_PARAMS, MCPError
 
@@ -63,7 +64,11 @@ def elicit_form(message: str, properties: dict[str, Any], required: list[str] | 
 
 
 def elicit_url(message: str, url: str) -> dict[str, Any]:
-    """Send the user to a URL (a sign-in, a payment) outside the client."""
+    """Send the user to a URL (a sign-in, a payment) outside the client. The URL must be absolute
+    (client/elicitation.mdx: it must be a valid URL); keep user data and credentials out of it."""
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        raise ValueError(f"elicit_url needs an absolute URL with a scheme and a host, got {url!r}")
     return {"method": "elicitation/create", "params": {"mode": "url", "message": message, "url": url}}
 
 

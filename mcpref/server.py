@@ -87,6 +87,7 @@ class Server:
         supported_versions: tuple[str, ...] = MODERN_VERSIONS,
         state_sealer: StateSealer | None = None,
         max_subscriptions: int = 1000,
+        max_subscriptions_per_caller: int = 32,
         serve_legacy: bool = True,
         emits_logs: bool | None = None,
     ) -> None:
@@ -107,7 +108,7 @@ class Server:
         self.resources = ResourceRegistry()
         self.prompts = PromptRegistry()
         self.state_sealer = state_sealer or StateSealer()
-        self.subscriptions = SubscriptionHub(max_subscriptions)
+        self.subscriptions = SubscriptionHub(max_subscriptions, max_per_caller=max_subscriptions_per_caller)
         # A registry that changes while the server runs tells the clients listening for it.
         self.tools.on_change = lambda: self._registry_changed("tools")
         self.resources.on_change = lambda: self._registry_changed("resources")
@@ -303,7 +304,15 @@ class Server:
             logger.exception("%s handler raised", request.method)
             raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
         if isinstance(result, InputRequired):
-            return self._finish(self._input_required(ctx, result))
+            try:
+                asked = self._input_required(ctx, result)
+            except MCPError:
+                raise
+            except Exception:
+                # A handler that asked for nothing, or for a method no client serves: its bug, not the client's.
+                logger.exception("%s handler returned an unusable InputRequired", request.method)
+                raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
+            return self._finish(asked)
         if request.method in CACHEABLE_METHODS:
             self.cache_for.get(request.method, self.cache).apply(result)
         return self._finish(result)
@@ -348,9 +357,10 @@ class Server:
 
     # -- subscriptions ---------------------------------------------------------------------
 
-    def open_subscription(self, request: Request) -> Subscription:
-        """Start a `subscriptions/listen` subscription; the transport streams it."""
-        return self.subscriptions.open(request.id, request.params, self.capabilities())
+    def open_subscription(self, request: Request, caller: str = "") -> Subscription:
+        """Start a `subscriptions/listen` subscription; the transport streams it. `caller` (a
+        principal, or a peer address) is whose fair share of the listen slots it counts against."""
+        return self.subscriptions.open(request.id, request.params, self.capabilities(), caller)
 
     def notify_list_changed(self, kind: str) -> None:
         """Tell listening clients that the list of `kind` ("tools", "prompts", "resources") changed."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import json
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
 logger = logging.getLogger("mcpref.tools")
+
+#: What a tool name should be (server/tools.mdx §Tool Names): 1 to 128 of A-Z a-z 0-9 _ - .
+TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 
 class ToolError(Exception):
@@ -76,6 +80,8 @@ class Tool:
         problems = annotation_problems(self.input_schema)
         if problems:
             raise ValueError(f"tool {self.name!r}: " + "; ".join(problems))
+        if not TOOL_NAME.fullmatch(self.name):
+            raise ValueError(f"tool name {self.name!r} must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.'")
         self.header_params = header_params(self.input_schema)
         self._arguments = _Schema(self.input_schema, f"tool {self.name!r} inputSchema")
         self._output = _Schema(self.output_schema, f"tool {self.name!r} outputSchema") if self.output_schema else None

@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import inspect
 import itertools
+import logging
 import uuid
 import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable, Hashable, Mapping, Sequence
@@ -76,6 +77,9 @@ PROGRESS_METHODS = MRTR_METHODS | {"completion/complete"}
 Callback = Callable[[dict[str, Any]], Awaitable[None] | None]
 
 
+logger = logging.getLogger("mcpref.client")
+
+
 class Transport(Protocol):
     """What the client needs from a transport: one request in, its messages out, response last.
 
@@ -136,6 +140,8 @@ class Client:
       `principal`, which defaults to a digest of the `Authorization` header, or else to this
       client alone.
     - `cache`, `era_cache`: injectable, to share between clients or to control the clock in tests.
+    - `auth`: an `httpx.Auth` for every request, such as `mcpref.client.OAuth` (the whole
+      authorization flow of basic/authorization/, started by the server's 401).
     - `http`, `timeout`: the `httpx.AsyncClient` to use (else one is made and owned), and its timeout.
     """
 
@@ -158,6 +164,7 @@ class Client:
         cache: ResultCache | None = None,
         era_cache: EraCache | None = None,
         http: httpx.AsyncClient | None = None,
+        auth: httpx.Auth | None = None,
         timeout: float = 30.0,
         max_rounds: int = 8,
     ) -> None:
@@ -182,13 +189,15 @@ class Client:
             self._http = http or httpx.AsyncClient(headers=headers, timeout=timeout, verify=default_ssl_context())
             if http is not None and headers:
                 self._http.headers.update(headers)
+            if auth is not None:
+                self._http.auth = auth
             self.transport: Transport = HTTPTransport(target, self._http)
             #: Eras are remembered per HTTP origin; a stdio server's era lives as long as its process.
             self.origin: str | None = origin_of(target)
             authorization = self._http.headers.get("authorization")
         else:
-            if http is not None or headers is not None:
-                raise TypeError("http and headers apply to HTTP URLs, not to a transport")
+            if http is not None or headers is not None or auth is not None:
+                raise TypeError("http, headers and auth apply to HTTP URLs, not to a transport")
             self._owns_http = False
             self.transport = target
             self.origin = None
@@ -263,6 +272,8 @@ class Client:
                 continue
             problems = annotation_problems(schema) if self.transport.uses_headers else []
             if problems:
+                # Rejected, and said so: one bad definition must not hide why a tool is missing.
+                logger.warning("dropping tool %r: %s", name, "; ".join(problems))
                 dropped[name] = problems
                 continue
             headers[name] = header_params(schema)

@@ -46,6 +46,13 @@ class InputHandlers:
     #: Everything the client declares (the client sets it); `None` means the handlers alone.
     declared: dict[str, Any] | None = None
 
+    def __post_init__(self) -> None:
+        # Declaring elicitation means supporting at least one mode (client/elicitation.mdx
+        # §Capabilities); `{}` on the wire would read as form mode, which this client would refuse.
+        modes = set(self.elicitation_modes)
+        if self.elicitation is not None and (not modes or modes - {"form", "url"}):
+            raise ValueError(f"elicitation_modes must name form, url or both, got {self.elicitation_modes!r}")
+
     def capabilities(self) -> dict[str, Any]:
         """`ClientCapabilities` for exactly the handlers present."""
         capabilities: dict[str, Any] = {}
@@ -69,17 +76,24 @@ class InputHandlers:
         method, params = request["method"], request.get("params") or {}
         if not isinstance(params, dict):
             raise ProtocolError(f"inputRequests[{key!r}].params must be an object")
+        if method == SAMPLING and ("tools" in params or "toolChoice" in params):
+            # This client never declares sampling.tools, so a request with tools is an error (schema.mdx).
+            raise ProtocolError(
+                f"inputRequests[{key!r}] asks for sampling with tools, but sampling.tools was not declared"
+            )
         handler = self._handler_for(method, params)
         if handler is None:
             # The server must only ask for what the client declared (mrtr.mdx §Server Requirements).
             raise ProtocolError(f"the server asked for {method} (key {key!r}), which this client never declared")
         if not callable(handler):
-            return {"roots": [dict(root) for root in handler]}
+            return {"roots": _file_roots(handler)}
         answer = handler(params)
         if inspect.isawaitable(answer):
             answer = await answer
         if not isinstance(answer, dict):
             raise TypeError(f"the {method} handler must return a dict (the result object), got {type(answer).__name__}")
+        if method == ROOTS:
+            _file_roots(answer.get("roots", []))
         return answer
 
     def _handler_for(self, method: str, params: dict[str, Any]) -> Any:
@@ -94,3 +108,12 @@ class InputHandlers:
         if method == ROOTS:
             return self.roots
         return None
+
+
+def _file_roots(roots: Any) -> list[dict[str, Any]]:
+    """The roots as plain dicts, each checked to be a `file://` URI (client/roots.mdx §Root)."""
+    checked = [dict(root) for root in roots]
+    for root in checked:
+        if not str(root.get("uri", "")).startswith("file://"):
+            raise ValueError(f"a root must be a file:// URI, got {root.get('uri')!r}")
+    return checked
