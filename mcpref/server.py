@@ -63,6 +63,15 @@ class Server:
     def echo(message: str) -> str:
         return message
     ```
+
+    - `name`, `version`, `title`: who the server is, in every result's `_meta` (`serverInfo`).
+    - `instructions`: text for the client's model on how to use the server, in `server/discover`.
+    - `cache`, `cache_for`: the `ttlMs`/`cacheScope` of cacheable results, by default and per method.
+    - `page_size`: split lists into pages of this many, with a `nextCursor`; None sends one page.
+    - `supported_versions`: the modern revisions served; `serve_legacy`: also serve 2025-era clients.
+    - `state_sealer`: seals MRTR `requestState` (by default with `MCP_STATE_KEY`).
+    - `max_subscriptions`: open `subscriptions/listen` streams at most.
+    - `emits_logs`: declare `logging`; None declares it when a handler takes `ctx`.
     """
 
     def __init__(

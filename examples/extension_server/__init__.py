@@ -44,9 +44,12 @@ class AlertingServer(Server):
         return {**super().capabilities(), "extensions": {EXTENSION: {"maxAlerts": 10}}}
 
     def handler_for(self, method: str) -> Any:
-        if method == LIST_ALERTS:
-            return self._list_alerts
-        return super().handler_for(method)
+        if method != LIST_ALERTS:
+            return super().handler_for(method)
+        # The core takes note of what it offers while it looks a handler up (Server.handle reads
+        # that note), so let it look one up that always exists before answering for the extension.
+        super().handler_for("server/discover")
+        return self._list_alerts
 
     async def handle(self, request: Request, **options: Any) -> dict[str, Any]:
         result = await super().handle(request, **options)
