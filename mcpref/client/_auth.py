@@ -40,8 +40,6 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit, urlunsplit
 import httpx
 from authlib.common.security import generate_token
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
-from joserfc import jwt
-from joserfc.jwk import JWKRegistry
 
 from ._dpop import DPOP_HEADER, NONCE_HEADER, DPoPKey
 from ._errors import MCPClientError
@@ -542,12 +540,16 @@ def client_assertion(registration: ClientRegistration, audience: str, lifetime: 
         "exp": now + lifetime,
         "jti": generate_token(24),
     }
+    from joserfc import jwt  # here, not at the top: most clients never sign anything (import cost)
+
     key = signing_key(registration.private_key or "", registration.signing_algorithm)
     return jwt.encode({"alg": registration.signing_algorithm}, claims, key)
 
 
 def signing_key(pem: str, algorithm: str) -> Any:
     """A PEM private key as a JWK for `algorithm` (ES*: EC, RS*/PS*: RSA, EdDSA: OKP)."""
+    from joserfc.jwk import JWKRegistry
+
     kind = {"E": "EC", "R": "RSA", "P": "RSA"}.get(algorithm[0], "OKP")
     return JWKRegistry.import_key(pem, kind)
 
