@@ -242,3 +242,53 @@ def test_a_refreshed_token_continues_the_round_and_another_user_cannot(origin: s
     done = result(call(origin, renewed["access_token"], "delete_notebook", {"notebook": notebook}, **retry))
     assert done["content"][0]["text"] == "deleted"
 
+
+
+@pytest.mark.anyio
+async def test_a_rejected_token_is_refreshed_without_the_user(origin: str) -> None:
+    """A 401 on a request that carried a token: the refresh token gets a new one, no new consent."""
+    opened: list[str] = []
+
+    async def counting_browser(url: str) -> None:
+        opened.append(url)
+        await browser(url)
+
+    listener = LoopbackRedirect(free_port(), open_browser=counting_browser)
+    registration = ClientRegistration(DOCS_CLIENT.client_id)
+    auth = OAuth(redirect=listener, redirect_uri=listener.redirect_uri, clients={f"{origin}/auth": registration})
+    async with Client(f"{origin}/secure/mcp", auth=auth) as client:
+        await client.call_tool("whoami", {})
+        (key, tokens), = auth.store.tokens.items()
+        tokens.access_token = "revoked"  # what the server now refuses (revoked, or its key rotated)
+        who = await client.call_tool("whoami", {})
+    assert who["content"][0]["text"] == f"{origin}/auth#alice"
+    assert len(opened) == 1, "the refresh token should have spared the user a second consent"
+    assert auth.store.tokens[key].access_token != "revoked"
+
+
+@pytest.mark.anyio
+async def test_one_oauth_keeps_a_token_per_server_and_sends_each_only_to_its_own(origin: str) -> None:
+    """Two protected servers (the demo on 127.0.0.1 and on localhost: two issuers, two resources)
+    through one OAuth: two tokens, each presented only where it belongs."""
+    other = origin.replace("127.0.0.1", "localhost")
+    seen: dict[str, set[str]] = {origin: set(), other: set()}
+
+    async def record(request: httpx.Request) -> None:
+        if request.url.path == "/secure/mcp" and "authorization" in request.headers:
+            seen[f"{request.url.scheme}://{request.url.netloc.decode()}"].add(request.headers["authorization"])
+
+    listener = LoopbackRedirect(free_port(), open_browser=browser)
+    registration = ClientRegistration(DOCS_CLIENT.client_id)
+    auth = OAuth(
+        redirect=listener,
+        redirect_uri=listener.redirect_uri,
+        clients={f"{origin}/auth": registration, f"{other}/auth": registration},
+    )
+    for base in (origin, other):
+        http = httpx.AsyncClient(event_hooks={"request": [record]})
+        async with Client(f"{base}/secure/mcp", auth=auth, http=http) as client:
+            who = await client.call_tool("whoami", {})
+            assert who["content"][0]["text"] == f"{base}/auth#alice"
+        await http.aclose()
+    assert set(auth.store.tokens) == {(f"{b}/auth", f"{b}/secure/mcp") for b in (origin, other)}
+    assert seen[origin] and seen[other] and not seen[origin] & seen[other]
