@@ -2,7 +2,8 @@
 
 `./scripts/serve` runs this with uvicorn: the built pages (mkdocs output in `site/`) at `/`, the
 reference server at `/mcp`, the same server dual-era at `/dual/mcp` (for the versioning page) and
-a second server at `/tides/mcp` (for the composition page), and the authorization demo (the local
+a second server at `/tides/mcp` (for the composition page), the server the guides build at
+`/guide/mcp`, a server with an extension at `/alerts/mcp`, and the authorization demo (the local
 authorization server at `/auth`, a protected server at `/secure/mcp`, their well-known metadata),
 so every `curl` command on a page works as written against http://127.0.0.1:8000. One ASGI
 function picks the app by path; nothing else is shared.
@@ -17,7 +18,8 @@ from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from examples import reference_server
+from examples import extension_server, reference_server
+from examples.guide_server import step7_cache_and_pages as guide_server
 from examples.reference_server import tides
 from examples.secure_server import demo
 from mcpref.catchall import CatchAll, plain_response
@@ -30,6 +32,8 @@ MCP_FACTORIES = {
     "/mcp": reference_server.create_app,
     "/dual/mcp": reference_server.create_dual_app,
     "/tides/mcp": tides.create_app,
+    "/guide/mcp": guide_server.create_app,
+    "/alerts/mcp": extension_server.create_app,
 }
 #: What the docs harness builds afresh for each frame, by exact path: the MCP endpoints, and for
 #: the authorization demo's paths a whole new demo (authorization server, protected server, key).

@@ -60,6 +60,7 @@ class MCPError(Exception):
         self.request_id: RequestId | None = None
 
     def to_error_object(self) -> dict[str, Any]:
+        """The JSON-RPC `error` member: `code`, `message`, and `data` when there is any."""
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.data is not None:
             error["data"] = self.data
@@ -210,13 +211,23 @@ def parse_message(body: bytes) -> Message:
 
 def _invalid(reason: str, request_id: Any) -> MCPError:
     error = MCPError(INVALID_REQUEST, f"Invalid Request: {reason}")
-    if _usable_id(request_id):
+    if is_request_id(request_id):
         error.request_id = request_id
     return error
 
 
-def _usable_id(value: Any) -> bool:
-    return isinstance(value, str | int) and not isinstance(value, bool)
+def is_request_id(value: Any) -> bool:
+    """Is `value` an id MCP allows: a string or an integer (never a boolean or `1.0`)?
+
+    Ids match by JSON type and value; Python alone would take `true` and `1.0` for 1, and a
+    list or object as a dict key raises. Check with this before comparing or looking one up.
+    """
+    return type(value) in (str, int)
+
+
+def same_id(received: Any, sent: RequestId) -> bool:
+    """Does a response's `received` id name the request sent with `sent`? By type and value."""
+    return type(received) is type(sent) and received == sent
 
 
 def result_response(request_id: RequestId, result: dict[str, Any]) -> dict[str, Any]:

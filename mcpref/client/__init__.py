@@ -4,7 +4,7 @@
 from mcpref.client import Client
 
 async with Client("http://127.0.0.1:8000/mcp") as client:
-    result = await client.call_tool("echo", {"message": "hi"})
+    result = await client.call_tool("convert_temperature", {"value": 20, "from": "C", "to": "F"})
 ```
 
 Private modules, one concept each: `_client` (the methods, the MRTR loop), the transports
