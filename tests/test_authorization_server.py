@@ -84,6 +84,7 @@ def test_the_token_is_for_the_resource_and_the_user(issuer: str) -> None:
     keys = KeySet.import_key_set(httpx.get(f"{issuer}/jwks").json())
     claims = jwt.decode(body["access_token"], keys).claims
     assert (claims["iss"], claims["sub"], claims["aud"], claims["scope"]) == (issuer, "alice", RESOURCE, "mcp:tools")
+    assert 0 < claims["exp"] - claims["iat"] <= 3600, "access tokens are short-lived"
     assert body["token_type"] == "Bearer" and body["refresh_token"]
 
 

@@ -168,6 +168,21 @@ def anyio_backend() -> str:
 # -- the protocol frames --------------------------------------------------------------------------
 
 
+def test_the_consent_page_names_where_it_sends_the_user(origin: str) -> None:
+    query = {
+        "response_type": "code",
+        "client_id": DOCS_CLIENT.client_id,
+        "redirect_uri": REDIRECT,
+        "code_challenge": create_s256_code_challenge(VERIFIER),
+        "code_challenge_method": "S256",
+        "resource": f"{origin}/secure/mcp",
+    }
+    page = httpx.get(f"{origin}/auth/authorize?{urlencode(query)}")
+    assert "Approving sends you to <strong>127.0.0.1</strong>" in page.text
+    assert "runs on your own computer" in page.text
+    assert page.headers["x-frame-options"] == "DENY"
+
+
 def test_no_token_gets_401_naming_the_metadata_and_scope(origin: str) -> None:
     response = call(origin, None, "whoami", {})
     assert response.status_code == 401
