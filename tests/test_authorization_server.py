@@ -27,6 +27,7 @@ class Deferred:
     """An ASGI app made once the server's URL (its issuer) is known."""
 
     app: Any = None
+    base: str = ""
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         await self.app(scope, receive, send)
@@ -83,6 +84,7 @@ def test_the_token_is_for_the_resource_and_the_user(issuer: str) -> None:
     keys = KeySet.import_key_set(httpx.get(f"{issuer}/jwks").json())
     claims = jwt.decode(body["access_token"], keys).claims
     assert (claims["iss"], claims["sub"], claims["aud"], claims["scope"]) == (issuer, "alice", RESOURCE, "mcp:tools")
+    assert 0 < claims["exp"] - claims["iat"] <= 3600, "access tokens are short-lived"
     assert body["token_type"] == "Bearer" and body["refresh_token"]
 
 
@@ -166,3 +168,47 @@ def test_access_tokens_are_short_lived(issuer: str) -> None:
     body = exchange(issuer, authorize(issuer)["code"][0]).json()
     claims = jwt.decode(body["access_token"], KeySet.import_key_set(httpx.get(f"{issuer}/jwks").json())).claims
     assert 0 < claims["exp"] - claims["iat"] <= 3600 and body["expires_in"] <= 3600
+
+
+@pytest.fixture(scope="module")
+def metadata_documents() -> Iterator[str]:
+    """Client ID metadata documents served on loopback (HTTPS in real life; see insecure_cimd_hosts):
+    `good.json` names itself; `elsewhere.json` names another URL as its client_id."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    deferred = Deferred()
+
+    async def document(request: Request) -> JSONResponse:
+        name = "good.json" if request.path_params["name"] == "good.json" else "someone-else.json"
+        body = {"client_id": f"{deferred.base}/clients/{name}", "client_name": "CIMD app", "redirect_uris": [REDIRECT]}
+        return JSONResponse(body)
+
+    deferred.app = Starlette(routes=[Route("/clients/{name:str}", document)])
+    with running(deferred) as base:
+        deferred.base = base
+        yield base
+
+
+def test_a_client_id_metadata_document_is_fetched_and_checked(metadata_documents: str) -> None:
+    deferred = Deferred()
+    with running(deferred) as issuer:
+        deferred.app = create_app(issuer, auto_approve="alice", resources=[RESOURCE], insecure_cimd_hosts=["127.0.0.1"])
+        client_id = f"{metadata_documents}/clients/good.json"
+        code = authorize(issuer, client_id=client_id)["code"][0]
+        assert exchange(issuer, code, client_id=client_id).status_code == 200
+        # The document must name itself, and list the redirect URI.
+        for bad in (f"{metadata_documents}/clients/elsewhere.json", f"{metadata_documents}/nothing-here"):
+            query = {"response_type": "code", "client_id": bad, "redirect_uri": REDIRECT}
+            assert httpx.get(f"{issuer}/authorize?{urlencode(query)}").status_code == 400
+        query = {"response_type": "code", "client_id": client_id, "redirect_uri": "http://127.0.0.1:1/other"}
+        assert httpx.get(f"{issuer}/authorize?{urlencode(query)}").status_code == 400
+    # Plain http is refused unless the host is allowed (loopback tests only).
+    deferred = Deferred()
+    with running(deferred) as issuer:
+        deferred.app = create_app(issuer, auto_approve="alice", resources=[RESOURCE])
+        client_id = f"{metadata_documents}/clients/good.json"
+        query = {"response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT}
+        assert httpx.get(f"{issuer}/authorize?{urlencode(query)}").status_code == 400

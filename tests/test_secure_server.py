@@ -170,6 +170,21 @@ def anyio_backend() -> str:
 # -- the protocol frames --------------------------------------------------------------------------
 
 
+def test_the_consent_page_names_where_it_sends_the_user(origin: str) -> None:
+    query = {
+        "response_type": "code",
+        "client_id": DOCS_CLIENT.client_id,
+        "redirect_uri": REDIRECT,
+        "code_challenge": create_s256_code_challenge(VERIFIER),
+        "code_challenge_method": "S256",
+        "resource": f"{origin}/secure/mcp",
+    }
+    page = httpx.get(f"{origin}/auth/authorize?{urlencode(query)}")
+    assert "Approving sends you to <strong>127.0.0.1</strong>" in page.text
+    assert "runs on your own computer" in page.text
+    assert page.headers["x-frame-options"] == "DENY"
+
+
 def test_no_token_gets_401_naming_the_metadata_and_scope(origin: str) -> None:
     response = call(origin, None, "whoami", {})
     assert response.status_code == 401
@@ -434,3 +449,54 @@ def test_the_server_never_offers_offline_access(origin: str) -> None:
 def test_a_pre_registered_client_registers_nothing(signed_in: Flow) -> None:
     assert not [r for r in signed_in.flow if r.method == "POST" and not r.url.path.endswith("/token")]
     assert signed_in.token_form()["client_id"] == DOCS_CLIENT.client_id
+
+
+
+@pytest.mark.anyio
+async def test_a_rejected_token_is_refreshed_without_the_user(origin: str) -> None:
+    """A 401 on a request that carried a token: the refresh token gets a new one, no new consent."""
+    opened: list[str] = []
+
+    async def counting_browser(url: str) -> None:
+        opened.append(url)
+        await browser(url)
+
+    listener = LoopbackRedirect(free_port(), open_browser=counting_browser)
+    registration = ClientRegistration(DOCS_CLIENT.client_id)
+    auth = OAuth(redirect=listener, redirect_uri=listener.redirect_uri, clients={f"{origin}/auth": registration})
+    async with Client(f"{origin}/secure/mcp", auth=auth) as client:
+        await client.call_tool("whoami", {})
+        (key, tokens), = auth.store.tokens.items()
+        tokens.access_token = "revoked"  # what the server now refuses (revoked, or its key rotated)
+        who = await client.call_tool("whoami", {})
+    assert who["content"][0]["text"] == f"{origin}/auth#alice"
+    assert len(opened) == 1, "the refresh token should have spared the user a second consent"
+    assert auth.store.tokens[key].access_token != "revoked"
+
+
+@pytest.mark.anyio
+async def test_one_oauth_keeps_a_token_per_server_and_sends_each_only_to_its_own(origin: str) -> None:
+    """Two protected servers (the demo on 127.0.0.1 and on localhost: two issuers, two resources)
+    through one OAuth: two tokens, each presented only where it belongs."""
+    other = origin.replace("127.0.0.1", "localhost")
+    seen: dict[str, set[str]] = {origin: set(), other: set()}
+
+    async def record(request: httpx.Request) -> None:
+        if request.url.path == "/secure/mcp" and "authorization" in request.headers:
+            seen[f"{request.url.scheme}://{request.url.netloc.decode()}"].add(request.headers["authorization"])
+
+    listener = LoopbackRedirect(free_port(), open_browser=browser)
+    registration = ClientRegistration(DOCS_CLIENT.client_id)
+    auth = OAuth(
+        redirect=listener,
+        redirect_uri=listener.redirect_uri,
+        clients={f"{origin}/auth": registration, f"{other}/auth": registration},
+    )
+    for base in (origin, other):
+        http = httpx.AsyncClient(event_hooks={"request": [record]})
+        async with Client(f"{base}/secure/mcp", auth=auth, http=http) as client:
+            who = await client.call_tool("whoami", {})
+            assert who["content"][0]["text"] == f"{base}/auth#alice"
+        await http.aclose()
+    assert set(auth.store.tokens) == {(f"{b}/auth", f"{b}/secure/mcp") for b in (origin, other)}
+    assert seen[origin] and seen[other] and not seen[origin] & seen[other]

@@ -114,3 +114,45 @@ def test_the_rfc_9207_table(advertised, iss, accepted):
 )
 def test_the_application_type_follows_the_redirect_uri(redirect_uri, kind):
     assert _application_type(redirect_uri) == kind
+
+
+def test_the_application_type_follows_the_redirect():
+    from mcpref.client._auth import _application_type
+
+    assert _application_type("http://127.0.0.1:33418/callback") == "native"
+    assert _application_type("http://localhost/cb") == "native"
+    assert _application_type("https://app.example.com/oauth/callback") == "web"
+
+
+def test_redirects_and_metadata_urls_that_would_leak_are_refused_up_front():
+    from mcpref.client import OAuth
+
+    async def redirect(url: str) -> str:
+        return url
+
+    OAuth(redirect=redirect, redirect_uri="https://app.example.com/cb")
+    with pytest.raises(ValueError, match="loopback"):
+        OAuth(redirect=redirect, redirect_uri="http://app.example.com/cb")
+    with pytest.raises(ValueError, match="https URL with a path"):
+        OAuth(redirect=redirect, client_metadata_url="https://app.example.com/")
+
+
+def test_a_client_metadata_document_names_itself():
+    from mcpref.client import client_metadata_document
+
+    document = client_metadata_document("https://app.example.com/client.json", ["http://127.0.0.1:1/cb"], "App")
+    assert document["client_id"] == "https://app.example.com/client.json"
+    assert {"client_id", "client_name", "redirect_uris"} <= set(document)
+    assert "refresh_token" in document["grant_types"]
+    with pytest.raises(ValueError):
+        client_metadata_document("http://app.example.com/client.json", [], "App")
+
+
+def test_oauth_is_for_http_only():
+    from mcpref.client import Client, OAuth, StdioTransport
+
+    async def redirect(url: str) -> str:
+        return url
+
+    with pytest.raises(TypeError, match="HTTP"):
+        Client(StdioTransport(["true"]), auth=OAuth(redirect=redirect))
