@@ -135,25 +135,37 @@ def open_context(browser: Any, site_url: str, viewport: str, palette: str, recor
     return context
 
 
-def goto(page: Any, url: str) -> None:
-    """Load a page and wait until its diagrams are drawn (or have failed, visibly)."""
+DRAWN_WITHIN_MS = int(os.environ.get("MCPREF_DIAGRAM_TIMEOUT_MS", "30000"))
+
+
+def wait_for_diagrams(page: Any, palette_scheme: str | None = None) -> str | None:
+    """Wait until site.js has drawn every diagram (or shown, visibly, why not); a problem, or None."""
+    check = "document.documentElement.dataset.diagrams === 'ready'"
+    if palette_scheme:
+        check += f" && document.documentElement.dataset.diagramsPalette === '{palette_scheme}'"
+    try:
+        page.wait_for_function(check, timeout=DRAWN_WITHIN_MS)
+    except Exception:  # playwright's TimeoutError: report it as what the reader would see
+        return f"diagrams not drawn within {DRAWN_WITHIN_MS} ms ({palette_scheme or 'first load'})"
+    return None
+
+
+def goto(page: Any, url: str) -> str | None:
+    """Load a page and wait until its diagrams are drawn; a problem, or None."""
     page.goto(url, wait_until="load")
-    page.wait_for_function("document.documentElement.dataset.diagrams === 'ready'", timeout=30_000)
+    return wait_for_diagrams(page)
 
 
 MEASURE = (Path(__file__).parent / "measure.js").read_text(encoding="utf-8")
 
 
-def switch_palette(page: Any, palette: str) -> None:
+def switch_palette(page: Any, palette: str) -> str | None:
     """Use the palette toggle as a reader would, and wait for the diagrams drawn in its colours."""
     scheme = "slate" if palette == "dark" else "default"
     if page.evaluate("document.body.dataset.mdColorScheme") != scheme:
         page.locator("[data-md-component=palette] label:not([hidden])").click()
-    page.wait_for_function(
-        "([s]) => document.body.dataset.mdColorScheme === s && document.documentElement.dataset.diagramsPalette === s",
-        arg=[scheme],
-        timeout=30_000,
-    )
+    page.wait_for_function("([s]) => document.body.dataset.mdColorScheme === s", arg=[scheme])
+    return wait_for_diagrams(page, scheme)
 
 
 @pytest.fixture(scope="package")
@@ -180,15 +192,16 @@ def survey(browser: Any, site_url: str, pages: list[str]) -> dict[str, Visit]:
         }
         for event, listener in listeners.items():
             page.on(event, listener)
-        goto(page, site_url + path)
+        problems = [goto(page, site_url + path)]
         for palette, viewports in (("light", ("desktop", "mobile")), ("dark", ("mobile", "desktop"))):
-            switch_palette(page, palette)
+            problems.append(switch_palette(page, palette))
             for viewport in viewports:
                 page.set_viewport_size(VIEWPORTS[viewport])
                 page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
                 visit.facts[(viewport, palette)] = page.evaluate(MEASURE)
                 shot = ARTIFACTS / f"{name}-{viewport}-{palette}.jpeg"
                 page.screenshot(path=str(shot), type="jpeg", quality=70, full_page=viewport == "desktop")
+        visit.console_errors.extend(problem for problem in dict.fromkeys(problems) if problem)
         for event, listener in listeners.items():
             page.remove_listener(event, listener)
     context.close()
