@@ -1,4 +1,4 @@
-"""Search and copy buttons, used as a reader uses them (issue 15, items 5 to 7)."""
+"""Search, copy buttons and the diagram Expand control, used as a reader uses them (issue 15)."""
 
 from __future__ import annotations
 
@@ -79,3 +79,15 @@ def test_copy_copies_the_command_without_prompt_or_output(page: Any) -> None:
     assert "$" not in copied.split("\n")[0]
     assert '"jsonrpc":"2.0","id":1,"result"' not in copied  # the output stays behind
     assert copied.rstrip().endswith("}}}'")
+
+
+def test_expand_shows_a_wide_diagram_whole_at_full_size(page: Any, site_url: str) -> None:
+    """The performance flowchart is wider than the column: Expand opens it at its drawn size."""
+    goto(page, site_url + "/reference/performance/")
+    figure = page.locator("figure.mcpref-diagram").first
+    figure.locator("button", has_text="Expand diagram").click()
+    dialog = page.locator("dialog.mcpref-dialog[open]")
+    sizes = dialog.locator("svg").evaluate("svg => [svg.getBoundingClientRect().width, svg.viewBox.baseVal.width]")
+    assert abs(sizes[0] - sizes[1]) < 1, sizes
+    dialog.locator("button", has_text="Close").click()
+    assert page.locator("dialog.mcpref-dialog").count() == 0
