@@ -113,6 +113,12 @@ class Visit:
     facts: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # by (viewport, palette)
 
 
+OPEN_SHADOW_ROOTS = """
+const attachShadow = Element.prototype.attachShadow;
+Element.prototype.attachShadow = function (init) { return attachShadow.call(this, { ...init, mode: "open" }); };
+"""
+
+
 def guard(site_url: str, record: list[str]) -> Any:
     """A route handler: any request that would leave 127.0.0.1 is refused, and recorded."""
     host = urlsplit(site_url).hostname
@@ -132,6 +138,9 @@ def open_context(browser: Any, site_url: str, viewport: str, palette: str, recor
     """A fresh browser context that refuses (and records) any request leaving 127.0.0.1."""
     context = browser.new_context(viewport=VIEWPORTS[viewport], color_scheme=palette)
     context.route("**/*", guard(site_url, record if record is not None else []))
+    # Shadow roots open to the tests: a diagram drawn into a closed one (Material's own mermaid
+    # integration does that) is then measured like any other instead of being invisible to them.
+    context.add_init_script(OPEN_SHADOW_ROOTS)
     return context
 
 

@@ -21,7 +21,7 @@ async () => {
 
   // The colour behind a point: the first painted shape or box under it, over the page.
   const backgroundAt = (x, y, self) => {
-    for (const el of document.elementsFromPoint(x, y)) {
+    for (const el of self.getRootNode().elementsFromPoint(x, y)) {
       if (el === self || self.contains(el) || el.contains(self)) continue;
       const style = getComputedStyle(el);
       let colour = null;
@@ -36,12 +36,20 @@ async () => {
     return pageBackground;
   };
 
+  // Our diagrams (site.js), and any drawn into a shadow root by another renderer (Material's own
+  // draws into closed roots; conftest.py opens them), so a regression to it is measured too.
+  const drawn = [...document.querySelectorAll("figure.mcpref-diagram")]
+    .map((figure) => ({ figure, svg: figure.querySelector(".mcpref-diagram__canvas > svg") }))
+    .concat(
+      [...document.querySelectorAll("div.mermaid")]
+        .filter((host) => host.shadowRoot)
+        .map((host) => ({ figure: null, svg: host.shadowRoot.querySelector("svg") })),
+    );
   const diagrams = [];
-  for (const figure of document.querySelectorAll("figure.mcpref-diagram")) {
-    const svg = figure.querySelector(".mcpref-diagram__canvas > svg");
+  for (const { figure, svg } of drawn) {
     const entry = {
-      rendered: figure.dataset.rendered || "none",
-      expand: !figure.querySelector(".mcpref-diagram__bar button").hidden,
+      rendered: figure ? figure.dataset.rendered || "none" : "by another renderer",
+      expand: figure ? !figure.querySelector(".mcpref-diagram__bar button").hidden : false,
       minTextPx: null,
       lowContrast: [],
       labels: [],

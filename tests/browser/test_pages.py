@@ -61,8 +61,14 @@ def test_labels_broken_with_br_reach_mermaid_as_line_breaks(survey: dict[str, Vi
 @pytest.mark.parametrize("palette", ["light", "dark"])
 def test_diagram_labels_meet_wcag_aa_contrast(survey: dict[str, Visit], palette: str) -> None:
     """Was: in dark mode, light text on pastel boxes and dark-on-dark alt/else labels."""
-    low = {where: d["lowContrast"] for where, facts in each(survey, "desktop", palette) for d in facts["diagrams"]}
+    low = {}
+    for where, facts in each(survey, "desktop", palette):
+        for d in facts["diagrams"]:
+            assert d["labels"], f"{where}: a diagram with no label measured"
+            low.setdefault(where, []).extend(d["lowContrast"])
     assert {where: found for where, found in low.items() if found} == {}
+    measured = sum(len(d["labels"]) for _, facts in each(survey, "desktop", palette) for d in facts["diagrams"])
+    assert measured > 100, "the labels of every diagram on the site"
 
 
 @pytest.mark.parametrize("viewport", ["desktop", "mobile"])
