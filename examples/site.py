@@ -2,9 +2,11 @@
 
 `./scripts/serve` runs this with uvicorn: the built pages (mkdocs output in `site/`) at `/`, the
 reference server at `/mcp`, the same server dual-era at `/dual/mcp` (for the versioning page) and
-a second server at `/tides/mcp` (for the composition page), so every `curl` command on a page
-works as written against http://127.0.0.1:8000. One ASGI function picks the app by path; nothing
-else is shared.
+a second server at `/tides/mcp` (for the composition page), the server the guides build at
+`/guide/mcp`, a server with an extension at `/alerts/mcp`, and the authorization demo (the local
+authorization server at `/auth`, a protected server at `/secure/mcp`, their well-known metadata),
+so every `curl` command on a page works as written against http://127.0.0.1:8000. One ASGI
+function picks the app by path; nothing else is shared.
 """
 
 from __future__ import annotations
@@ -12,26 +14,43 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from examples import reference_server
+from examples import extension_server, reference_server
+from examples.guide_server import step7_cache_and_pages as guide_server
 from examples.reference_server import tides
+from examples.secure_server import demo
+from mcpref.catchall import CatchAll, plain_response
+from mcpref.jsonrpc import INVALID_REQUEST, MCPError, encode, error_response
 
 SITE_DIR = Path(os.environ.get("MCPREF_SITE_DIR", Path(__file__).resolve().parent.parent / "site"))
 
-#: How to build each MCP endpoint, by exact path. The docs harness builds a fresh one per request.
-FACTORIES = {
+#: How to build each MCP endpoint, by exact path.
+MCP_FACTORIES = {
     "/mcp": reference_server.create_app,
     "/dual/mcp": reference_server.create_dual_app,
     "/tides/mcp": tides.create_app,
+    "/guide/mcp": guide_server.create_app,
+    "/alerts/mcp": extension_server.create_app,
 }
+#: What the docs harness builds afresh for each frame, by exact path: the MCP endpoints, and for
+#: the authorization demo's paths a whole new demo (authorization server, protected server, key).
+FACTORIES = {**MCP_FACTORIES, **dict.fromkeys(demo.FRAME_PATHS, demo.AuthDemo)}
 #: What this process serves: one long-lived instance per endpoint; being stateless, it does not care.
-ENDPOINTS = {path: factory() for path, factory in FACTORIES.items()}
+ENDPOINTS = {path: factory() for path, factory in MCP_FACTORIES.items()}
+#: The authorization demo keeps what an authorization server must (codes, refresh tokens): one instance.
+AUTH_DEMO = demo.AuthDemo()
 
 
 def make_app(site_dir: Path) -> ASGIApp:
-    """Pages from `site_dir` at `/`, each MCP endpoint at its own exact path."""
+    """Pages from `site_dir` at `/`, each MCP endpoint at its own exact path.
+
+    Any other path is a static site's: 404 for what is not there, 405 for anything but GET and
+    HEAD, never a 500. A request that looks meant for an MCP endpoint (`/mcp/`, `/MCP`) gets its
+    404 as a JSON-RPC error naming the endpoint, so an MCP client shows something useful.
+    """
     pages = StaticFiles(directory=site_dir, html=True, check_dir=False)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -39,10 +58,42 @@ def make_app(site_dir: Path) -> ASGIApp:
             # Nothing to start or stop; the MCP endpoint answers the lifespan protocol for us.
             await ENDPOINTS["/mcp"](scope, receive, send)
             return
-        endpoint = ENDPOINTS.get(scope.get("path", ""))
-        await (endpoint or pages)(scope, receive, send)
+        path = scope.get("path", "")
+        if demo.handles(path):
+            await AUTH_DEMO(scope, receive, send)
+            return
+        endpoint = ENDPOINTS.get(path)
+        if endpoint is not None:
+            await endpoint(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        meant = _meant_endpoint(path)
+        if meant is not None:
+            await _not_an_endpoint(send, meant)
+            return
+        try:
+            await pages(scope, receive, send)
+        except HTTPException as exc:
+            await plain_response(send, exc.status_code, exc.detail.encode(), extra=_header_pairs(exc.headers))
 
-    return app
+    return CatchAll(app)
+
+
+def _meant_endpoint(path: str) -> str | None:
+    """The MCP endpoint a near-miss path was probably meant for: a trailing slash, another case."""
+    folded = path.rstrip("/").lower()
+    return next((endpoint for endpoint in ENDPOINTS if endpoint == folded), None)
+
+
+async def _not_an_endpoint(send: Send, meant: str) -> None:
+    error = MCPError(INVALID_REQUEST, f"Not Found: the MCP endpoint is {meant} (exact path)")
+    body = encode(error_response(None, error))
+    await plain_response(send, 404, body, content_type=b"application/json")
+
+
+def _header_pairs(headers: dict[str, str] | None) -> list[tuple[bytes, bytes]]:
+    return [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in (headers or {}).items()]
 
 
 app = make_app(SITE_DIR)

@@ -25,6 +25,7 @@ async def complete(params: dict[str, Any], prompts: PromptRegistry, resources: R
     name, value = argument.get("name"), argument.get("value")
     if not isinstance(name, str) or not isinstance(value, str):
         raise MCPError(INVALID_PARAMS, "Invalid params: argument.name and argument.value must be strings")
+    context = _context_arguments(params.get("context"))
     if ref.get("type") == "ref/prompt":
         prompt = prompts.require(ref.get("name"))
         completers = prompt.complete
@@ -39,7 +40,6 @@ async def complete(params: dict[str, Any], prompts: PromptRegistry, resources: R
     completer = completers.get(name)
     values: list[str] = []
     if completer is not None:
-        context = (params.get("context") or {}).get("arguments") or {}
         kwargs: dict[str, Any] = {"value": value}
         if "context" in inspect.signature(completer).parameters:
             kwargs["context"] = context
@@ -51,3 +51,14 @@ async def complete(params: dict[str, Any], prompts: PromptRegistry, resources: R
         "hasMore": len(values) > MAX_VALUES,
     }
     return {"completion": completion}
+
+
+def _context_arguments(context: Any) -> dict[str, str]:
+    """`context.arguments`: the values already chosen, an object of strings; absent is none."""
+    if context is None:
+        return {}
+    if isinstance(context, dict):
+        arguments = context.get("arguments", {})
+        if isinstance(arguments, dict) and all(isinstance(value, str) for value in arguments.values()):
+            return arguments
+    raise MCPError(INVALID_PARAMS, "Invalid params: context must be an object whose arguments map names to strings")

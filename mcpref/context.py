@@ -21,6 +21,12 @@ NotifySink = Callable[[dict[str, Any]], Awaitable[None]]
 
 @dataclass
 class RequestContext:
+    """What a handler may know about the request it serves: declare a parameter named `ctx` to get it.
+
+    `meta` holds the request's `_meta` as read (version, client capabilities, log level, progress
+    token); `input_responses` and `state` are filled on an MRTR retry.
+    """
+
     request_id: RequestId
     method: str
     params: dict[str, Any]
@@ -34,6 +40,7 @@ class RequestContext:
 
     @property
     def client_capabilities(self) -> dict[str, Any]:
+        """The capabilities the client declared on this request (each request declares its own)."""
         return self.meta.client_capabilities
 
     def input_response(self, key: str) -> dict[str, Any] | None:

@@ -20,6 +20,7 @@ import base64
 import binascii
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from .jsonrpc import HEADER_MISMATCH, MCPError
@@ -39,14 +40,22 @@ _SAFE_VALUE = re.compile(r"[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?")
 _FIELD_VALUE = re.compile(r"[\x20-\x7e\t]*")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _MAX_SAFE_INTEGER = 2**53 - 1
+#: A decimal number in ASCII digits (JSON's grammar, leading zeros allowed): the only spelling
+#: of a number a header is compared as.
+_DECIMAL_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
 
-def encode_value(value: str | int | bool) -> str:
-    """The header form of a body value (§Value Encoding), base64-wrapped when it must be."""
+def encode_value(value: str | int | float | bool) -> str:
+    """The header form of a body value (§Value Encoding), base64-wrapped when it must be.
+
+    JSON has one number type, so an integer argument may be held as `42.0`; it is written `42`.
+    """
     if isinstance(value, bool):
         text = "true" if value else "false"
     elif isinstance(value, int):
         text = str(value)
+    elif isinstance(value, float):
+        text = str(int(value)) if value.is_integer() else repr(value)
     else:
         text = value
     if _SAFE_VALUE.fullmatch(text) and not _looks_encoded(text):
@@ -211,11 +220,12 @@ def _expect(headers: Mapping[str, str], name: str, body_value: Any, *, decode: b
 def _equal(text: str, body_value: Any) -> bool:
     if isinstance(body_value, bool):
         return text == ("true" if body_value else "false")
-    if isinstance(body_value, int):
-        try:
-            return abs(body_value) <= _MAX_SAFE_INTEGER and int(text) == body_value
-        except ValueError:
+    if isinstance(body_value, int | float):
+        # Numerically, so `42.0` and `42` are equal (§Server Validation); only a decimal number
+        # counts, never what Python's int() also reads (`4_2`, `+42`, other scripts' digits).
+        if abs(body_value) > _MAX_SAFE_INTEGER or len(text) > 64 or not _DECIMAL_NUMBER.fullmatch(text):
             return False
+        return Decimal(text) == Decimal(body_value)
     return isinstance(body_value, str) and text == body_value
 
 

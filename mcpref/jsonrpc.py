@@ -37,7 +37,7 @@ class MCPError(Exception):
     """An error that becomes a JSON-RPC error object on the wire.
 
     `http_status` is the status Streamable HTTP answers with; `None` lets the transport
-    pick its default for the code (see `transports.http.status_for`).
+    pick its default for the code (see `transports.http.status_for`). `http_headers` go with it.
     """
 
     def __init__(
@@ -47,16 +47,20 @@ class MCPError(Exception):
         data: Any = None,
         *,
         http_status: int | None = None,
+        http_headers: list[tuple[bytes, bytes]] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.data = data
         self.http_status = http_status
+        #: Headers the HTTP answer carries besides the usual ones (`Retry-After`, `Connection: close`).
+        self.http_headers = http_headers
         #: The id of the request that failed, when it could be read; echoed in the response.
         self.request_id: RequestId | None = None
 
     def to_error_object(self) -> dict[str, Any]:
+        """The JSON-RPC `error` member: `code`, `message`, and `data` when there is any."""
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.data is not None:
             error["data"] = self.data
@@ -207,13 +211,23 @@ def parse_message(body: bytes) -> Message:
 
 def _invalid(reason: str, request_id: Any) -> MCPError:
     error = MCPError(INVALID_REQUEST, f"Invalid Request: {reason}")
-    if _usable_id(request_id):
+    if is_request_id(request_id):
         error.request_id = request_id
     return error
 
 
-def _usable_id(value: Any) -> bool:
-    return isinstance(value, str | int) and not isinstance(value, bool)
+def is_request_id(value: Any) -> bool:
+    """Is `value` an id MCP allows: a string or an integer (never a boolean or `1.0`)?
+
+    Ids match by JSON type and value; Python alone would take `true` and `1.0` for 1, and a
+    list or object as a dict key raises. Check with this before comparing or looking one up.
+    """
+    return type(value) in (str, int)
+
+
+def same_id(received: Any, sent: RequestId) -> bool:
+    """Does a response's `received` id name the request sent with `sent`? By type and value."""
+    return type(received) is type(sent) and received == sent
 
 
 def result_response(request_id: RequestId, result: dict[str, Any]) -> dict[str, Any]:

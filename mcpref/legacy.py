@@ -93,9 +93,17 @@ def negotiate(requested: Any) -> str:
 
 
 async def handle_legacy(
-    server: Any, request: Request, version: str | None, notify: NotifySink | None = None
+    server: Any,
+    request: Request,
+    version: str | None,
+    notify: NotifySink | None = None,
+    *,
+    principal: str | None = None,
 ) -> dict[str, Any]:
-    """Answer one legacy request with a result in the legacy shape, or raise `MCPError`."""
+    """Answer one legacy request with a result in the legacy shape, or raise `MCPError`.
+
+    `principal` is who is asking, exactly as for a modern request: handles and `requestState`
+    minted for a caller are redeemable only by that caller, whatever era they speak."""
     if request.method == "initialize":
         return initialize_result(server, request.params)
     if request.method == "ping":
@@ -114,7 +122,7 @@ async def handle_legacy(
         raw=meta,
     )
     try:
-        result = await server.handle(request, meta=request_meta, notify=notify)
+        result = await server.handle(request, meta=request_meta, notify=notify, principal=principal)
     except MCPError as error:
         if error.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
             # The handler asked for input; capabilities declared at `initialize` are not known here.

@@ -29,6 +29,7 @@ import os
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from .jsonrpc import INVALID_PARAMS, MCPError
 
@@ -63,18 +64,34 @@ def elicit_form(message: str, properties: dict[str, Any], required: list[str] | 
 
 
 def elicit_url(message: str, url: str) -> dict[str, Any]:
-    """Send the user to a URL (a sign-in, a payment) outside the client."""
+    """Send the user to a URL (a sign-in, a payment) outside the client. The URL must be absolute
+    (client/elicitation.mdx: it must be a valid URL); keep user data and credentials out of it."""
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        raise ValueError(f"elicit_url needs an absolute URL with a scheme and a host, got {url!r}")
     return {"method": "elicitation/create", "params": {"mode": "url", "message": message, "url": url}}
 
 
-def create_message(prompt: str, max_tokens: int = 256, system_prompt: str | None = None) -> dict[str, Any]:
-    """Ask the client's LLM for a completion of one user message."""
+def create_message(
+    prompt: str,
+    max_tokens: int = 256,
+    system_prompt: str | None = None,
+    *,
+    tools: list[dict[str, Any]] | None = None,
+    tool_choice: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Ask the client's LLM for a completion of one user message, optionally with `tools` it may
+    call (client/sampling.mdx §Tools in Sampling: only for clients that declare `sampling.tools`)."""
     params: dict[str, Any] = {
         "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
         "maxTokens": max_tokens,
     }
     if system_prompt is not None:
         params["systemPrompt"] = system_prompt
+    if tools is not None:
+        params["tools"] = tools
+    if tool_choice is not None:
+        params["toolChoice"] = tool_choice
     return {"method": "sampling/createMessage", "params": params}
 
 
@@ -90,10 +107,21 @@ def required_capability(input_request: dict[str, Any]) -> dict[str, Any]:
         mode = (input_request.get("params") or {}).get("mode", "form")
         return {"elicitation": {"url": {}}} if mode == "url" else {"elicitation": {}}
     if method == "sampling/createMessage":
-        return {"sampling": {}}
+        return {"sampling": _sampling_features(input_request.get("params") or {})}
     if method == "roots/list":
         return {"roots": {}}
     raise ValueError(f"not an input request method: {method!r}")
+
+
+def _sampling_features(params: dict[str, Any]) -> dict[str, Any]:
+    """What a sampling request needs beyond `sampling` (client/sampling.mdx): `tools` to offer the
+    model tools (MUST NOT otherwise), `context` for the deprecated `includeContext` values."""
+    needed: dict[str, Any] = {}
+    if params.get("tools"):
+        needed["tools"] = {}
+    if params.get("includeContext", "none") != "none":
+        needed["context"] = {}
+    return needed
 
 
 def read_input_responses(params: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import uvicorn
 
+from .limits import ServerLimits, uvicorn_config
 from .server import Server
 from .transports.http import StreamableHTTP
 from .transports.stdio import serve_stdio
@@ -34,10 +36,17 @@ class _GracefulUvicorn(uvicorn.Server):
         await super().shutdown(sockets)
 
 
-def serve_http(app: Any, servers: Iterable[Server], host: str = "127.0.0.1", port: int = 8000) -> None:
+def serve_http(
+    app: Any,
+    servers: Iterable[Server],
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    limits: ServerLimits | None = None,
+) -> None:
     """Serve an ASGI app (a `StreamableHTTP`, or a larger app mounting several) with uvicorn;
-    `servers` are the MCP servers whose listen streams to end on shutdown."""
-    config = uvicorn.Config(app, host=host, port=port, access_log=False)
+    `servers` are the MCP servers whose listen streams to end on shutdown. `limits` bound what
+    a connection may cost before the app sees a request (see `mcpref.limits`)."""
+    config = uvicorn_config(app, limits or ServerLimits(), host=host, port=port, access_log=False)
     # uvicorn re-raises Ctrl+C after a clean shutdown; there is nothing left to report.
     with contextlib.suppress(KeyboardInterrupt):
         _GracefulUvicorn(config, servers).run()
@@ -48,8 +57,24 @@ def main(server: Server, app: Any = None, argv: Sequence[str] | None = None) -> 
     parser.add_argument("--stdio", action="store_true", help="serve stdin/stdout instead of HTTP")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP address to bind (default: loopback)")
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")), help="HTTP port")
+    add_limit_options(parser)
     args = parser.parse_args(argv)
     if args.stdio:
         serve_stdio(server)
     else:
-        serve_http(app or StreamableHTTP(server), [server], args.host, args.port)
+        serve_http(app or StreamableHTTP(server), [server], args.host, args.port, limits_from(args))
+
+
+def add_limit_options(parser: argparse.ArgumentParser) -> None:
+    """One option per field of `ServerLimits`: `--max-header-bytes`, `--header-timeout`..."""
+    for field in dataclasses.fields(ServerLimits):
+        parser.add_argument(
+            "--" + field.name.replace("_", "-"),
+            type=type(field.default),
+            default=field.default,
+            help=f"(default: {field.default})",
+        )
+
+
+def limits_from(args: argparse.Namespace) -> ServerLimits:
+    return ServerLimits(**{field.name: getattr(args, field.name) for field in dataclasses.fields(ServerLimits)})

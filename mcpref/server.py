@@ -78,6 +78,7 @@ class Server:
         supported_versions: tuple[str, ...] = MODERN_VERSIONS,
         state_sealer: StateSealer | None = None,
         max_subscriptions: int = 1000,
+        max_subscriptions_per_caller: int = 32,
         serve_legacy: bool = True,
         emits_logs: bool = False,
     ) -> None:
@@ -97,7 +98,7 @@ class Server:
         self.resources = ResourceRegistry()
         self.prompts = PromptRegistry()
         self.state_sealer = state_sealer or StateSealer()
-        self.subscriptions = SubscriptionHub(max_subscriptions)
+        self.subscriptions = SubscriptionHub(max_subscriptions, max_per_caller=max_subscriptions_per_caller)
         # A registry that changes while the server runs tells the clients listening for it.
         self.tools.on_change = lambda: self._registry_changed("tools")
         self.resources.on_change = lambda: self._registry_changed("resources")
@@ -160,6 +161,8 @@ class Server:
         description: str | None = None,
         mime_type: str | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register a function as the resource at `uri`; it returns str (text), bytes (a blob) or a list."""
+
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.resources.add(
                 Resource(
@@ -180,6 +183,9 @@ class Server:
         mime_type: str | None = None,
         complete: dict[str, Any] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register a function for every URI matching `uri_template`; its parameters are the
+        template's variables, and `complete` maps a variable to a function suggesting values."""
+
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.resources.add_template(
                 ResourceTemplate(
@@ -279,7 +285,15 @@ class Server:
             logger.exception("%s handler raised", request.method)
             raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
         if isinstance(result, InputRequired):
-            return self._finish(self._input_required(ctx, result))
+            try:
+                asked = self._input_required(ctx, result)
+            except MCPError:
+                raise
+            except Exception:
+                # A handler that asked for nothing, or for a method no client serves: its bug, not the client's.
+                logger.exception("%s handler returned an unusable InputRequired", request.method)
+                raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
+            return self._finish(asked)
         if request.method in CACHEABLE_METHODS:
             self.cache_for.get(request.method, self.cache).apply(result)
         return self._finish(result)
@@ -324,9 +338,10 @@ class Server:
 
     # -- subscriptions ---------------------------------------------------------------------
 
-    def open_subscription(self, request: Request) -> Subscription:
-        """Start a `subscriptions/listen` subscription; the transport streams it."""
-        return self.subscriptions.open(request.id, request.params, self.capabilities())
+    def open_subscription(self, request: Request, caller: str = "") -> Subscription:
+        """Start a `subscriptions/listen` subscription; the transport streams it. `caller` (a
+        principal, or a peer address) is whose fair share of the listen slots it counts against."""
+        return self.subscriptions.open(request.id, request.params, self.capabilities(), caller)
 
     def notify_list_changed(self, kind: str) -> None:
         """Tell listening clients that the list of `kind` ("tools", "prompts", "resources") changed."""
@@ -348,6 +363,8 @@ class Server:
         self.notify_list_changed(kind)
 
     def handler_for(self, method: str) -> Handler:
+        """The handler for `method`, or `MCPError` -32601 if it is unknown, removed, or its
+        capability is not offered. Override it (and `capabilities`) to add an extension's methods."""
         if method in REMOVED_METHODS:
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (removed in {LATEST_VERSION})")
         if method == "subscriptions/listen":

@@ -12,7 +12,13 @@ listen request's result last. Progress and log messages never travel here: they 
 stream of the request they describe.
 
 The hub keeps nothing about a subscription once its stream closes: after a reconnect the client
-listens again. It is bounded: past `max_subscriptions` open streams, a new listen is refused.
+listens again. It is bounded, since every open stream holds a connection and a queue:
+
+- `max_subscriptions` open streams in all, and `max_per_caller` for any one caller (a principal,
+  or a peer address for anonymous callers), so one client cannot take every slot. Past either, a
+  new listen is refused with 503 and `Retry-After`.
+- A filter of at most `max_filter_uris` resource URIs and `max_filter_bytes` bytes of them; a
+  larger one is -32602, and the error says which limit without echoing the filter back.
 """
 
 from __future__ import annotations
@@ -38,6 +44,8 @@ class Subscription:
     def __init__(self, subscription_id: RequestId, honoured: dict[str, Any], queue_size: int) -> None:
         self.id = subscription_id
         self.honoured = honoured
+        #: Whose share this subscription counts against (see `SubscriptionHub.max_per_caller`).
+        self.caller = ""
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(queue_size)
         self._methods = {LIST_FLAGS[flag][1] for flag in honoured if flag in LIST_FLAGS}
         self._uris = set(honoured.get("resourceSubscriptions", []))
@@ -61,17 +69,38 @@ class Subscription:
         return {"resultType": "complete", "_meta": {SUBSCRIPTION_ID_KEY: self.id}}
 
 
+#: Seconds a refused listener is asked to wait before trying again.
+RETRY_AFTER_SECONDS = 5
+
+
 class SubscriptionHub:
-    def __init__(self, max_subscriptions: int = 1000, queue_size: int = 64) -> None:
+    def __init__(
+        self,
+        max_subscriptions: int = 1000,
+        queue_size: int = 64,
+        *,
+        max_per_caller: int = 32,
+        max_filter_uris: int = 256,
+        max_filter_bytes: int = 32 * 1024,
+    ) -> None:
         self.max_subscriptions = max_subscriptions
         self.queue_size = queue_size
+        self.max_per_caller = max_per_caller
+        self.max_filter_uris = max_filter_uris
+        self.max_filter_bytes = max_filter_bytes
         self._open: set[Subscription] = set()
+        #: Open subscriptions by caller, for the fair share.
+        self._by_caller: dict[str, int] = {}
 
     def __len__(self) -> int:
         return len(self._open)
 
-    def open(self, subscription_id: RequestId, params: dict[str, Any], offered: dict[str, Any]) -> Subscription:
-        """Start a subscription, honouring only what the server offers (its capabilities)."""
+    def open(
+        self, subscription_id: RequestId, params: dict[str, Any], offered: dict[str, Any], caller: str = ""
+    ) -> Subscription:
+        """Start a subscription, honouring only what the server offers (its capabilities).
+
+        `caller` says whose share the subscription counts against."""
         requested = params.get("notifications")
         if not isinstance(requested, dict):
             raise MCPError(INVALID_PARAMS, "Invalid params: subscriptions/listen needs a `notifications` object")
@@ -83,20 +112,45 @@ class SubscriptionHub:
         if uris is not None:
             if not isinstance(uris, list) or not all(isinstance(uri, str) for uri in uris):
                 raise MCPError(INVALID_PARAMS, "Invalid params: resourceSubscriptions must be a list of URIs")
+            self._check_filter_size(uris)
             if uris and offered.get("resources", {}).get("subscribe"):
                 honoured["resourceSubscriptions"] = list(dict.fromkeys(uris))
         if len(self._open) >= self.max_subscriptions:
-            raise MCPError(
-                INTERNAL_ERROR,
-                f"Too many open subscriptions (limit {self.max_subscriptions}); retry later",
-                http_status=503,
-            )
+            raise _no_room(f"Too many open subscriptions (limit {self.max_subscriptions}); retry later")
+        if self._by_caller.get(caller, 0) >= self.max_per_caller:
+            raise _no_room(f"Too many open subscriptions for one caller (limit {self.max_per_caller}); retry later")
         subscription = Subscription(subscription_id, honoured, self.queue_size)
+        subscription.caller = caller
         self._open.add(subscription)
+        self._by_caller[caller] = self._by_caller.get(caller, 0) + 1
         return subscription
 
+    def _check_filter_size(self, uris: list[str]) -> None:
+        if len(uris) > self.max_filter_uris:
+            raise MCPError(
+                INVALID_PARAMS,
+                f"Invalid params: resourceSubscriptions lists {len(uris)} URIs; the limit is {self.max_filter_uris}",
+            )
+        size = sum(len(uri) for uri in uris)
+        if size > self.max_filter_bytes:
+            raise MCPError(
+                INVALID_PARAMS,
+                f"Invalid params: resourceSubscriptions holds {size} characters of URIs; "
+                f"the limit is {self.max_filter_bytes}",
+            )
+
     def close(self, subscription: Subscription) -> None:
+        self._forget(subscription)
+
+    def _forget(self, subscription: Subscription) -> None:
+        if subscription not in self._open:
+            return
         self._open.discard(subscription)
+        left = self._by_caller[subscription.caller] - 1
+        if left:
+            self._by_caller[subscription.caller] = left
+        else:
+            del self._by_caller[subscription.caller]
 
     def publish(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Queue a change notification for every subscription that asked for it.
@@ -119,10 +173,19 @@ class SubscriptionHub:
             self._end(subscription)
 
     def _end(self, subscription: Subscription) -> None:
-        self._open.discard(subscription)
+        self._forget(subscription)
         while True:
             try:
                 subscription.queue.put_nowait(None)
                 return
             except asyncio.QueueFull:
                 subscription.queue.get_nowait()
+
+
+def _no_room(message: str) -> MCPError:
+    return MCPError(
+        INTERNAL_ERROR,
+        message,
+        http_status=503,
+        http_headers=[(b"retry-after", str(RETRY_AFTER_SECONDS).encode())],
+    )

@@ -15,6 +15,7 @@ import httpx
 import pytest
 import uvicorn
 
+from mcpref.limits import ServerLimits, uvicorn_config
 from mcpref.validation import check_message
 
 VERSION = "2026-07-28"
@@ -26,17 +27,19 @@ ACCEPT = "application/json, text/event-stream"
 
 
 @contextmanager
-def running(app: Any, *, lifespan: str = "off") -> Iterator[str]:
+def running(app: Any, *, lifespan: str = "off", limits: ServerLimits | None = None) -> Iterator[str]:
     """Serve `app` with a real uvicorn on a free loopback port; yield its base URL.
 
-    `lifespan="on"` for apps that start work at startup (other implementations' servers)."""
+    `lifespan="on"` for apps that start work at startup (other implementations' servers);
+    `limits` to serve it as `mcpref.run` does, with those bounds (see `mcpref.limits`)."""
     # IPPROTO_TCP explicitly: asyncio turns Nagle off only on sockets whose proto says TCP, and
     # with Nagle on, every response waits ~40 ms for a delayed ACK between its two writes.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan=lifespan, access_log=False)
+    options: dict[str, Any] = {"log_level": "warning", "lifespan": lifespan, "access_log": False}
+    config = uvicorn.Config(app, **options) if limits is None else uvicorn_config(app, limits, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

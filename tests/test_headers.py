@@ -146,3 +146,50 @@ def test_whitespace_around_a_header_value_is_framing() -> None:
     params = {"name": "echo", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
     headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "  echo\t"}
     check_request_headers(headers, "tools/call", params)
+
+
+def _check_integer(header: str, body: object) -> None:
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "t", "mcp-param-n": header}
+    check_request_headers(headers, "tools/call", {"name": "t", "arguments": {"n": body}, "_meta": meta}, {"N": ("n",)})
+
+
+@pytest.mark.parametrize(
+    ("header", "body"), [("42", 42), ("42.0", 42), ("42", 42.0), ("42.0", 42.0), ("4.2e1", 42), ("-7", -7.0)]
+)
+def test_integer_headers_compare_numerically(header: str, body: object) -> None:
+    """`42.0` and `42` are equal (streamable-http.mdx §Server Validation), whichever side has which."""
+    _check_integer(header, body)
+
+
+@pytest.mark.parametrize(
+    ("header", "body"),
+    [("4_2", 42), ("+42", 42), ("٤٢", 42), ("42.5", 42), ("0x2a", 42), ("4 2", 42), ("Infinity", 42), ("nan", 42)],
+)
+def test_integer_headers_that_are_no_decimal_number_are_a_mismatch(header: str, body: object) -> None:
+    """Python's int() reads `4_2`, `+42` and Arabic-Indic digits as 42; a header is no Python literal."""
+    with pytest.raises(MCPError) as caught:
+        _check_integer(header, body)
+    assert caught.value.code == HEADER_MISMATCH
+
+
+@pytest.mark.parametrize(("value", "header"), [(42.0, "42"), (-7.0, "-7"), (1.5, "1.5")])
+def test_encode_value_takes_a_float(value: float, header: str) -> None:
+    """JSON has one number type: a client may hold an integer argument as `42.0`."""
+    assert encode_value(value) == header
+    _check_integer(header, value)
+
+
+@pytest.mark.parametrize("value", [2**53, -(2**53), 10**20])
+def test_header_integers_stay_within_the_safe_range(value: int) -> None:
+    base = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "t"}
+    params = {
+        "name": "t",
+        "arguments": {"n": value},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"},
+    }
+    with pytest.raises(MCPError) as caught:
+        check_request_headers({**base, "mcp-param-n": str(value)}, "tools/call", params, {"N": ("n",)})
+    assert caught.value.code == HEADER_MISMATCH
+    safe = {**params, "arguments": {"n": 2**53 - 1}}
+    check_request_headers({**base, "mcp-param-n": str(2**53 - 1)}, "tools/call", safe, {"N": ("n",)})

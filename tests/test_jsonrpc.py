@@ -13,7 +13,9 @@ from mcpref.jsonrpc import (
     Request,
     encode,
     error_response,
+    is_request_id,
     parse_message,
+    same_id,
 )
 
 
@@ -85,3 +87,20 @@ def test_error_response_leaves_out_an_unknown_id() -> None:
 
 def test_encode_is_compact_utf8() -> None:
     assert encode({"a": "é", "b": [1, 2]}) == '{"a":"é","b":[1,2]}'.encode()
+
+
+@pytest.mark.parametrize(
+    ("received", "sent", "same"),
+    [
+        (1, 1, True),
+        ("a", "a", True),
+        (True, 1, False),
+        (1.0, 1, False),
+        ("1", 1, False),
+        ([1], 1, False),
+        (None, 1, False),
+    ],
+)
+def test_ids_match_by_json_type_and_value(received: object, sent: int | str, same: bool) -> None:
+    assert same_id(received, sent) is same
+    assert is_request_id(received) is (type(received) in (str, int))

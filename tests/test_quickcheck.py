@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpref import MCPError, Server
+from mcpref import Server, ToolError
 from mcpref._quickcheck import quick_check
 
 NAMES = st.sampled_from(["a", "b", "message", "n"])
@@ -84,7 +84,7 @@ def test_jsonschema_decides_what_the_quick_check_does_not_pass() -> None:
 
     tool = server.tools.require("double")
     tool.check_arguments({"n": 2.0})  # an integer to JSON Schema, though not to the quick check
-    with pytest.raises(MCPError, match=r"at n: 'x' is not of type 'integer'"):
+    with pytest.raises(ToolError, match=r"at n: 'x' is not of type 'integer'"):
         tool.check_arguments({"n": "x"})
-    with pytest.raises(MCPError, match=r"at \(root\): 'n' is a required property"):
+    with pytest.raises(ToolError, match=r"at \(root\): 'n' is a required property"):
         tool.check_arguments({})

@@ -21,7 +21,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from ..jsonrpc import Notification
+from ..jsonrpc import Notification, same_id
 from ..meta import SUBSCRIPTION_ID_KEY
 from ._errors import MCPClientError, ProtocolError, TransportError, error_from
 
@@ -166,7 +166,7 @@ class Subscription:
     def _accept(self, message: dict[str, Any]) -> Notification | None:
         """The notification to hand to the caller, or `None` for messages that are not for it."""
         if "method" not in message:
-            if message.get("id") != self.subscription_id:
+            if not same_id(message.get("id"), self.subscription_id):
                 raise ProtocolError(f"the listen stream carried a response for id {message.get('id')!r}")
             self._closed = True
             if "error" in message:

@@ -20,7 +20,7 @@ import shlex
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from ..jsonrpc import MCPError, decode_json, encode
+from ..jsonrpc import MCPError, decode_json, encode, is_request_id
 from ..meta import PROGRESS_TOKEN_KEY, SUBSCRIPTION_ID_KEY
 from ._errors import TransportError
 
@@ -123,6 +123,7 @@ class StdioTransport:
                     )
 
     async def notify(self, message: dict[str, Any]) -> None:
+        """Send a notification (no answer expected), starting the server first if needed."""
         await self._ensure_started()
         await self._write(message)
 
@@ -224,12 +225,15 @@ class StdioTransport:
         if "method" in message:
             meta = params.get("_meta")
             meta = meta if isinstance(meta, dict) else {}
-            owner = meta.get(SUBSCRIPTION_ID_KEY, self._tokens.get(params.get(PROGRESS_TOKEN_KEY)))
+            token = params.get(PROGRESS_TOKEN_KEY)
+            owner = meta.get(SUBSCRIPTION_ID_KEY, self._tokens.get(token) if is_request_id(token) else None)
             if "id" in message:
                 owner = None  # servers never send requests; nothing can answer it
         else:
             owner = message.get("id")
-        queue = self._routes.get(owner) if owner is not None else None
+        # Ids match as JSON-RPC ids do, by type and value: `true` or `1.0` is not the request 1,
+        # and `[1]` (unhashable) must not stop the reader.
+        queue = self._routes.get(owner) if is_request_id(owner) else None
         if queue is not None:
             queue.put_nowait(message)
         elif "method" in message and "id" not in message and self.on_stray is not None:

@@ -11,7 +11,8 @@ Checks run in this order; the first that fails answers, and later ones never run
    hostile site learns nothing from a loopback server (DNS rebinding).
 3. `Content-Type` must be `application/json` (415) and `Accept` must cover both
    `application/json` and `text/event-stream` (406): what the body and answer can be at all.
-4. Body size (413): read no further than the limit.
+4. Body size (413) and time (408): read no further than the limit, for no longer than the
+   deadline; either refusal closes the connection, so the rest of the body is never read.
 5. JSON-RPC framing (400, -32700 or -32600): see `jsonrpc.parse_message`.
 6. A notification is accepted with 202 and no body.
 7. Request `_meta` (400, -32602 when missing): the body is the source of truth, so it is read
@@ -30,9 +31,10 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import jsonrpc
+from ..catchall import NOSNIFF, internal_error, plain_response
 from ..headers import check_request_headers
 from ..jsonrpc import MCPError, Notification, Request, encode, error_response, result_response
 from ..legacy import handle_legacy, is_legacy_request
@@ -47,8 +49,18 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 logger = logging.getLogger("mcpref.http")
+T = TypeVar("T")
 
-DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+#: The largest body read (413 past it). MCP requests are small; the largest real ones carry a
+#: file or an image in tool arguments, and 1 MiB leaves room for that.
+DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+#: Seconds from the end of the request head to the end of its body (408 past it).
+DEFAULT_BODY_TIMEOUT_SECONDS = 30.0
+#: Bodies at least this large are parsed in a worker thread: orjson reads 64 KiB in well under a
+#: millisecond, but a megabyte of nested brackets takes long enough to stall every other request.
+PARSE_IN_THREAD_BYTES = 64 * 1024
+#: Refusals after which the rest of the body is not worth reading: the connection is closed.
+CLOSE = [(b"connection", b"close")]
 
 #: HTTP status for each JSON-RPC error code, where the spec names one (streamable-http.mdx,
 #: basic/index.mdx). An error may override it with its own `http_status`.
@@ -88,6 +100,7 @@ class StreamableHTTP:
         path: str | None = "/mcp",
         origins: OriginPolicy | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        body_timeout_seconds: float = DEFAULT_BODY_TIMEOUT_SECONDS,
         stream_responses: bool = False,
         keepalive_seconds: float = 15.0,
     ) -> None:
@@ -95,6 +108,7 @@ class StreamableHTTP:
         self.path = path
         self.origins = origins or OriginPolicy.from_env()
         self.max_body_bytes = max_body_bytes
+        self.body_timeout_seconds = body_timeout_seconds
         self.stream_responses = stream_responses
         self.keepalive_seconds = keepalive_seconds
 
@@ -105,12 +119,14 @@ class StreamableHTTP:
         if scope["type"] != "http":
             return
         if self.path is not None and scope["path"] != self.path:
-            await _plain(send, 404, b"Not Found")
+            await plain_response(send, 404, b"Not Found")
             return
         try:
             await self._handle(scope, receive, send)
         except MCPError as error:
-            await _json(send, status_for(error), error_response(error.request_id, error))
+            await _json(send, status_for(error), error_response(error.request_id, error), error.http_headers)
+        except Exception as exc:  # a bug: one uniform 500, one log line (see mcpref.catchall)
+            await internal_error(scope, send, exc)
 
     async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] != "POST":
@@ -132,22 +148,28 @@ class StreamableHTTP:
         _check_accept(headers.get("accept"))
         body = await self._read_body(headers, receive)
 
-        message = jsonrpc.parse_message(body)
+        if len(body) < PARSE_IN_THREAD_BYTES:
+            message = jsonrpc.parse_message(body)
+        else:
+            message = await asyncio.to_thread(jsonrpc.parse_message, body)
         if isinstance(message, Notification):
             await send({"type": "http.response.start", "status": 202, "headers": []})
             await send({"type": "http.response.body", "body": b""})
             return
         try:
-            await self._answer(message, headers, receive, send)
+            await self._answer(message, headers, scope, receive, send)
         except MCPError as error:
             error.request_id = message.id
             raise
 
-    async def _answer(self, request: Request, headers: dict[str, str], receive: Receive, send: Send) -> None:
+    async def _answer(
+        self, request: Request, headers: dict[str, str], scope: Scope, receive: Receive, send: Send
+    ) -> None:
         header_version = headers.get("mcp-protocol-version")
+        principal = _principal(scope, headers)
         if is_legacy_request(request, header_version):
             if self.server.serve_legacy:
-                await self._answer_legacy(request, header_version, receive, send)
+                await self._answer_legacy(request, header_version, principal, receive, send)
                 return
             if request.method == "initialize":
                 # Modern-only: say which versions this server speaks (basic/versioning.mdx:
@@ -161,9 +183,8 @@ class StreamableHTTP:
         )
         if meta.protocol_version not in self.server.supported_versions:
             raise unsupported_version(meta.protocol_version, self.server.supported_versions)
-        principal = _principal(headers)
         if request.method == "subscriptions/listen":
-            await self._listen(request, receive, send)
+            await self._listen(request, principal or _peer(scope), receive, send)
             return
         if self.stream_responses or meta.progress_token is not None or meta.log_level is not None:
             # A stream commits to 200 before the handler runs, so the method (404) and a capability
@@ -180,10 +201,15 @@ class StreamableHTTP:
                 send,
             )
             return
-        result = await self.server.handle(request, meta=meta, principal=principal)
+        try:
+            result = await _unless_client_leaves(self.server.handle(request, meta=meta, principal=principal), receive)
+        except _ClientLeft:
+            return
         await _json(send, 200, result_response(request.id, result))
 
-    async def _answer_legacy(self, request: Request, version: str | None, receive: Receive, send: Send) -> None:
+    async def _answer_legacy(
+        self, request: Request, version: str | None, principal: str | None, receive: Receive, send: Send
+    ) -> None:
         """A 2025-11-25-era request, served statelessly (see `mcpref.legacy`).
 
         Errors keep HTTP 200 unless the transport itself refused the message: a legacy client
@@ -192,11 +218,18 @@ class StreamableHTTP:
         meta = request.params.get("_meta")
         if isinstance(meta, dict) and PROGRESS_TOKEN_KEY in meta or self.stream_responses:
             await self._stream(
-                request, lambda notify: handle_legacy(self.server, request, version, notify), receive, send
+                request,
+                lambda notify: handle_legacy(self.server, request, version, notify, principal=principal),
+                receive,
+                send,
             )
             return
         try:
-            result = await handle_legacy(self.server, request, version)
+            result = await _unless_client_leaves(
+                handle_legacy(self.server, request, version, principal=principal), receive
+            )
+        except _ClientLeft:
+            return
         except MCPError as error:
             error.http_status = error.http_status or 200
             raise
@@ -219,30 +252,21 @@ class StreamableHTTP:
         async def notify(message: dict[str, Any]) -> None:
             await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
 
-        # The handler runs in this task, and a watcher cancels the task if the client leaves:
-        # one task and no asyncio.wait per request, which is most of what a stream costs.
-        watcher = asyncio.ensure_future(_cancel_on_disconnect(receive, asyncio.current_task()))
         try:
-            final = result_response(request.id, await run(notify))
+            final = result_response(request.id, await _unless_client_leaves(run(notify), receive))
         except MCPError as error:
             final = error_response(request.id, error)
-        except asyncio.CancelledError:
-            if watcher.done():  # the client left
-                return
-            raise  # cancelled from outside: the server is stopping
-        finally:
-            watcher.cancel()
-        if watcher.done():  # the client left as the handler finished
+        except _ClientLeft:
             return
         await send({"type": "http.response.body", "body": sse.event(final), "more_body": False})
 
-    async def _listen(self, request: Request, receive: Receive, send: Send) -> None:
+    async def _listen(self, request: Request, caller: str, receive: Receive, send: Send) -> None:
         """Serve a `subscriptions/listen` stream until the client leaves or the server ends it.
 
         The acknowledgement goes out at once, so a client knows the subscription is live before
         anything changes; comment lines keep idle connections from being cut by proxies.
         """
-        subscription = self.server.open_subscription(request)
+        subscription = self.server.open_subscription(request, caller)
         watcher = asyncio.ensure_future(_wait_for_disconnect(receive))
         try:
             await send({"type": "http.response.start", "status": 200, "headers": sse.HEADERS})
@@ -272,14 +296,30 @@ class StreamableHTTP:
             self.server.subscriptions.close(subscription)
 
     async def _read_body(self, headers: dict[str, str], receive: Receive) -> bytes:
-        def too_large() -> MCPError:
-            return MCPError(
-                jsonrpc.INVALID_REQUEST, f"Payload Too Large: the limit is {self.max_body_bytes} bytes", http_status=413
-            )
-
+        """The whole body, within `max_body_bytes` (413) and `body_timeout_seconds` (408)."""
         declared = headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
-            raise too_large()
+            raise self._too_large()
+        try:
+            async with asyncio.timeout(self.body_timeout_seconds):
+                return await self._receive_body(receive)
+        except TimeoutError:
+            raise MCPError(
+                jsonrpc.INVALID_REQUEST,
+                f"Request Timeout: the body did not arrive within {self.body_timeout_seconds:g} s",
+                http_status=408,
+                http_headers=CLOSE,
+            ) from None
+
+    def _too_large(self) -> MCPError:
+        return MCPError(
+            jsonrpc.INVALID_REQUEST,
+            f"Payload Too Large: the limit is {self.max_body_bytes} bytes",
+            http_status=413,
+            http_headers=CLOSE,
+        )
+
+    async def _receive_body(self, receive: Receive) -> bytes:
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -289,7 +329,7 @@ class StreamableHTTP:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body_bytes:
-                raise too_large()
+                raise self._too_large()
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
@@ -345,26 +385,67 @@ async def _cancel_on_disconnect(receive: Receive, task: asyncio.Task[Any] | None
         task.cancel()
 
 
+class _ClientLeft(Exception):
+    """The client closed the connection before its answer was ready; there is no one to answer."""
+
+
+async def _unless_client_leaves(work: Awaitable[T], receive: Receive) -> T:
+    """Await `work` in this task, cancelling it if the client disconnects first.
+
+    Closing the connection is how an HTTP client cancels a request (streamable-http.mdx
+    §Cancellation), whether the answer would have been a stream or one JSON object. The work
+    runs in the request's own task and a watcher cancels that task: one extra task and no
+    `asyncio.wait` per request.
+    """
+    watcher = asyncio.ensure_future(_cancel_on_disconnect(receive, asyncio.current_task()))
+    try:
+        result = await work
+    except asyncio.CancelledError:
+        if watcher.done():
+            raise _ClientLeft from None
+        raise  # cancelled from outside: the server is stopping
+    finally:
+        watcher.cancel()
+    if watcher.done():  # the client left as the work finished
+        raise _ClientLeft
+    return result
+
+
 async def _json(
     send: Send, status: int, message: dict[str, Any], extra: list[tuple[bytes, bytes]] | None = None
 ) -> None:
     body = encode(message)
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(extra or [])]
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        NOSNIFF,
+        *(extra or []),
+    ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
-async def _plain(send: Send, status: int, body: bytes) -> None:
-    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+def _peer(scope: Scope) -> str:
+    """An anonymous caller, as far as the transport can tell: its address (behind a reverse proxy
+    that is the proxy's, so every anonymous caller shares one fair share)."""
+    client = scope.get("client")
+    return f"peer:{client[0]}" if client else "peer:unknown"
 
 
-def _principal(headers: dict[str, str]) -> str | None:
-    """Who is asking, for binding `requestState`: a digest of the credentials, never the credentials.
+#: The ASGI scope key an authentication layer in front of the endpoint sets to the caller it
+#: verified (`mcpref.auth.ProtectedResource`: the access token's issuer and subject). It wins over
+#: the header digest, so `requestState`, handles and private cache entries stay bound to the
+#: user across token refreshes, and no two users share one.
+PRINCIPAL_SCOPE_KEY = "mcpref.principal"
 
-    Verifying the token is the auth layer's job; here it only has to tell callers apart.
+
+def _principal(scope: Scope, headers: dict[str, str]) -> str | None:
+    """Who is asking, for binding `requestState`: the authenticated caller when a layer in front
+    verified one (`PRINCIPAL_SCOPE_KEY`), else a digest of the credentials, never the credentials.
     """
+    verified = scope.get(PRINCIPAL_SCOPE_KEY)
+    if verified is not None:
+        return str(verified)
     authorization = headers.get("authorization")
     if authorization is None:
         return None

@@ -16,6 +16,7 @@ HEADERS = [
     (b"cache-control", b"no-cache"),
     # Asks proxies such as nginx not to hold events back (streamable-http.mdx SHOULD).
     (b"x-accel-buffering", b"no"),
+    (b"x-content-type-options", b"nosniff"),
 ]
 
 KEEP_ALIVE = b": keep-alive\n\n"

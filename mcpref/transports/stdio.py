@@ -87,9 +87,7 @@ class StdioTransport:
             return
         if isinstance(message, Notification):
             if message.method == "notifications/cancelled":
-                task = self._tasks.get(message.params.get("requestId"))
-                if task is not None:
-                    task.cancel()
+                self._cancel(message.params.get("requestId"))
             return
         if message.id in self._tasks:
             self._write(
@@ -100,6 +98,15 @@ class StdioTransport:
         task = asyncio.ensure_future(work)
         self._tasks[message.id] = task
         task.add_done_callback(lambda _: self._tasks.pop(message.id, None))
+
+    def _cancel(self, request_id: Any) -> None:
+        """Cancel the request a `notifications/cancelled` names. One that names none of ours, or
+        is malformed, is ignored (cancellation.mdx §Error Handling). Ids match as JSON-RPC ids do,
+        by type and value: Python would take `true` and `1.0` for the request with id 1."""
+        if jsonrpc.is_request_id(request_id):
+            task = self._tasks.get(request_id)
+            if task is not None:
+                task.cancel()
 
     async def _answer(self, request: Request) -> None:
         try:

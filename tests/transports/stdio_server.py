@@ -18,11 +18,11 @@ async def echo(message: str, ctx) -> str:  # type: ignore[no-untyped-def]
 
 
 @server.tool()
-async def wait() -> str:
+async def wait(seconds: float = 30) -> str:
     """Sleeps until cancelled; says so on stderr, which the test reads."""
     print("wait started", file=sys.stderr, flush=True)
     try:
-        await asyncio.sleep(30)
+        await asyncio.sleep(seconds)
     except asyncio.CancelledError:
         print("wait was cancelled", file=sys.stderr, flush=True)
         raise

@@ -421,10 +421,13 @@ def test_unknown_tool_is_invalid_params(client: MCPClient) -> None:
     assert error["code"] == -32602
 
 
-def test_bad_arguments_are_invalid_params(client: MCPClient) -> None:
-    error = client.error("tools/call", {"name": "echo", "arguments": {"message": 5}}, status=200)
-    assert error["code"] == -32602
-    assert "message" in error["message"]
+def test_bad_arguments_are_a_tool_execution_error(client: MCPClient) -> None:
+    """200 with `isError: true`, so the model reads what to fix (server/tools.mdx §Error Handling)."""
+    response = client.post("tools/call", {"name": "echo", "arguments": {"message": 5}})
+    assert response.status_code == 200
+    result = response.messages[-1]["result"]  # type: ignore[attr-defined]
+    assert result["isError"] is True
+    assert "at message: 5 is not of type 'string'" in result["content"][0]["text"]
 
 
 def test_bad_cursor_is_invalid_params(client: MCPClient) -> None:

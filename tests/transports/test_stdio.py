@@ -92,6 +92,34 @@ def test_cancelled_requests_get_no_answer(child: Child) -> None:
     assert b"wait was cancelled" in child.process.stderr.read()
 
 
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"requestId": [1]},
+        {"requestId": {"id": 1}},
+        {"requestId": True},
+        {"requestId": 1.0},
+        {"requestId": "1"},
+        {"requestId": None},
+        {},
+        {"requestId": 99},
+    ],
+)
+def test_a_cancellation_that_names_no_request_of_ours_is_ignored(child: Child, params: dict) -> None:
+    """Malformed or unknown cancellations are ignored (cancellation.mdx §Error Handling), and ids
+    match by JSON type and value, as JSON-RPC ids do: `true`, `1.0` and `"1"` do not name request 1."""
+    child.request(1, "tools/call", {"name": "wait", "arguments": {"seconds": 0.5}})
+    assert child.process.stderr is not None
+    assert child.process.stderr.readline() == b"wait started\n"
+    child.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+    child.request(2, "tools/call", {"name": "echo", "arguments": {"message": "still here"}})
+    assert child.close() == 0  # at EOF the server finishes what is under way, then exits
+    assert child.process.stdout is not None
+    answers = {message["id"]: message["result"] for message in map(json.loads, child.process.stdout)}
+    assert answers[2]["content"][0]["text"] == "still here"
+    assert answers[1]["content"][0]["text"] == "woke"
+
+
 def test_malformed_lines_get_errors_and_the_server_goes_on(child: Child) -> None:
     child.send(b"not json\n")
     assert child.read()["error"]["code"] == -32700
@@ -160,3 +188,22 @@ def test_a_legacy_client_over_stdio(child: Child) -> None:
     assert child.read("tools/call", "2025-11-25")["result"] == {"content": [{"type": "text", "text": "old"}]}
     child.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
     assert child.read("ping", "2025-11-25")["result"] == {}
+
+
+def test_the_server_cancels_nothing_but_listen_streams(child: Child) -> None:
+    listen = {"_meta": META, "notifications": {"toolsListChanged": True}}
+    child.send({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen", "params": listen})
+    child.request(7, "tools/call", {"name": "echo", "arguments": {"message": "m"}})
+    assert child.close() == 0
+    assert child.process.stdout is not None
+    sent = [json.loads(line) for line in child.process.stdout.read().splitlines()]
+    cancels = [m for m in sent if m.get("method") == "notifications/cancelled"]
+    assert [m["params"]["requestId"] for m in cancels] == ["L"]  # never request 7, nor anything else
+
+
+def test_a_cancelled_tool_stops_working(child: Child) -> None:
+    assert child.process.stderr is not None
+    child.request(8, "tools/call", {"name": "wait", "arguments": {}})
+    assert child.process.stderr.readline() == b"wait started\n"
+    child.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 8}})
+    assert child.process.stderr.readline() == b"wait was cancelled\n"  # stopped now, not after its 30 s sleep

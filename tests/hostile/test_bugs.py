@@ -1,0 +1,128 @@
+"""The bugs an attacker found (issue 10), each against a real uvicorn; each failed before its fix."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from examples import site
+from examples.reference_server import create_dual_app
+from mcpref import StreamableHTTP
+from tests.hostile.conftest import Record, body, headers, hostile_server
+
+LEGACY = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def test_completion_with_a_context_that_is_not_an_object_is_invalid_params(serve) -> None:
+    http = serve(StreamableHTTP(hostile_server()))
+    for context in (1, "x", [], {"arguments": 1}, {"arguments": {"tone": 2}}):
+        params = {"ref": {"type": "ref/prompt", "name": "brief"}, "argument": {"name": "city", "value": ""}}
+        response = http.post(
+            "/mcp",
+            json=body("completion/complete", {**params, "context": context}),
+            headers=headers("completion/complete"),
+        )
+        assert response.status_code == 200, (context, response.text)
+        assert response.json()["error"]["code"] == -32602
+
+
+# -- the site app: what a static site answers, never a 500 --------------------------------------
+
+
+@pytest.fixture
+def site_http(serve, tmp_path: Path) -> httpx.Client:
+    (tmp_path / "index.html").write_text("<h1>home</h1>")
+    return serve(site.make_app(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [
+        ("POST", "/nope", 405),
+        ("DELETE", "/", 405),
+        ("GET", "/nope", 404),
+        ("GET", "/%00", 404),
+        ("GET", "/" + "a" * 5000, 404),
+    ],
+)
+def test_the_site_answers_paths_it_does_not_serve_as_a_static_site(site_http, method, path, status, caplog) -> None:
+    with caplog.at_level(logging.ERROR):
+        response = site_http.request(method, path, content=b"{}", headers={"Content-Type": "application/json"})
+    assert response.status_code == status
+    assert response.headers["content-type"].startswith("text/plain")
+    assert "Traceback" not in response.text
+    assert response.headers["x-content-type-options"] == "nosniff"
+    if status == 405:
+        assert response.headers["allow"] == "GET, HEAD"
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+@pytest.mark.parametrize("path", ["/mcp/", "/MCP", "/Dual/MCP/"])
+def test_a_near_miss_of_an_mcp_endpoint_gets_a_json_rpc_404_naming_it(site_http, path) -> None:
+    response = site_http.post(path, json=body("tools/list"), headers=headers("tools/list"))
+    assert response.status_code == 404
+    error = response.json()["error"]
+    assert error["code"] == -32600
+    assert site._meant_endpoint(path) in error["message"]
+
+
+def test_options_star_is_not_a_500(site_http) -> None:
+    host, port = site_http.base_url.host, site_http.base_url.port
+    with socket.create_connection((host, port), timeout=5) as sock:
+        sock.sendall(b"OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        answer = b""
+        while chunk := sock.recv(4096):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 405 "), answer[:200]
+
+
+def test_the_site_still_serves_its_pages_and_endpoints(site_http) -> None:
+    assert site_http.get("/").text == "<h1>home</h1>"
+    assert site_http.get("/mcp").status_code == 405  # the endpoint's own JSON-RPC 405
+    assert site_http.get("/mcp").json()["error"]["code"] == -32600
+
+
+# -- the legacy path keeps the caller --------------------------------------------------------------
+
+
+def legacy_call(http: httpx.Client, name: str, arguments: dict, authorization: str | None) -> dict:
+    sent = {**LEGACY, "MCP-Protocol-Version": "2025-11-25"}
+    if authorization is not None:
+        sent["Authorization"] = authorization
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    response = http.post("/dual/mcp", json=message, headers=sent)
+    assert response.status_code == 200, response.text
+    return response.json()["result"]
+
+
+def test_a_handle_minted_on_a_legacy_request_belongs_to_its_caller(serve) -> None:
+    http = serve(create_dual_app())
+    drafted = legacy_call(http, "draft_alert", {"station": "oslo", "message": "Gale"}, "Bearer alice")
+    handle = drafted["structuredContent"]["handle"]
+    assert legacy_call(http, "issue_alert", {"handle": handle}, "Bearer alice").get("isError") is not True
+    for someone_else in ("Bearer mallory", None):
+        refused = legacy_call(http, "issue_alert", {"handle": handle}, someone_else)
+        assert refused["isError"] is True, someone_else
+        assert "someone else" in refused["content"][0]["text"]
+
+
+# -- closing a plain-JSON response cancels the tool ----------------------------------------------
+
+
+def test_a_client_closing_a_json_response_cancels_the_tool(serve) -> None:
+    record = Record()
+    http = serve(StreamableHTTP(hostile_server(record)))
+    calls = 5
+    for request_id in range(calls):
+        message = body("tools/call", {"name": "slow", "arguments": {"seconds": 2}}, request_id)
+        with pytest.raises(httpx.ReadTimeout):
+            http.post("/mcp", json=message, headers=headers("tools/call", "slow"), timeout=0.3)
+    deadline = time.monotonic() + 3
+    while record.cancelled < calls and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (record.started, record.cancelled, record.finished) == (calls, calls, 0)
