@@ -226,7 +226,11 @@ class StreamableHTTP:
         # method, and gets -32601 like `ping`.
         meta = read_request_meta(request.params, supported=None)
         check_request_headers(
-            headers, request.method, request.params, self.server.header_params_for(request.method, request.params)
+            headers,
+            request.method,
+            request.params,
+            self.server.header_params_for(request.method, request.params),
+            self.server.name_field_for(request.method),
         )
         if meta.protocol_version not in self.server.supported_versions:
             raise unsupported_version(meta.protocol_version, self.server.supported_versions)
