@@ -82,6 +82,15 @@ class Server:
     def echo(message: str) -> str:
         return message
     ```
+
+    - `name`, `version`, `title`: who the server is, in every result's `_meta` (`serverInfo`).
+    - `instructions`: text for the client's model on how to use the server, in `server/discover`.
+    - `cache`, `cache_for`: the `ttlMs`/`cacheScope` of cacheable results, by default and per method.
+    - `page_size`: split lists into pages of this many, with a `nextCursor`; None sends one page.
+    - `supported_versions`: the modern revisions served; `serve_legacy`: also serve 2025-era clients.
+    - `state_sealer`: seals MRTR `requestState` (by default with `MCP_STATE_KEY`).
+    - `max_subscriptions`: open `subscriptions/listen` streams at most.
+    - `emits_logs`: declare `logging`; None declares it when a handler takes `ctx`.
     """
 
     def __init__(
@@ -99,7 +108,7 @@ class Server:
         max_subscriptions: int = 1000,
         max_subscriptions_per_caller: int = 32,
         serve_legacy: bool = True,
-        emits_logs: bool = False,
+        emits_logs: bool | None = None,
     ) -> None:
         self.info: dict[str, Any] = {"name": name, "version": version}
         if title is not None:
@@ -111,7 +120,8 @@ class Server:
         self.supported_versions = supported_versions
         #: Serve 2025-11-25-era clients (`initialize`, no per-request `_meta`); see `mcpref.legacy`.
         self.serve_legacy = serve_legacy
-        #: Declare the (deprecated) `logging` capability: set it when handlers call `ctx.log`.
+        #: Declare the (deprecated) `logging` capability, which `ctx.log` needs to send anything.
+        #: None decides by the handlers: any that takes `ctx` can log, so it is declared.
         self.emits_logs = emits_logs
         self.tools = ToolRegistry()
         self.resources = ResourceRegistry()
@@ -292,11 +302,18 @@ class Server:
         has_completers = any(p.complete for p in self.prompts) or any(t.complete for t in self.resources.templates)
         if has_completers:
             capabilities["completions"] = {}
-        if self.emits_logs:
+        if self._may_log():
             capabilities["logging"] = {}
         if self.extensions:
             capabilities["extensions"] = {ext_id: ext.settings() for ext_id, ext in self.extensions.items()}
         return capabilities
+
+    def _may_log(self) -> bool:
+        """Servers that emit log messages MUST declare `logging` (server/utilities/logging.mdx)."""
+        if self.emits_logs is not None:
+            return self.emits_logs
+        handlers = [*self.tools, *self.prompts, *self.resources.resources.values(), *self.resources.templates]
+        return any(handler._with_ctx for handler in handlers)
 
     def header_params_for(self, method: str, params: dict[str, Any]) -> dict[str, tuple[str, ...]]:
         """The `x-mcp-header` parameters the transport must check for this request."""
@@ -331,6 +348,8 @@ class Server:
             meta = read_request_meta(request.params, self.supported_versions)
         handler = self.handler_for(request.method)
         ctx = RequestContext(request.id, request.method, request.params, meta, notify, principal)
+        # Without `logging` declared, ctx.log is silent (server/utilities/logging.mdx §Capabilities).
+        ctx.may_log = "logging" in self._offered_names()
         self._read_round(ctx)
         call = handler
         for extension in reversed(self.extensions.values()):
@@ -387,6 +406,7 @@ class Server:
                 method=ctx.method,
                 digest=params_digest(ctx.method, params),
                 principal=ctx.principal,
+                issuer=self.info["name"],
             )
 
     def _input_required(self, ctx: RequestContext, asked: InputRequired) -> dict[str, Any]:
@@ -405,7 +425,7 @@ class Server:
         if asked.state is not None:
             digest = params_digest(ctx.method, ctx.params)
             result["requestState"] = self.state_sealer.seal(
-                asked.state, method=ctx.method, digest=digest, principal=ctx.principal
+                asked.state, method=ctx.method, digest=digest, principal=ctx.principal, issuer=self.info["name"]
             )
         return result
 
@@ -450,6 +470,12 @@ class Server:
         self._offered = None
         self.notify_list_changed(kind)
 
+    def _offered_names(self) -> frozenset[str]:
+        """The capability names `capabilities()` advertises, computed again after a registry change."""
+        if self._offered is None:
+            self._offered = frozenset(self.capabilities())
+        return self._offered
+
     def handler_for(self, method: str) -> Handler:
         """The handler for `method`, or `MCPError` -32601 if it is unknown, removed, or its
         capability is not offered. Extensions add methods with `add_extension`."""
@@ -464,9 +490,7 @@ class Server:
         if entry is None:
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
         handler, capability = entry
-        if self._offered is None:
-            self._offered = frozenset(self.capabilities())
-        if capability is not None and capability not in self._offered:
+        if capability is not None and capability not in self._offered_names():
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (this server does not offer {capability})")
         return handler
 
