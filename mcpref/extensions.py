@@ -79,3 +79,6 @@ def declared(ctx_or_capabilities: RequestContext | Mapping[str, Any], extension_
 def requirement(extension_id: str) -> dict[str, Any]:
     """The `requiredCapabilities` that names one extension, for a -32021 error."""
     return {"extensions": {extension_id: {}}}
+
+
+__all__ = ["CallNext", "Extension", "Handler", "declared", "requirement"]

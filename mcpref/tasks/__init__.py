@@ -5,7 +5,8 @@ from mcpref import Server
 from mcpref.tasks import SQLiteTaskStore, TasksExtension
 
 server = Server("jobs", "1.0.0")
-tasks = server.add_extension(TasksExtension(SQLiteTaskStore("tasks.sqlite3")))
+# ":memory:" for this example; a file name keeps the tasks across restarts.
+tasks = server.add_extension(TasksExtension(SQLiteTaskStore(":memory:")))
 
 @server.tool()
 async def build(target: str, ctx):

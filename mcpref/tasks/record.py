@@ -52,6 +52,8 @@ def allowed_from(status: str) -> frozenset[str]:
 
 @dataclass
 class TaskRecord:
+    """One task as a `TaskStore` keeps it; `task()` and `detailed()` are what the wire shows."""
+
     task_id: str
     principal: str | None
     status: str
