@@ -1,6 +1,6 @@
 """The everything server on a shared PostgreSQL task store, for tests that run it as a process.
 
-`TASKS_DSN` names the database; `TASKS_LEASE` the lease in seconds (short, so a killed
+`TASKS_DSN` names the database; `TASKS_LEASE` the lease in seconds (short enough that a killed
 instance's tasks are reported failed within a test's patience).
 """
 
