@@ -83,6 +83,9 @@ class ClientRegistration:
 
 @dataclass
 class Tokens:
+    """What an authorization server issued: the access token, and what the client needs to use and
+    renew it (its type, a refresh token, the scopes granted, when it expires)."""
+
     access_token: str
     token_type: str = "Bearer"
     refresh_token: str | None = None
