@@ -429,3 +429,13 @@ def test_an_elicitation_state_is_sealed_for_its_user(server: Server) -> None:
             call(server, "tools/call", {**retry, "requestState": forged}, principal=principal)
     done = call(server, "tools/call", {**retry, "requestState": state}, principal="alice")
     assert done["content"][0]["text"] == "deleted /a"
+
+
+def test_a_resource_read_may_ask_for_input(server: Server) -> None:
+    asked = call(server, "resources/read", {"uri": "summary://today"})
+    assert asked["inputRequests"]["llm"]["method"] == "sampling/createMessage"
+
+
+def test_a_prompt_may_ask_for_input(server: Server) -> None:
+    asked = call(server, "prompts/get", {"name": "grounded"})
+    assert asked["resultType"] == "input_required" and asked["inputRequests"] == {"roots": {"method": "roots/list"}}

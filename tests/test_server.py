@@ -572,3 +572,37 @@ def test_a_crashing_tool_reveals_nothing_of_the_crash() -> None:
     text = result["content"][0]["text"]
     assert result["isError"] is True and "structuredContent" not in result
     assert all(secret not in text for secret in ("/srv", "api-key", "FileNotFoundError", "Traceback"))
+
+
+def listed_alike(server: Server, method: str, key: str) -> None:
+    """The list is the same whoever asks and whatever came before: no connection, no session."""
+    seen = []
+    for principal, capabilities in ((None, {}), ("alice", {"elicitation": {}}), ("bob", {"sampling": {}, "roots": {}})):
+        earlier = {"name": "add", "arguments": {"a": 1, "b": 1}, "_meta": META}
+        asyncio.run(server.handle(Request(2, "tools/call", earlier), principal=principal))
+        meta = {**META, "io.modelcontextprotocol/clientCapabilities": capabilities}
+        seen.append(asyncio.run(server.handle(Request(1, method, {"_meta": meta}), principal=principal))[key])
+    assert seen[0] and seen[0] == seen[1] == seen[2]
+
+
+def test_the_tool_list_is_the_same_whoever_asks(server: Server) -> None:
+    listed_alike(server, "tools/list", "tools")
+
+
+def test_the_resource_list_is_the_same_whoever_asks(server: Server) -> None:
+    listed_alike(server, "resources/list", "resources")
+
+
+def test_the_prompt_list_is_the_same_whoever_asks(server: Server) -> None:
+    listed_alike(server, "prompts/list", "prompts")
+
+
+def test_a_read_may_return_several_contents() -> None:
+    server = Server("unit", "1")
+
+    @server.resource("folder://docs")
+    def folder() -> list[dict[str, Any]]:
+        return [{"uri": "folder://docs/a", "text": "A"}, {"uri": "folder://docs/b", "blob": "Qg=="}]
+
+    contents = call(server, "resources/read", {"uri": "folder://docs"})["contents"]
+    assert [item["uri"] for item in contents] == ["folder://docs/a", "folder://docs/b"]
