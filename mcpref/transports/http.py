@@ -461,28 +461,28 @@ class _DisconnectWatch:
     """Cancels the current task if the client disconnects while it waits.
 
     The watcher task starts only at the task's first suspension (a `call_soon` runs then): a
-    handler that answers at once never suspends before `disarm`, and pays for one `call_soon`
-    instead of a task."""
+    handler that answers at once never suspends, `disarm` cancels the `call_soon` before it
+    runs, and the request pays for neither a task nor a callback."""
+
+    __slots__ = ("receive", "task", "watcher", "_start_handle")
 
     def __init__(self, receive: Receive) -> None:
         self.receive = receive
         self.task = asyncio.current_task()
         self.watcher: asyncio.Future[None] | None = None
-        self.disarmed = False
-        asyncio.get_running_loop().call_soon(self._start)
+        self._start_handle = asyncio.get_running_loop().call_soon(self._start)
 
     def _start(self) -> None:
-        if not self.disarmed:
-            self.watcher = asyncio.ensure_future(_cancel_on_disconnect(self.receive, self.task))
+        self.watcher = asyncio.ensure_future(_cancel_on_disconnect(self.receive, self.task))
 
-    @property
-    def client_left(self) -> bool:
-        return self.watcher is not None and self.watcher.done() and not self.watcher.cancelled()
-
-    def disarm(self) -> None:
-        self.disarmed = True
-        if self.watcher is not None:
-            self.watcher.cancel()
+    def disarm(self) -> bool:
+        """Stop watching; True if the client had left."""
+        if self.watcher is None:
+            self._start_handle.cancel()
+            return False
+        left = self.watcher.done() and not self.watcher.cancelled()
+        self.watcher.cancel()
+        return left
 
 
 async def _unless_client_leaves(work: Awaitable[T], receive: Receive) -> T:
@@ -496,12 +496,13 @@ async def _unless_client_leaves(work: Awaitable[T], receive: Receive) -> T:
     try:
         result = await work
     except asyncio.CancelledError:
-        if watch.client_left:
+        if watch.disarm():
             raise _ClientLeft from None
         raise  # cancelled from outside: the server is stopping
-    finally:
+    except BaseException:
         watch.disarm()
-    if watch.client_left:  # the client left as the work finished
+        raise
+    if watch.disarm():  # the client left as the work finished
         raise _ClientLeft
     return result
 
