@@ -29,8 +29,26 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    for line in update.apply_pending():
-        print(line)
+    """Under --update-frames: write the refreshed blocks, say so, then check the rewritten pages
+    again as a normal run would, and fail the run (listing why) if any of them still fails."""
+    done = update.apply_pending()
+    if not done:
+        return
+    from examples.site import app
+
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    write = reporter.write_line if reporter is not None else print
+    for line in update.summary(done):
+        write(line)
+    with running(app) as url:
+        failures = pages.recheck(done, url)
+    if failures:
+        write(f"\n{len(failures)} block(s) still fail after the refresh; fix them by hand:\n")
+        for failure in failures:
+            write(failure + "\n")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    else:
+        write("every rewritten page passes a normal run")
 
 
 @pytest.fixture(scope="session")

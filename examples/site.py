@@ -2,9 +2,11 @@
 
 `./scripts/serve` runs this with uvicorn: the built pages (mkdocs output in `site/`) at `/`, the
 reference server at `/mcp`, the same server dual-era at `/dual/mcp` (for the versioning page) and
-a second server at `/tides/mcp` (for the composition page), so every `curl` command on a page
-works as written against http://127.0.0.1:8000. One ASGI function picks the app by path; nothing
-else is shared.
+a second server at `/tides/mcp` (for the composition page), the server the guides build at
+`/guide/mcp`, a server with an extension at `/alerts/mcp`, and the authorization demo (the local
+authorization server at `/auth`, a protected server at `/secure/mcp`, their well-known metadata),
+so every `curl` command on a page works as written against http://127.0.0.1:8000. One ASGI
+function picks the app by path; nothing else is shared.
 """
 
 from __future__ import annotations
@@ -16,21 +18,30 @@ from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from examples import reference_server
+from examples import extension_server, reference_server
+from examples.guide_server import step7_cache_and_pages as guide_server
 from examples.reference_server import tides
+from examples.secure_server import demo
 from mcpref.catchall import CatchAll, plain_response
 from mcpref.jsonrpc import INVALID_REQUEST, MCPError, encode, error_response
 
 SITE_DIR = Path(os.environ.get("MCPREF_SITE_DIR", Path(__file__).resolve().parent.parent / "site"))
 
-#: How to build each MCP endpoint, by exact path. The docs harness builds a fresh one per request.
-FACTORIES = {
+#: How to build each MCP endpoint, by exact path.
+MCP_FACTORIES = {
     "/mcp": reference_server.create_app,
     "/dual/mcp": reference_server.create_dual_app,
     "/tides/mcp": tides.create_app,
+    "/guide/mcp": guide_server.create_app,
+    "/alerts/mcp": extension_server.create_app,
 }
+#: What the docs harness builds afresh for each frame, by exact path: the MCP endpoints, and for
+#: the authorization demo's paths a whole new demo (authorization server, protected server, key).
+FACTORIES = {**MCP_FACTORIES, **dict.fromkeys(demo.FRAME_PATHS, demo.AuthDemo)}
 #: What this process serves: one long-lived instance per endpoint; being stateless, it does not care.
-ENDPOINTS = {path: factory() for path, factory in FACTORIES.items()}
+ENDPOINTS = {path: factory() for path, factory in MCP_FACTORIES.items()}
+#: The authorization demo keeps what an authorization server must (codes, refresh tokens): one instance.
+AUTH_DEMO = demo.AuthDemo()
 
 
 def make_app(site_dir: Path) -> ASGIApp:
@@ -48,6 +59,9 @@ def make_app(site_dir: Path) -> ASGIApp:
             await ENDPOINTS["/mcp"](scope, receive, send)
             return
         path = scope.get("path", "")
+        if demo.handles(path):
+            await AUTH_DEMO(scope, receive, send)
+            return
         endpoint = ENDPOINTS.get(path)
         if endpoint is not None:
             await endpoint(scope, receive, send)

@@ -16,6 +16,8 @@ CacheScope = Literal["public", "private"]
 
 @dataclass(frozen=True)
 class CacheHints:
+    """`ttlMs` and `cacheScope` for cacheable results: pass to `Server(cache=..., cache_for=...)`."""
+
     ttl_ms: int = 0
     scope: CacheScope = "private"
 

@@ -67,6 +67,7 @@ class MCPError(Exception):
         self.request_id: RequestId | None = None
 
     def to_error_object(self) -> dict[str, Any]:
+        """The JSON-RPC `error` member: `code`, `message`, and `data` when there is any."""
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.data is not None:
             error["data"] = self.data

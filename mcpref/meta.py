@@ -18,8 +18,9 @@ from .jsonrpc import (
 )
 
 LATEST_VERSION = "2026-07-28"
-#: Revisions served with per-request `_meta` (the "modern" era).
+"""The newest protocol revision mcpref speaks, and the one its client asks for first."""
 MODERN_VERSIONS = ("2026-07-28",)
+"""Revisions served with per-request `_meta` (the "modern" era); `Server(supported_versions=...)` defaults to it."""
 
 PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"

@@ -30,6 +30,7 @@ import re
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from .jsonrpc import INVALID_PARAMS, MCPError
 
@@ -64,7 +65,11 @@ def elicit_form(message: str, properties: dict[str, Any], required: list[str] | 
 
 
 def elicit_url(message: str, url: str) -> dict[str, Any]:
-    """Send the user to a URL (a sign-in, a payment) outside the client."""
+    """Send the user to a URL (a sign-in, a payment) outside the client. The URL must be absolute
+    (client/elicitation.mdx: it must be a valid URL); keep user data and credentials out of it."""
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        raise ValueError(f"elicit_url needs an absolute URL with a scheme and a host, got {url!r}")
     return {"method": "elicitation/create", "params": {"mode": "url", "message": message, "url": url}}
 
 
@@ -113,7 +118,7 @@ def _sampling_features(params: dict[str, Any]) -> dict[str, Any]:
     """What a sampling request needs beyond `sampling` (client/sampling.mdx): `tools` to offer the
     model tools (MUST NOT otherwise), `context` for the deprecated `includeContext` values."""
     needed: dict[str, Any] = {}
-    if params.get("tools"):
+    if "tools" in params or "toolChoice" in params:  # provided at all, says the schema
         needed["tools"] = {}
     if params.get("includeContext", "none") != "none":
         needed["context"] = {}

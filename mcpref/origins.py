@@ -25,16 +25,21 @@ LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 class OriginPolicy:
+    """Which browser origins may call the endpoint: `allowed` (`"*"` for any), plus loopback pages
+    unless `allow_loopback=False`. A request without `Origin` is not from a browser and passes."""
+
     def __init__(self, allowed: list[str] | None = None, *, allow_loopback: bool = True) -> None:
         self.allowed = frozenset(origin.rstrip("/").lower() for origin in (allowed or []))
         self.allow_loopback = allow_loopback
 
     @classmethod
     def from_env(cls) -> OriginPolicy:
+        """The policy `MCP_ALLOWED_ORIGINS` describes: comma-separated origins, or `*`."""
         configured = os.environ.get(ENV_VAR, "")
         return cls([origin.strip() for origin in configured.split(",") if origin.strip()])
 
     def allows(self, origin: str | None) -> bool:
+        """Whether a request with this `Origin` header (None when absent) may be served; if not, 403."""
         if origin is None:
             return True
         normalized = origin.rstrip("/").lower()

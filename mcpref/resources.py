@@ -32,6 +32,7 @@ class Resource:
     mime_type: str | None = None
 
     def __post_init__(self) -> None:
+        _check_scheme(self.uri)
         self._with_ctx = wants_context(self.fn)
 
     def definition(self) -> dict[str, Any]:
@@ -57,6 +58,7 @@ class ResourceTemplate:
     complete: dict[str, Completer] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        _check_scheme(self.uri_template)
         self._pattern = _template_pattern(self.uri_template)
         self._with_ctx = wants_context(self.fn)
 
@@ -66,14 +68,31 @@ class ResourceTemplate:
         )
 
     def match(self, uri: str) -> dict[str, str] | None:
+        """The variables of `uri`, or None when it is not this template's. A value holding a `.`
+        or `..` path segment never matches: handlers often build file paths from these values
+        (server/resources.mdx §Security Considerations: no directory traversal)."""
         found = self._pattern.fullmatch(uri)
-        return found.groupdict() if found else None
+        if found is None:
+            return None
+        variables = found.groupdict()
+        if any(segment in (".", "..") for value in variables.values() for segment in value.split("/")):
+            return None
+        return variables
 
     async def read(
         self, uri: str, variables: dict[str, str], ctx: RequestContext
     ) -> list[dict[str, Any]] | InputRequired:
         returned = await call_handler(self.fn, variables, ctx, self._with_ctx)
         return contents(uri, returned, self.mime_type)
+
+
+#: An RFC 3986 scheme followed by its colon: what every resource URI starts with.
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _check_scheme(uri: str) -> None:
+    if not isinstance(uri, str) or not _SCHEME.match(uri):
+        raise ValueError(f"resource URI {uri!r} must start with an RFC 3986 scheme, such as file: or notes:")
 
 
 def _template_pattern(template: str) -> re.Pattern[str]:

@@ -80,7 +80,7 @@ class Server:
         max_subscriptions: int = 1000,
         max_subscriptions_per_caller: int = 32,
         serve_legacy: bool = True,
-        emits_logs: bool = False,
+        emits_logs: bool | None = None,
     ) -> None:
         self.info: dict[str, Any] = {"name": name, "version": version}
         if title is not None:
@@ -92,7 +92,8 @@ class Server:
         self.supported_versions = supported_versions
         #: Serve 2025-11-25-era clients (`initialize`, no per-request `_meta`); see `mcpref.legacy`.
         self.serve_legacy = serve_legacy
-        #: Declare the (deprecated) `logging` capability: set it when handlers call `ctx.log`.
+        #: Declare the (deprecated) `logging` capability, which `ctx.log` needs to send anything.
+        #: None decides by the handlers: any that takes `ctx` can log, so it is declared.
         self.emits_logs = emits_logs
         self.tools = ToolRegistry()
         self.resources = ResourceRegistry()
@@ -161,6 +162,8 @@ class Server:
         description: str | None = None,
         mime_type: str | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register a function as the resource at `uri`; it returns str (text), bytes (a blob) or a list."""
+
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.resources.add(
                 Resource(
@@ -181,6 +184,9 @@ class Server:
         mime_type: str | None = None,
         complete: dict[str, Any] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register a function for every URI matching `uri_template`; its parameters are the
+        template's variables, and `complete` maps a variable to a function suggesting values."""
+
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.resources.add_template(
                 ResourceTemplate(
@@ -238,9 +244,16 @@ class Server:
         has_completers = any(p.complete for p in self.prompts) or any(t.complete for t in self.resources.templates)
         if has_completers:
             capabilities["completions"] = {}
-        if self.emits_logs:
+        if self._may_log():
             capabilities["logging"] = {}
         return capabilities
+
+    def _may_log(self) -> bool:
+        """Servers that emit log messages MUST declare `logging` (server/utilities/logging.mdx)."""
+        if self.emits_logs is not None:
+            return self.emits_logs
+        handlers = [*self.tools, *self.prompts, *self.resources.resources.values(), *self.resources.templates]
+        return any(handler._with_ctx for handler in handlers)
 
     def header_params_for(self, method: str, params: dict[str, Any]) -> dict[str, tuple[str, ...]]:
         """The `x-mcp-header` parameters the transport must check for this request."""
@@ -270,6 +283,8 @@ class Server:
             meta = read_request_meta(request.params, self.supported_versions)
         handler = self.handler_for(request.method)
         ctx = RequestContext(request.id, request.method, request.params, meta, notify, principal)
+        # Without `logging` declared, ctx.log is silent (server/utilities/logging.mdx §Capabilities).
+        ctx.may_log = "logging" in self._offered_names()
         self._read_round(ctx)
         try:
             result = await handler(ctx)
@@ -280,7 +295,15 @@ class Server:
             logger.exception("%s handler raised", request.method)
             raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
         if isinstance(result, InputRequired):
-            return self._finish(self._input_required(ctx, result))
+            try:
+                asked = self._input_required(ctx, result)
+            except MCPError:
+                raise
+            except Exception:
+                # A handler that asked for nothing, or for a method no client serves: its bug, not the client's.
+                logger.exception("%s handler returned an unusable InputRequired", request.method)
+                raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
+            return self._finish(asked)
         if request.method in CACHEABLE_METHODS:
             self.cache_for.get(request.method, self.cache).apply(result)
         return self._finish(result)
@@ -350,7 +373,15 @@ class Server:
         self._offered = None
         self.notify_list_changed(kind)
 
+    def _offered_names(self) -> frozenset[str]:
+        """The capability names `capabilities()` advertises, computed again after a registry change."""
+        if self._offered is None:
+            self._offered = frozenset(self.capabilities())
+        return self._offered
+
     def handler_for(self, method: str) -> Handler:
+        """The handler for `method`, or `MCPError` -32601 if it is unknown, removed, or its
+        capability is not offered. Override it (and `capabilities`) to add an extension's methods."""
         if method in REMOVED_METHODS:
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (removed in {LATEST_VERSION})")
         if method == "subscriptions/listen":
@@ -359,9 +390,7 @@ class Server:
         if entry is None:
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
         handler, capability = entry
-        if self._offered is None:
-            self._offered = frozenset(self.capabilities())
-        if capability is not None and capability not in self._offered:
+        if capability is not None and capability not in self._offered_names():
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (this server does not offer {capability})")
         return handler
 

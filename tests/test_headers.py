@@ -178,3 +178,18 @@ def test_encode_value_takes_a_float(value: float, header: str) -> None:
     """JSON has one number type: a client may hold an integer argument as `42.0`."""
     assert encode_value(value) == header
     _check_integer(header, value)
+
+
+@pytest.mark.parametrize("value", [2**53, -(2**53), 10**20])
+def test_header_integers_stay_within_the_safe_range(value: int) -> None:
+    base = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "t"}
+    params = {
+        "name": "t",
+        "arguments": {"n": value},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"},
+    }
+    with pytest.raises(MCPError) as caught:
+        check_request_headers({**base, "mcp-param-n": str(value)}, "tools/call", params, {"N": ("n",)})
+    assert caught.value.code == HEADER_MISMATCH
+    safe = {**params, "arguments": {"n": 2**53 - 1}}
+    check_request_headers({**base, "mcp-param-n": str(2**53 - 1)}, "tools/call", safe, {"N": ("n",)})

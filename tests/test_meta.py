@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from mcpref import meta
 from mcpref.jsonrpc import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION, MCPError
 from mcpref.meta import missing_capabilities, read_request_meta, require_capabilities
 
@@ -92,3 +95,22 @@ def test_an_unknown_log_level_is_invalid_params() -> None:
             {"_meta": {VERSION_KEY: "2026-07-28", CAPS_KEY: {}, "io.modelcontextprotocol/logLevel": "loud"}}
         )
     assert caught.value.code == INVALID_PARAMS
+
+
+#: schema.mdx MetaObject: an optional prefix of dot-separated labels (a letter first, a letter or
+#: digit last) ending in "/", then a name that starts and ends alphanumeric.
+META_KEY = re.compile(
+    r"(?:[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*/)?"
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?"
+)
+
+
+def test_every_meta_key_mcpref_uses_follows_the_naming_rules() -> None:
+    keys = [value for name, value in vars(meta).items() if name.endswith("_KEY") and isinstance(value, str)]
+    assert len(keys) >= 6
+    for key in keys:
+        assert META_KEY.fullmatch(key), key
+        prefix = key.partition("/")[0] if "/" in key else ""
+        assert not prefix or prefix.split(".")[:2] == ["io", "modelcontextprotocol"], key  # reverse DNS
+    for bad in ("1io/x", "io./x", "io.-x/y", "io/-x", "io/x-"):
+        assert not META_KEY.fullmatch(bad), bad

@@ -188,6 +188,39 @@ def test_expired_state_and_other_keys_are_refused() -> None:
         StateSealer(b"b" * 32).open(token, method="tools/call", digest="d", principal=None, now=1005)
 
 
+def test_a_state_is_good_until_its_expiry_second_and_refused_after() -> None:
+    sealer = StateSealer(b"a" * 32, ttl_seconds=10)
+    token = sealer.seal("s", method="tools/call", digest="d", principal=None, now=1000)
+    assert sealer.open(token, method="tools/call", digest="d", principal=None, now=1010) == "s"
+    with pytest.raises(MCPError, match="it has expired"):
+        sealer.open(token, method="tools/call", digest="d", principal=None, now=1010.5)
+
+
+def test_the_dispatcher_refuses_a_retry_whose_state_has_expired() -> None:
+    """A state lives `ttl_seconds`; a retry after that is -32602 and the tool does not run again."""
+    server = Server("mrtr", "1", state_sealer=StateSealer(b"k" * 32, ttl_seconds=-1))
+    ran: list[str] = []
+
+    @server.tool()
+    def confirm(ctx) -> str | InputRequired:  # type: ignore[no-untyped-def]
+        ran.append("round")
+        if ctx.input_response("ok") is None:
+            return InputRequired({"ok": elicit_form("Sure?", {"sure": {"type": "boolean"}})}, state={"step": 1})
+        return "done"
+
+    first = call(server, "tools/call", {"name": "confirm", "arguments": {}})
+    retry = {
+        "name": "confirm",
+        "arguments": {},
+        "requestState": first["requestState"],
+        "inputResponses": {"ok": {"action": "accept", "content": {"sure": True}}},
+    }
+    with pytest.raises(MCPError, match="requestState refused: it has expired") as caught:
+        call(server, "tools/call", retry)
+    assert caught.value.code == INVALID_PARAMS
+    assert ran == ["round"]
+
+
 def test_state_key_from_the_environment_is_shared_by_instances(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MCP_STATE_KEY", "shared-secret")
     token = StateSealer().seal(1, method="m", digest="d", principal=None)
@@ -233,8 +266,10 @@ def test_tool_enabled_sampling_needs_sampling_tools() -> None:
     assert required_capability(create_message("hi", tools=[WEATHER_TOOL])) == {"sampling": {"tools": {}}}
     with_context = {"method": "sampling/createMessage", "params": {"messages": [], "includeContext": "thisServer"}}
     assert required_capability(with_context) == {"sampling": {"context": {}}}
-    plain = {"method": "sampling/createMessage", "params": {"messages": [], "includeContext": "none", "tools": []}}
+    plain = {"method": "sampling/createMessage", "params": {"messages": [], "includeContext": "none"}}
     assert required_capability(plain) == {"sampling": {}}
+    choice_only = {"method": "sampling/createMessage", "params": {"messages": [], "toolChoice": {"mode": "none"}}}
+    assert required_capability(choice_only) == {"sampling": {"tools": {}}}
 
     server = Server("t", "1")
 
@@ -251,6 +286,67 @@ def test_tool_enabled_sampling_needs_sampling_tools() -> None:
     asked = call(server, "tools/call", {"name": "agent", "arguments": {}}, caps={"sampling": {"tools": {}}})
     assert asked["inputRequests"]["answer"]["params"]["tools"] == [WEATHER_TOOL]
     assert asked["inputRequests"]["answer"]["params"]["toolChoice"] == {"mode": "auto"}
+
+
+def asked(*requests: dict[str, Any]) -> None:
+    """Check input requests the way a client receives them: inside an input_required result."""
+    result = {"resultType": "input_required", "inputRequests": {str(i): r for i, r in enumerate(requests)}}
+    check_message({"jsonrpc": "2.0", "id": 1, "result": result}, "tools/call")
+
+
+def test_every_elicitation_says_its_mode_and_why_it_asks() -> None:
+    for request in (elicit_form("Your name?", {}), elicit_url("Sign in", "https://example.com/login")):
+        assert request["method"] == "elicitation/create"
+        assert request["params"]["mode"] in ("form", "url") and request["params"]["message"]
+        asked(request)
+
+
+def test_a_form_elicitation_is_form_mode_with_a_flat_object_schema() -> None:
+    form = elicit_form("Your name?", {"name": {"type": "string"}}, ["name"])
+    assert form["params"] == {
+        "mode": "form",
+        "message": "Your name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+    }
+    asked(form)
+
+
+def test_a_url_elicitation_is_url_mode_with_the_url() -> None:
+    link = elicit_url("Sign in", "https://example.com/login")
+    assert link["params"] == {"mode": "url", "message": "Sign in", "url": "https://example.com/login"}
+    asked(link)
+
+
+def test_a_sampling_request_leaves_include_context_and_tools_out() -> None:
+    # The deprecated includeContext values need sampling.context, tools need sampling.tools (client/sampling.mdx).
+    sample = create_message("hi", 50, system_prompt="Be brief.")
+    assert "includeContext" not in sample["params"] and "tools" not in sample["params"]
+
+
+def test_sampling_messages_have_a_role_and_content() -> None:
+    sample = create_message("hi", 50)
+    assert sample["params"]["messages"] == [{"role": "user", "content": {"type": "text", "text": "hi"}}]
+    assert sample["params"]["maxTokens"] == 50
+    asked(sample)
+
+
+def test_an_answer_counts_only_for_the_principal_that_was_asked(server: Server) -> None:
+    first = call(server, "tools/call", {"name": "delete", "arguments": {"path": "x"}}, principal="alice")
+    retry = {
+        "name": "delete",
+        "arguments": {"path": "x"},
+        "requestState": first["requestState"],
+        "inputResponses": {"confirm": {"action": "accept", "content": {"sure": True}}},
+    }
+    with pytest.raises(MCPError, match="different principal"):
+        call(server, "tools/call", retry, principal="mallory")
+    assert call(server, "tools/call", retry, principal="alice")["content"][0]["text"] == "deleted x"
+
+
+@pytest.mark.parametrize("url", ["", "/login", "example.com/login", "https://"])
+def test_a_url_elicitation_needs_an_absolute_url(url: str) -> None:
+    with pytest.raises(ValueError, match="absolute URL"):
+        elicit_url("Sign in", url)
 
 
 def test_one_refusal_names_every_capability_the_input_requests_need() -> None:
@@ -299,3 +395,37 @@ def test_a_form_goes_only_to_clients_that_declare_form_mode() -> None:
     with pytest.raises(MCPError) as caught:
         call(server, "tools/call", {"name": "sign_in_and_confirm", "arguments": {}}, caps={"elicitation": {}})
     assert caught.value.data == {"requiredCapabilities": {"elicitation": {"url": {}}}}
+
+
+def test_an_input_required_result_says_its_result_type(server: Server) -> None:
+    asked = call(server, "tools/call", {"name": "survey"})
+    assert asked["resultType"] == "input_required"
+
+
+def test_an_input_required_result_asks_for_something_or_carries_state() -> None:
+    server = Server("t", "1")
+
+    @server.tool()
+    def empty() -> InputRequired:
+        return InputRequired({})  # neither inputRequests nor requestState: a bug in the tool
+
+    @server.tool()
+    def odd() -> InputRequired:
+        return InputRequired({"x": {"method": "tasks/get"}})  # not an input request method
+
+    for name in ("empty", "odd"):  # never sent as such, and never an unhandled exception (an HTTP 500)
+        with pytest.raises(MCPError) as caught:
+            call(server, "tools/call", {"name": name, "arguments": {}})
+        assert caught.value.code == -32603
+
+
+def test_an_elicitation_state_is_sealed_for_its_user(server: Server) -> None:
+    asked = call(server, "tools/call", {"name": "delete", "arguments": {"path": "/a"}}, principal="alice")
+    state = asked["requestState"]
+    answer = {"confirm": {"action": "accept", "content": {"sure": True}}}
+    retry = {"name": "delete", "arguments": {"path": "/a"}, "inputResponses": answer}
+    for forged, principal in ((state, "bob"), (state[::-1], "alice"), (state[:-1], "alice")):
+        with pytest.raises(MCPError, match="requestState refused"):
+            call(server, "tools/call", {**retry, "requestState": forged}, principal=principal)
+    done = call(server, "tools/call", {**retry, "requestState": state}, principal="alice")
+    assert done["content"][0]["text"] == "deleted /a"

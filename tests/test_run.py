@@ -65,3 +65,15 @@ def test_ctrl_c_ends_open_listen_streams_with_their_result() -> None:
         process.wait()
         assert process.stderr is not None
         process.stderr.close()
+
+
+def test_http_binds_loopback_unless_told_otherwise(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """streamable-http.mdx §Security & Endpoint: a local server binds 127.0.0.1, not 0.0.0.0."""
+    import mcpref.run
+    from mcpref import Server
+
+    bound: list[str] = []
+    monkeypatch.setattr(mcpref.run, "serve_http", lambda app, servers, host, port: bound.append(host))
+    mcpref.run.main(Server("bind-test", "1"), argv=[])
+    mcpref.run.main(Server("bind-test", "1"), argv=["--host", "0.0.0.0"])
+    assert bound == ["127.0.0.1", "0.0.0.0"]

@@ -6,6 +6,7 @@ Transport concerns (status codes, headers) are tested in transports/test_http.py
 from __future__ import annotations
 
 import asyncio
+import base64
 from typing import Any
 
 import pytest
@@ -298,6 +299,147 @@ def test_registration_refuses_bad_tools() -> None:
         server.tool(name="dup")(lambda: "")
 
 
+@pytest.mark.parametrize("name", ["", "x" * 129, "get user", "a,b", "naïve", "<lambda>"])
+def test_tool_names_keep_to_the_recommended_characters(name: str) -> None:
+    with pytest.raises(ValueError, match="1-128 characters"):
+        Server("unit", "1").tool(name=name)(lambda: "")
+
+
+def test_tool_names_are_case_sensitive_and_may_use_dots_and_dashes() -> None:
+    server = Server("unit", "1")
+    server.tool(name="Echo")(lambda: "upper")
+    server.tool(name="echo")(lambda: "lower")
+    server.tool(name="admin.tools-list_v2")(lambda: "dotted")
+    server.tool(name="x" * 128)(lambda: "long")
+    assert call(server, "tools/call", {"name": "Echo"})["content"] == [text("upper")]
+    assert call(server, "tools/call", {"name": "echo"})["content"] == [text("lower")]
+    assert fails(server, "tools/call", {"name": "ECHO"}).code == INVALID_PARAMS
+
+
+def test_a_tool_name_is_registered_once() -> None:
+    server = Server("unit", "1")
+    server.tool(name="search")(lambda: "")
+    with pytest.raises(ValueError, match="already registered"):
+        server.tool(name="search")(lambda: "again")
+    assert [tool["name"] for tool in call(server, "tools/list")["tools"]] == ["search"]
+
+
+def refused_without_meta(server: Server, *requests: tuple[str, dict[str, Any]]) -> None:
+    """Every request carries the required _meta (basic/index.mdx §_meta), whatever its feature."""
+    for method, params in requests:
+        with pytest.raises(MCPError) as caught:
+            asyncio.run(server.handle(Request(1, method, params)))
+        assert caught.value.code == INVALID_PARAMS
+
+
+def test_a_tools_request_without_meta_is_refused(server: Server) -> None:
+    refused_without_meta(server, ("tools/list", {}), ("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}))
+
+
+def test_a_resources_request_without_meta_is_refused(server: Server) -> None:
+    refused_without_meta(
+        server, ("resources/list", {}), ("resources/templates/list", {}), ("resources/read", {"uri": "config://app"})
+    )
+
+
+def test_a_prompts_request_without_meta_is_refused(server: Server) -> None:
+    refused_without_meta(server, ("prompts/list", {}), ("prompts/get", {"name": "essay", "arguments": {"topic": "t"}}))
+
+
+def test_a_server_with_resources_declares_them_and_only_them() -> None:
+    server = Server("unit", "1")
+    server.resource("memo://a")(lambda: "a")
+    assert call(server, "server/discover")["capabilities"] == {"resources": {"subscribe": True, "listChanged": True}}
+    assert [r["uri"] for r in call(server, "resources/list")["resources"]] == ["memo://a"]
+    assert fails(server, "prompts/list").code == METHOD_NOT_FOUND
+
+
+def test_a_server_with_prompts_declares_them_and_only_them() -> None:
+    server = Server("unit", "1")
+    server.prompt(name="hello")(lambda: "Say hello.")
+    assert call(server, "server/discover")["capabilities"] == {"prompts": {"listChanged": True}}
+    assert [p["name"] for p in call(server, "prompts/list")["prompts"]] == ["hello"]
+    assert fails(server, "resources/list").code == METHOD_NOT_FOUND
+
+
+@pytest.mark.parametrize("uri", ["no-scheme", "/etc/passwd", "1abc://x", ""])
+def test_a_resource_uri_starts_with_a_scheme(uri: str) -> None:
+    with pytest.raises(ValueError, match="RFC 3986 scheme"):
+        Server("unit", "1").resource(uri)(lambda: "")
+    with pytest.raises(ValueError, match="RFC 3986 scheme"):
+        Server("unit", "1").resource_template(uri + "{x}")(lambda x: x)
+
+
+def test_a_resource_uri_that_is_not_a_string_is_refused(server: Server) -> None:
+    for uri in (None, 7, ["config://app"], {"uri": "config://app"}):
+        assert fails(server, "resources/read", {"uri": uri}).code == INVALID_PARAMS
+    assert fails(server, "resources/read", {}).code == INVALID_PARAMS
+
+
+def test_binary_resource_contents_are_base64_blobs(server: Server) -> None:
+    (content,) = call(server, "resources/read", {"uri": "bin://logo"})["contents"]
+    assert "text" not in content and base64.b64decode(content["blob"], validate=True) == b"\x89PNG"
+
+
+@pytest.mark.parametrize("uri", ["notes://../secret", "notes://work/..", "notes://./x"])
+def test_template_values_never_hold_dot_segments(uri: str) -> None:
+    server = Server("unit", "1")
+    server.resource_template("notes://{folder}/{name}")(lambda folder, name: "leaked")
+    server.resource_template("files://{+path}")(lambda path: "leaked")
+    assert fails(server, "resources/read", {"uri": uri}).code == INVALID_PARAMS
+    assert fails(server, "resources/read", {"uri": uri.replace("notes://", "files://")}).code == INVALID_PARAMS
+    assert call(server, "resources/read", {"uri": "files://a/b.txt"})["contents"][0]["text"] == "leaked"
+
+
+def test_prompt_arguments_are_checked_before_the_prompt_runs() -> None:
+    server = Server("unit", "1")
+    ran: list[str] = []
+
+    @server.prompt()
+    def greet(name: str) -> str:
+        ran.append(name)
+        return f"Greet {name}."
+
+    for arguments in ({}, {"name": 5}, {"name": "Ada", "extra": "x"}, ["Ada"]):
+        assert fails(server, "prompts/get", {"name": "greet", "arguments": arguments}).code == INVALID_PARAMS
+    assert ran == []
+    assert call(server, "prompts/get", {"name": "greet", "arguments": {"name": "Ada"}})["messages"]
+
+
+def test_an_input_schema_is_an_object_schema() -> None:
+    server = Server("unit", "1")
+    for schema in ({"type": "string"}, {"type": "array"}, {"properties": {}}):
+        with pytest.raises(ValueError, match="type 'object'"):
+            server.tool(name="t", input_schema=schema)(lambda: "")
+    server.tool(name="none")(lambda: "")  # no schema given: the empty-object schema, never null
+    assert call(server, "tools/list")["tools"][0]["inputSchema"] == {"type": "object"}
+
+
+def test_tools_are_listed_in_registration_order_every_time(server: Server) -> None:
+    names = [tool["name"] for tool in call(server, "tools/list")["tools"]]
+    assert names == ["add", "liar", "picture", "explicit", "refuses", "crashes"]
+    assert [tool["name"] for tool in call(server, "tools/list")["tools"]] == names
+
+
+def test_arguments_are_checked_before_the_tool_runs() -> None:
+    server = Server("unit", "1")
+    ran: list[int] = []
+
+    @server.tool(input_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})
+    def count(n: int) -> str:
+        ran.append(n)
+        return str(n)
+
+    for bad in ({}, {"n": "7"}, {"n": 1.5}):
+        try:
+            result = call(server, "tools/call", {"name": "count", "arguments": bad})
+        except MCPError:
+            continue  # refused as a protocol error
+        assert result["isError"] is True  # or as a tool execution error (server/tools.mdx §Error Handling)
+    assert ran == []
+    assert call(server, "tools/call", {"name": "count", "arguments": {"n": 7}})["content"] == [text("7")]
+
+
 def test_handlers_may_be_async_and_take_the_context(server: Server) -> None:
     @server.tool(name="whoami")
     async def whoami(ctx) -> str:  # type: ignore[no-untyped-def]
@@ -308,3 +450,125 @@ def test_handlers_may_be_async_and_take_the_context(server: Server) -> None:
 
 def test_a_server_that_emits_logs_declares_logging() -> None:
     assert call(Server("unit", "1", emits_logs=True), "server/discover")["capabilities"] == {"logging": {}}
+
+
+def _logging_server(**options: Any) -> Server:
+    server = Server("unit", "1", **options)
+
+    @server.tool()
+    async def chatty(ctx) -> str:  # type: ignore[no-untyped-def]
+        await ctx.log("warning", "careful")
+        return "done"
+
+    return server
+
+
+def _sent_logs(server: Server) -> list[dict[str, Any]]:
+    sent: list[dict[str, Any]] = []
+
+    async def notify(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    meta = {**META, "io.modelcontextprotocol/logLevel": "debug"}
+    asyncio.run(server.handle(Request(1, "tools/call", {"name": "chatty", "_meta": meta}), notify=notify))
+    return [message for message in sent if message["method"] == "notifications/message"]
+
+
+def test_a_server_whose_handlers_can_log_declares_logging_by_itself() -> None:
+    """server/utilities/logging.mdx §Capabilities: servers that emit log notifications MUST declare
+    `logging`. A handler that takes `ctx` can call `ctx.log`, so its server declares it."""
+    server = _logging_server()
+    assert call(server, "server/discover")["capabilities"] == {"tools": {"listChanged": True}, "logging": {}}
+    assert [log["params"]["data"] for log in _sent_logs(server)] == ["careful"]
+
+    @server.prompt()
+    def plain() -> str:
+        return "no context, no logs"
+
+    quiet = Server("unit", "1")
+    quiet.tool(name="plain")(lambda: "no context")
+    assert "logging" not in call(quiet, "server/discover")["capabilities"]
+
+
+def test_a_server_that_declines_logging_sends_no_log_messages() -> None:
+    """`emits_logs=False`: `logging` is not declared, so `ctx.log` sends nothing, even when asked."""
+    server = _logging_server(emits_logs=False)
+    assert "logging" not in call(server, "server/discover")["capabilities"]
+    assert _sent_logs(server) == []
+
+
+#: A request answered by each complete result type of schema.mdx (`Result` is their common base).
+RESULT_OF = {
+    "Result": ("tools/call", {"name": "refuses"}),
+    "CallToolResult": ("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}),
+    "ListToolsResult": ("tools/list", {}),
+    "ListPromptsResult": ("prompts/list", {}),
+    "GetPromptResult": ("prompts/get", {"name": "essay", "arguments": {"topic": "t"}}),
+    "ListResourcesResult": ("resources/list", {}),
+    "ListResourceTemplatesResult": ("resources/templates/list", {}),
+    "ReadResourceResult": ("resources/read", {"uri": "config://app"}),
+    "DiscoverResult": ("server/discover", {}),
+    "CompleteResult": (
+        "completion/complete",
+        {"ref": {"type": "ref/prompt", "name": "essay"}, "argument": {"name": "style", "value": ""}},
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", RESULT_OF)
+def test_every_result_says_its_result_type(server: Server, kind: str) -> None:
+    method, params = RESULT_OF[kind]
+    result = call(server, method, params)  # and the official schema requires the field
+    assert result["resultType"] == "complete"
+
+
+def test_client_info_changes_no_answer(server: Server) -> None:
+    # clientInfo is for logs and diagnostics: servers do not branch on it (schema.mdx RequestMetaObject).
+    answers = []
+    for info in ({"name": "claude-code", "version": "1"}, {"name": "anything-else", "version": "0.0.1"}, None):
+        meta = dict(META) if info is None else {**META, "io.modelcontextprotocol/clientInfo": info}
+        params = {"name": "add", "arguments": {"a": 2, "b": 2}, "_meta": meta}
+        answers.append(asyncio.run(server.handle(Request(1, "tools/call", params))))
+    assert answers[0] == answers[1] == answers[2]
+
+
+def test_a_server_with_tools_declares_them_and_only_them() -> None:
+    server = Server("unit", "1")
+    server.tool(name="t")(lambda: "t")
+    assert call(server, "server/discover")["capabilities"] == {"tools": {"listChanged": True}}
+    assert fails(server, "resources/list").code == METHOD_NOT_FOUND
+
+
+def header(name: object, kind: str = "string") -> dict[str, Any]:
+    return {"type": kind, "x-mcp-header": name}
+
+
+@pytest.mark.parametrize(
+    "properties",
+    [
+        pytest.param({"a": header("")}, id="empty"),
+        pytest.param({"a": header("Bad Name")}, id="token"),
+        pytest.param({"a": header("X\r\nY")}, id="control"),
+        pytest.param({"a": header("Dup"), "b": header("DUP")}, id="unique"),
+        pytest.param({"a": header("A", "number")}, id="number"),
+        pytest.param({"a": header("A", "object")}, id="primitive"),
+        pytest.param({"a": {"type": "array", "items": header("A")}}, id="reachable"),
+    ],
+)
+def test_a_tool_whose_header_annotations_break_the_rules_is_refused(properties: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="x-mcp-header"):
+        Server("unit", "1").tool(name="t", input_schema={"type": "object", "properties": properties})(lambda: "")
+
+
+def test_a_crashing_tool_reveals_nothing_of_the_crash() -> None:
+    server = Server("unit", "1")
+
+    @server.tool()
+    def leaky() -> str:
+        open("/srv/secrets/api-key.txt")  # noqa: SIM115 - fails: FileNotFoundError with the path
+        return "unreachable"
+
+    result = call(server, "tools/call", {"name": "leaky"})
+    text = result["content"][0]["text"]
+    assert result["isError"] is True and "structuredContent" not in result
+    assert all(secret not in text for secret in ("/srv", "api-key", "FileNotFoundError", "Traceback"))

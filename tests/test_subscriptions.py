@@ -96,3 +96,41 @@ def test_registry_changes_reach_listeners_through_the_server() -> None:
     final = server.finish_subscription(subscription)
     check_message({"jsonrpc": "2.0", "id": "l", "result": final}, "subscriptions/listen")
     assert final["_meta"]["io.modelcontextprotocol/subscriptionId"] == "l"
+
+
+def listened_changes(server: Server, flag: str, change) -> int:  # type: ignore[no-untyped-def]
+    subscription = server.open_subscription(Request("l", "subscriptions/listen", {"notifications": {flag: True}}))
+    change()
+    return subscription.queue.qsize()
+
+
+def test_resource_list_changes_reach_listeners() -> None:
+    server = Server("s", "1")
+    server.resource("memo://a")(lambda: "a")
+    assert listened_changes(server, "resourcesListChanged", lambda: server.resource("memo://b")(lambda: "b")) == 1
+
+
+def test_prompt_list_changes_reach_listeners() -> None:
+    server = Server("s", "1")
+    server.prompt(name="first")(lambda: "x")
+    assert listened_changes(server, "promptsListChanged", lambda: server.prompts.remove("first")) == 1
+
+
+def test_a_listen_result_says_its_result_type() -> None:
+    server = Server("s", "1")
+    server.tool(name="t")(lambda: "")
+    subscription = server.open_subscription(Request(4, "subscriptions/listen", {"notifications": {}}))
+    final = server.finish_subscription(subscription)
+    assert final["resultType"] == "complete"
+    assert final["_meta"]["io.modelcontextprotocol/serverInfo"] == {"name": "s", "version": "1"}
+
+
+def test_a_listener_gets_only_the_kinds_it_asked_for() -> None:
+    hub = SubscriptionHub()
+    prompts_only = hub.open(1, {"notifications": {"promptsListChanged": True}}, {**OFFERED, "prompts": {}})
+    for kind in ("tools", "resources"):
+        hub.publish(f"notifications/{kind}/list_changed")
+    hub.publish("notifications/resources/updated", {"uri": "file:///a"})
+    assert prompts_only.queue.qsize() == 0
+    hub.publish("notifications/prompts/list_changed")
+    assert prompts_only.queue.get_nowait()["method"] == "notifications/prompts/list_changed"

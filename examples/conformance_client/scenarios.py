@@ -7,7 +7,19 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mcpref.client import Client, ProtocolError
+import httpx
+
+from mcpref.client import (
+    AuthorizationError,
+    Client,
+    ClientCredentials,
+    ClientRegistration,
+    EnterpriseManaged,
+    JWTBearer,
+    MCPClientError,
+    OAuth,
+    ProtocolError,
+)
 
 Handler = Callable[[str, dict[str, Any]], Awaitable[None]]
 
@@ -129,6 +141,133 @@ async def echo_the_schema(url: str, context: dict[str, Any]) -> None:
         tools = {tool["name"]: tool for tool in await client.list_tools()}
         schema = tools["json_schema_2020_12_tool"]["inputSchema"]
         await client.call_tool("json_schema_echo", {"schema": schema})
+
+
+#: The client ID metadata document URL the suite's `auth/basic-cimd` expects as client ID.
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+
+
+async def follow_authorization(url: str) -> str:
+    """The redirect step with no user: the mock authorization server approves at once, so the
+    answer to the authorization URL is the redirect back, `Location` included."""
+    async with httpx.AsyncClient() as http:
+        response = await http.get(url)
+    if not response.is_redirect:
+        raise SystemExit(f"the authorization endpoint answered {response.status_code}, not a redirect")
+    return response.headers["location"]
+
+
+def oauth(context: dict[str, Any]) -> OAuth:
+    """OAuth as an application would set it up; the context may name a pre-registered client."""
+    clients = {}
+    if "client_id" in context and "issuer" in context:
+        clients[context["issuer"]] = ClientRegistration(context["client_id"], context.get("client_secret"))
+    return OAuth(
+        redirect=follow_authorization,
+        redirect_uri="http://127.0.0.1:33418/callback",
+        clients=clients,
+        client_metadata_url=CLIENT_METADATA_URL,
+        client_name="mcpref-conformance-client",
+    )
+
+
+async def use_the_tools(url: str, context: dict[str, Any], auth: httpx.Auth | None = None) -> None:
+    async with Client(url, client_info=CLIENT_INFO, auth=auth or oauth(context)) as client:
+        for tool in await client.list_tools():
+            await client.call_tool(tool["name"], sample_arguments(tool["inputSchema"]))
+
+
+@scenario(
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/dpop",
+    "auth/dpop-nonce",
+)
+async def authorize_then_use_the_tools(url: str, context: dict[str, Any]) -> None:
+    """The server answers 401 until the client has a token: discover, register, authorize, retry.
+    `authorization-server-migration` moves the server to another authorization server midway;
+    in `dpop*` the authorization server offers DPoP, so the token is bound to the client's key."""
+    await use_the_tools(url, context)
+
+
+@scenario(
+    "auth/resource-mismatch",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+)
+async def refuse_to_authorize(url: str, context: dict[str, Any]) -> None:
+    """Something in the flow is forged (the resource, the issuer, `iss`): the client must stop
+    before the code or its credentials reach anyone."""
+    try:
+        await use_the_tools(url, context)
+    except AuthorizationError as exc:
+        print(f"refused, as it should: {exc}")
+        return
+    raise SystemExit("the client went ahead with a forged authorization step")
+
+
+@scenario("auth/scope-retry-limit")
+async def give_up_on_scope(url: str, context: dict[str, Any]) -> None:
+    """Every call is refused with 403 insufficient_scope, whatever the token: step up a bounded
+    number of times, then give up with the 403."""
+    try:
+        await use_the_tools(url, context)
+    except MCPClientError as exc:
+        if exc.status_code != 403:
+            raise
+        print(f"gave up, as it should: {exc}")
+        return
+    raise SystemExit("the server never refused, so the retry limit was not exercised")
+
+
+@scenario("auth/client-credentials-basic", "auth/client-credentials-jwt")
+async def act_on_its_own_behalf(url: str, context: dict[str, Any]) -> None:
+    """No user: the client credentials grant, with a secret or a `private_key_jwt` assertion."""
+    registration = ClientRegistration(
+        context["client_id"],
+        context.get("client_secret"),
+        private_key=context.get("private_key_pem"),
+        signing_algorithm=context.get("signing_algorithm", "ES256"),
+    )
+    await use_the_tools(url, context, ClientCredentials(registration))
+
+
+@scenario("auth/wif-jwt-bearer")
+async def present_the_workload_identity(url: str, context: dict[str, Any]) -> None:
+    """The platform gave this workload a JWT: it is the grant (RFC 7523)."""
+    await use_the_tools(url, context, JWTBearer(context["valid_jwt"], context.get("client_id")))
+
+
+@scenario("auth/enterprise-managed-authorization")
+async def exchange_the_enterprise_id_token(url: str, context: dict[str, Any]) -> None:
+    """The user's ID token from the enterprise IdP, exchanged there for an identity assertion
+    grant, then taken by the MCP authorization server as a JWT bearer grant."""
+    auth = EnterpriseManaged(
+        ClientRegistration(context["client_id"], context["client_secret"]),
+        id_token=context["idp_id_token"],
+        idp_token_endpoint=context["idp_token_endpoint"],
+        idp_client_id=context.get("idp_client_id"),
+    )
+    await use_the_tools(url, context, auth)
 
 
 def refuse(params: dict[str, Any]) -> dict[str, Any]:

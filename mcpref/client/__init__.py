@@ -4,14 +4,16 @@
 from mcpref.client import Client
 
 async with Client("http://127.0.0.1:8000/mcp") as client:
-    result = await client.call_tool("echo", {"message": "hi"})
+    result = await client.call_tool("convert_temperature", {"value": 20, "from": "C", "to": "F"})
 ```
 
 Private modules, one concept each: `_client` (the methods, the MRTR loop), the transports
 `_http` and `_stdio`, `_era` (legacy or modern, per origin), `_cache` (ttlMs/cacheScope),
-`_input` (answering input requests), `_listen` (subscriptions), `_errors`.
+`_input` (answering input requests), `_listen` (subscriptions), `_auth` (OAuth), `_grants`
+(OAuth without a user), `_redirect` (the loopback redirect for command-line clients), `_errors`.
 """
 
+from ._auth import AuthorizationError, ClientRegistration, OAuth, Tokens, TokenStore
 from ._cache import CacheKey, ResultCache
 from ._client import Client, Transport
 from ._era import DEFAULT_ERA_CACHE, EraCache, EraInfo, origin_of
@@ -30,15 +32,21 @@ from ._errors import (
     UnsupportedProtocolVersion,
     error_from,
 )
+from ._grants import ClientCredentials, EnterpriseManaged, JWTBearer
 from ._http import HTTPTransport
 from ._input import InputHandler, InputHandlers
 from ._listen import Subscription
+from ._redirect import LoopbackRedirect
 from ._stdio import StdioTransport
 
 __all__ = [
     "DEFAULT_ERA_CACHE",
+    "AuthorizationError",
     "CacheKey",
     "Client",
+    "ClientCredentials",
+    "ClientRegistration",
+    "EnterpriseManaged",
     "EraCache",
     "EraInfo",
     "HTTPTransport",
@@ -48,15 +56,20 @@ __all__ = [
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
+    "JWTBearer",
+    "LoopbackRedirect",
     "MCPClientError",
     "MethodNotFound",
     "MissingRequiredClientCapability",
+    "OAuth",
     "ParseError",
     "ProtocolError",
     "ResultCache",
     "SessionExpired",
     "StdioTransport",
     "Subscription",
+    "TokenStore",
+    "Tokens",
     "Transport",
     "TransportError",
     "UnsupportedProtocolVersion",

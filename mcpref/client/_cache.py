@@ -96,6 +96,7 @@ class ResultCache:
         return len(doomed)
 
     def clear(self) -> None:
+        """Drop every cached result."""
         self._entries.clear()
 
     def __len__(self) -> int:

@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import inspect
 import itertools
+import logging
 import uuid
 import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable, Hashable, Mapping, Sequence
@@ -76,6 +77,9 @@ PROGRESS_METHODS = MRTR_METHODS | {"completion/complete"}
 Callback = Callable[[dict[str, Any]], Awaitable[None] | None]
 
 
+logger = logging.getLogger("mcpref.client")
+
+
 class Transport(Protocol):
     """What the client needs from a transport: one request in, its messages out, response last.
 
@@ -99,14 +103,18 @@ class Transport(Protocol):
         *,
         header_params: Mapping[str, tuple[str, ...]] | None = None,
         long_lived: bool = False,
-    ) -> AsyncGenerator[dict[str, Any], None]: ...
+    ) -> AsyncGenerator[dict[str, Any], None]:
+        """Send one request; yield the messages that belong to it, its response last."""
+        ...
 
-    async def notify(self, message: dict[str, Any]) -> None: ...
+    async def notify(self, message: dict[str, Any]) -> None:
+        """Send one notification."""
 
     async def connect(self) -> None:
         """Make sure the server can be reached (start a stdio server, or restart a dead one)."""
 
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        """Release what the transport holds: end a legacy session, stop a stdio server."""
 
 
 class Client:
@@ -115,7 +123,7 @@ class Client:
     ```python
     async with Client("http://127.0.0.1:8000/mcp") as client:
         tools = await client.list_tools()
-        result = await client.call_tool("echo", {"message": "hi"})
+        result = await client.call_tool("convert_temperature", {"value": 20, "from": "C", "to": "F"})
 
     async with Client(StdioTransport(["python", "-m", "examples.minimal_server", "--stdio"])) as client:
         ...
@@ -132,6 +140,8 @@ class Client:
       `principal`, which defaults to a digest of the `Authorization` header, or else to this
       client alone.
     - `cache`, `era_cache`: injectable, to share between clients or to control the clock in tests.
+    - `auth`: an `httpx.Auth` for every request, such as `mcpref.client.OAuth` (the whole
+      authorization flow of basic/authorization/, started by the server's 401).
     - `http`, `timeout`: the `httpx.AsyncClient` to use (else one is made and owned), and its timeout.
     """
 
@@ -154,6 +164,7 @@ class Client:
         cache: ResultCache | None = None,
         era_cache: EraCache | None = None,
         http: httpx.AsyncClient | None = None,
+        auth: httpx.Auth | None = None,
         timeout: float = 30.0,
         max_rounds: int = 8,
     ) -> None:
@@ -178,13 +189,15 @@ class Client:
             self._http = http or httpx.AsyncClient(headers=headers, timeout=timeout, verify=default_ssl_context())
             if http is not None and headers:
                 self._http.headers.update(headers)
+            if auth is not None:
+                self._http.auth = auth
             self.transport: Transport = HTTPTransport(target, self._http)
             #: Eras are remembered per HTTP origin; a stdio server's era lives as long as its process.
             self.origin: str | None = origin_of(target)
             authorization = self._http.headers.get("authorization")
         else:
-            if http is not None or headers is not None:
-                raise TypeError("http and headers apply to HTTP URLs, not to a transport")
+            if http is not None or headers is not None or auth is not None:
+                raise TypeError("http, headers and auth apply to HTTP URLs, not to a transport")
             self._owns_http = False
             self.transport = target
             self.origin = None
@@ -259,6 +272,8 @@ class Client:
                 continue
             problems = annotation_problems(schema) if self.transport.uses_headers else []
             if problems:
+                # Rejected, and said so: one bad definition must not hide why a tool is missing.
+                logger.warning("dropping tool %r: %s", name, "; ".join(problems))
                 dropped[name] = problems
                 continue
             headers[name] = header_params(schema)
@@ -281,9 +296,11 @@ class Client:
         return await self._call("tools/call", params, header_params=header_params, progress=on_progress)
 
     async def list_resources(self) -> list[dict[str, Any]]:
+        """Every resource, all pages."""
         return await self._list_all("resources/list", "resources")
 
     async def list_resource_templates(self) -> list[dict[str, Any]]:
+        """Every resource template, all pages."""
         return await self._list_all("resources/templates/list", "resourceTemplates")
 
     async def read_resource(self, uri: str, *, on_progress: Callback | None = None) -> dict[str, Any]:
@@ -293,11 +310,13 @@ class Client:
         return await self._call("resources/read", {"uri": uri}, progress=on_progress)
 
     async def list_prompts(self) -> list[dict[str, Any]]:
+        """Every prompt, all pages."""
         return await self._list_all("prompts/list", "prompts")
 
     async def get_prompt(
         self, name: str, arguments: Mapping[str, str] | None = None, *, on_progress: Callback | None = None
     ) -> dict[str, Any]:
+        """`prompts/get`: the prompt's messages for these arguments (all strings)."""
         if not isinstance(name, str) or not name:
             raise ValueError("prompt name must be a non-empty string")
         params: dict[str, Any] = {"name": name}
@@ -331,10 +350,10 @@ class Client:
         `backoff` seconds (doubling, jittered) between tries.
 
         ```python
-        async with client.listen(tools_list_changed=True) as subscription:
-            print(subscription.honored)         # what the server agreed to send
-            async for note in subscription:     # mcpref.jsonrpc.Notification objects
-                ...
+        async with Client("http://127.0.0.1:8000/mcp") as client:
+            async with client.listen(tools_list_changed=True) as subscription:
+                print(subscription.honored)  # what the server agreed to send
+                # `async for note in subscription:` now yields each mcpref.jsonrpc.Notification
         ```
         """
         subscription = Subscription(

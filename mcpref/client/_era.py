@@ -35,6 +35,8 @@ FALLBACK_STATUSES = frozenset({400, 404, 405})
 
 @dataclass(frozen=True)
 class EraInfo:
+    """The era a server speaks (`"modern"` or `"legacy"`) and the version to use with it."""
+
     era: Era
     #: The version to send: a modern one for `_meta`, or the legacy one to ask for in `initialize`.
     version: str
@@ -47,20 +49,25 @@ class EraCache:
         self._eras: dict[str, EraInfo] = {}
 
     def get(self, origin: str) -> EraInfo | None:
+        """The era remembered for `origin`, if any."""
         return self._eras.get(origin)
 
     def set(self, origin: str, info: EraInfo) -> None:
+        """Remember the era of `origin`."""
         self._eras[origin] = info
 
     def forget(self, origin: str) -> None:
+        """Forget `origin`, so the next client probes it again."""
         self._eras.pop(origin, None)
 
     def clear(self) -> None:
+        """Forget every origin."""
         self._eras.clear()
 
 
 #: Shared by every `Client` that is not given its own.
 DEFAULT_ERA_CACHE = EraCache()
+"""The era cache every `Client` shares unless given its own: an origin is probed once per process."""
 
 
 def origin_of(url: str | httpx.URL) -> str:

@@ -39,10 +39,14 @@ class MCPClientError(Exception):
 
 
 class ParseError(MCPClientError):
+    """The server could not parse what was sent as JSON (-32700)."""
+
     code = jsonrpc.PARSE_ERROR
 
 
 class InvalidRequest(MCPClientError):
+    """The message was JSON but not a valid request, or a request the server cannot serve (-32600)."""
+
     code = jsonrpc.INVALID_REQUEST
 
 
@@ -59,6 +63,8 @@ class InvalidParams(MCPClientError):
 
 
 class InternalError(MCPClientError):
+    """The server failed while handling the request (-32603); it says no more, by design."""
+
     code = jsonrpc.INTERNAL_ERROR
 
 
@@ -75,6 +81,7 @@ class MissingRequiredClientCapability(MCPClientError):
 
     @property
     def required_capabilities(self) -> dict[str, Any]:
+        """The capabilities the server needed, from the error's `data`."""
         data = self.data if isinstance(self.data, dict) else {}
         required = data.get("requiredCapabilities")
         return required if isinstance(required, dict) else {}
@@ -87,12 +94,14 @@ class UnsupportedProtocolVersion(MCPClientError):
 
     @property
     def supported(self) -> list[str]:
+        """The versions the server speaks, from the error's `data`."""
         data = self.data if isinstance(self.data, dict) else {}
         supported = data.get("supported")
         return [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
 
     @property
     def requested(self) -> Any:
+        """The version the request asked for, as the server read it."""
         return self.data.get("requested") if isinstance(self.data, dict) else None
 
 

@@ -24,6 +24,7 @@ from ._errors import ProtocolError
 #: A handler gets the input request's `params` and returns the result object (`ElicitResult`,
 #: `CreateMessageResult`, `ListRootsResult`); sync or async.
 InputHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]] | dict[str, Any]]
+"""A function answering one kind of input request: given its `params`, it returns the result."""
 
 ELICITATION = "elicitation/create"
 SAMPLING = "sampling/createMessage"
@@ -44,6 +45,13 @@ class InputHandlers:
     elicitation_modes: tuple[str, ...] = ("form", "url")
     #: Everything the client declares (the client sets it); `None` means the handlers alone.
     declared: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        # Declaring elicitation means supporting at least one mode (client/elicitation.mdx
+        # §Capabilities); `{}` on the wire would read as form mode, which this client would refuse.
+        modes = set(self.elicitation_modes)
+        if self.elicitation is not None and (not modes or modes - {"form", "url"}):
+            raise ValueError(f"elicitation_modes must name form, url or both, got {self.elicitation_modes!r}")
 
     def capabilities(self) -> dict[str, Any]:
         """`ClientCapabilities` for exactly the handlers present."""
@@ -68,17 +76,27 @@ class InputHandlers:
         method, params = request["method"], request.get("params") or {}
         if not isinstance(params, dict):
             raise ProtocolError(f"inputRequests[{key!r}].params must be an object")
+        if method == SAMPLING and self.sampling is not None:
+            # Tools in a sampling request need sampling.tools, the deprecated includeContext values
+            # sampling.context (client/sampling.mdx); the client errs on what it did not declare.
+            declared = self.capabilities() if self.declared is None else self.declared
+            missing = missing_capabilities(required_capability(request), declared).get("sampling", {})
+            if missing:
+                names = ", ".join(f"sampling.{name}" for name in missing)
+                raise ProtocolError(f"inputRequests[{key!r}] needs {names}, which this client did not declare")
         handler = self._handler_for(method, params)
         if handler is None:
             # The server must only ask for what the client declared (mrtr.mdx §Server Requirements).
             raise ProtocolError(f"the server asked for {method} (key {key!r}), which this client never declared")
         if not callable(handler):
-            return {"roots": [dict(root) for root in handler]}
+            return {"roots": _file_roots(handler)}
         answer = handler(params)
         if inspect.isawaitable(answer):
             answer = await answer
         if not isinstance(answer, dict):
             raise TypeError(f"the {method} handler must return a dict (the result object), got {type(answer).__name__}")
+        if method == ROOTS:
+            _file_roots(answer.get("roots", []))
         return answer
 
     def _handler_for(self, method: str, params: dict[str, Any]) -> Any:
@@ -86,10 +104,16 @@ class InputHandlers:
             mode = params.get("mode", "form")
             return self.elicitation if mode in self.elicitation_modes else None
         if method == SAMPLING:
-            # Tools (or context) in a sampling request need what the client declared for them.
-            declared = self.capabilities() if self.declared is None else self.declared
-            needed = required_capability({"method": method, "params": params})
-            return self.sampling if not missing_capabilities(needed, declared) else None
+            return self.sampling
         if method == ROOTS:
             return self.roots
         return None
+
+
+def _file_roots(roots: Any) -> list[dict[str, Any]]:
+    """The roots as plain dicts, each checked to be a `file://` URI (client/roots.mdx §Root)."""
+    checked = [dict(root) for root in roots]
+    for root in checked:
+        if not str(root.get("uri", "")).startswith("file://"):
+            raise ValueError(f"a root must be a file:// URI, got {root.get('uri')!r}")
+    return checked

@@ -123,6 +123,7 @@ class StdioTransport:
                     )
 
     async def notify(self, message: dict[str, Any]) -> None:
+        """Send a notification (no answer expected), starting the server first if needed."""
         await self._ensure_started()
         await self._write(message)
 

@@ -38,7 +38,7 @@ from ..catchall import NOSNIFF, internal_error, plain_response
 from ..headers import check_request_headers
 from ..jsonrpc import MCPError, Notification, Request, encode, error_response, result_response
 from ..legacy import handle_legacy, is_legacy_request
-from ..meta import PROGRESS_TOKEN_KEY, read_request_meta, require_capabilities, unsupported_version
+from ..meta import PROGRESS_TOKEN_KEY, read_request_meta, unsupported_version
 from ..origins import HostPolicy, OriginPolicy
 from ..server import Server
 from . import sse
@@ -213,7 +213,7 @@ class StreamableHTTP:
         self, request: Request, headers: dict[str, str], scope: Scope, receive: Receive, send: Send
     ) -> None:
         header_version = headers.get("mcp-protocol-version")
-        principal = _principal(headers)
+        principal = _principal(scope, headers)
         if is_legacy_request(request, header_version):
             if self.server.serve_legacy:
                 await self._answer_legacy(request, header_version, principal, receive, send)
@@ -238,13 +238,6 @@ class StreamableHTTP:
             await self._listen(request, caller, receive, send)
             return
         if self.stream_responses or meta.progress_token is not None or meta.log_level is not None:
-            # A stream commits to 200 before the handler runs, so the method (404) and a capability
-            # the tool declares it needs (400, -32021) are checked first. `server.handle` checks the
-            # method too, so a JSON answer does not pay for it twice.
-            self.server.handler_for(request.method)
-            tool = self.server.tools.get(request.params.get("name")) if request.method == "tools/call" else None
-            if tool is not None:
-                require_capabilities(tool.requires, meta.client_capabilities)
             await self._stream(
                 request,
                 lambda notify: self.server.handle(request, meta=meta, notify=notify, principal=principal),
@@ -267,15 +260,15 @@ class StreamableHTTP:
         reads 404 as "your session is gone" and would start over for nothing.
         """
         meta = request.params.get("_meta")
-        if isinstance(meta, dict) and PROGRESS_TOKEN_KEY in meta or self.stream_responses:
-            await self._stream(
-                request,
-                lambda notify: handle_legacy(self.server, request, version, notify, principal=principal),
-                receive,
-                send,
-            )
-            return
         try:
+            if isinstance(meta, dict) and PROGRESS_TOKEN_KEY in meta or self.stream_responses:
+                await self._stream(
+                    request,
+                    lambda notify: handle_legacy(self.server, request, version, notify, principal=principal),
+                    receive,
+                    send,
+                )
+                return
             result = await _unless_client_leaves(
                 handle_legacy(self.server, request, version, principal=principal), receive
             )
@@ -295,20 +288,35 @@ class StreamableHTTP:
     ) -> None:
         """Answer on an SSE stream: request-scoped notifications first, the response last.
 
+        The status line goes out with the first notification, not before: an error found before
+        then (a method that does not exist, a client capability the handler finds missing, -32021)
+        is raised and answered with its own status, as basic/index.mdx asks (400 for -32021), not
+        inside a 200 stream. After it, an error can only travel in the stream.
+
         If the client closes the stream, that is cancellation (streamable-http.mdx
         §Cancellation): the handler is cancelled and nothing more is sent.
         """
-        await send({"type": "http.response.start", "status": 200, "headers": sse.HEADERS})
+        started = False
+
+        async def start() -> None:
+            nonlocal started
+            if not started:
+                started = True
+                await send({"type": "http.response.start", "status": 200, "headers": sse.HEADERS})
 
         async def notify(message: dict[str, Any]) -> None:
+            await start()
             await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
 
         try:
             final = result_response(request.id, await _unless_client_leaves(run(notify), receive))
         except MCPError as error:
+            if not started:
+                raise
             final = error_response(request.id, error)
         except _ClientLeft:
             return
+        await start()
         await send({"type": "http.response.body", "body": sse.event(final), "more_body": False})
 
     async def _listen(self, request: Request, caller: str, receive: Receive, send: Send) -> None:
@@ -528,11 +536,20 @@ def _peer(scope: Scope) -> str:
     return f"peer:{client[0]}" if client else "peer:unknown"
 
 
-def _principal(headers: dict[str, str]) -> str | None:
-    """Who is asking, for binding `requestState`: a digest of the credentials, never the credentials.
+#: The ASGI scope key an authentication layer in front of the endpoint sets to the caller it
+#: verified (`mcpref.auth.ProtectedResource`: the access token's issuer and subject). It wins over
+#: the header digest, so `requestState`, handles and private cache entries stay bound to the
+#: user across token refreshes, and no two users share one.
+PRINCIPAL_SCOPE_KEY = "mcpref.principal"
 
-    Verifying the token is the auth layer's job; here it only has to tell callers apart.
+
+def _principal(scope: Scope, headers: dict[str, str]) -> str | None:
+    """Who is asking, for binding `requestState`: the authenticated caller when a layer in front
+    verified one (`PRINCIPAL_SCOPE_KEY`), else a digest of the credentials, never the credentials.
     """
+    verified = scope.get(PRINCIPAL_SCOPE_KEY)
+    if verified is not None:
+        return str(verified)
     authorization = headers.get("authorization")
     if authorization is None:
         return None

@@ -230,3 +230,73 @@ def test_bounded_size_drops_expired_then_oldest():
     assert len(cache) == 2
     cache.put(keys[0], "p", {"ttlMs": 5000, "cacheScope": "public"})
     assert cache.get(keys[1], "p") is None  # the oldest made room
+
+
+# -- the cache rules of each cacheable result type (schema.mdx repeats them per type) -------------
+
+#: How the client asks for each cacheable result, by its schema type.
+CACHEABLE = {
+    "DiscoverResult": ("server/discover", lambda client: client.discover()),
+    "ListToolsResult": ("tools/list", lambda client: client.list_tools()),
+    "ListPromptsResult": ("prompts/list", lambda client: client.list_prompts()),
+    "ListResourcesResult": ("resources/list", lambda client: client.list_resources()),
+    "ListResourceTemplatesResult": ("resources/templates/list", lambda client: client.list_resource_templates()),
+    "ReadResourceResult": ("resources/read", lambda client: client.read_resource("memo://x")),
+}
+
+
+def every_kind(hints: CacheHints) -> Server:
+    """A server with one of everything, every cacheable result carrying `hints`."""
+    kinds = Server("kinds", "1.0.0", cache=hints)
+    kinds.tool(name="t")(lambda: "t")
+    kinds.prompt(name="p")(lambda: "p")
+    kinds.resource("memo://x")(lambda: "x")
+    kinds.resource_template("notes://{name}")(lambda name: name)
+    return kinds
+
+
+@pytest.fixture(scope="module")
+def kinds_urls():
+    with (
+        endpoint(StreamableHTTP(every_kind(CacheHints(0, "private")))) as stale,
+        endpoint(StreamableHTTP(every_kind(CacheHints(10_000, "private")))) as fresh,
+    ):
+        yield {"stale": stale, "fresh": fresh}
+
+
+async def fetched(client, traffic, kind: str) -> int:  # type: ignore[no-untyped-def]
+    """How many requests asking for `kind` one more call of it sends."""
+    method, ask = CACHEABLE[kind]
+    before = traffic.methods.count(method)
+    await ask(client)
+    return traffic.methods.count(method) - before
+
+
+@pytest.mark.parametrize("kind", CACHEABLE)
+async def test_a_zero_ttl_result_is_stale_at_once(kinds_urls, kind):
+    async with connect(kinds_urls["stale"], version="2026-07-28") as (client, traffic):
+        assert await fetched(client, traffic, kind) == 1
+        assert await fetched(client, traffic, kind) == 1
+
+
+@pytest.mark.parametrize("kind", CACHEABLE)
+async def test_a_positive_ttl_result_is_fresh_for_that_long(kinds_urls, kind):
+    clock = Clock()
+    async with connect(kinds_urls["fresh"], version="2026-07-28", cache=ResultCache(clock=clock)) as (client, traffic):
+        assert await fetched(client, traffic, kind) == 1
+        clock.now += 9.9
+        assert await fetched(client, traffic, kind) == 0
+        clock.now += 0.1
+        assert await fetched(client, traffic, kind) == 1
+
+
+@pytest.mark.parametrize("kind", CACHEABLE)
+async def test_a_private_result_is_not_shared_across_authorization(kinds_urls, kind):
+    shared = ResultCache()
+    alice = {"Authorization": "Bearer alice"}
+    async with connect(kinds_urls["fresh"], version="2026-07-28", cache=shared, headers=alice) as (client, traffic):
+        assert await fetched(client, traffic, kind) == 1
+        assert await fetched(client, traffic, kind) == 0
+    bob = {"Authorization": "Bearer bob"}
+    async with connect(kinds_urls["fresh"], version="2026-07-28", cache=shared, headers=bob) as (client, traffic):
+        assert await fetched(client, traffic, kind) == 1

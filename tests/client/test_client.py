@@ -245,7 +245,7 @@ async def test_call_learns_header_params_from_tools_list_once(url):
     assert traffic.requests[-1].headers["mcp-param-city"] == "Oslo"
 
 
-async def test_tools_breaking_x_mcp_header_rules_are_dropped():
+async def test_tools_breaking_x_mcp_header_rules_are_dropped(caplog):
     rogue = Server("rogue", "1.0.0")
 
     @rogue.tool(input_schema={"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}})
@@ -265,6 +265,8 @@ async def test_tools_breaking_x_mcp_header_rules_are_dropped():
             assert [tool["name"] for tool in tools] == ["fine"]
             assert "bad" in client.dropped_tools
             assert "number" in client.dropped_tools["bad"][0]
+            warning = next(r for r in caplog.records if r.name == "mcpref.client" and r.levelname == "WARNING")
+            assert "'bad'" in warning.getMessage() and "number" in warning.getMessage()
             with pytest.raises(ProtocolError, match="dropped"):
                 await client.call_tool("bad", {"x": 1.5})
     assert "tools/call" not in traffic.methods
@@ -343,3 +345,33 @@ def test_public_surface_is_complete_and_sorted():
 
 def test_cacheable_methods_match_the_server():
     assert set(CACHE_PARAMS) == set(CACHEABLE_METHODS)
+
+
+async def test_list_prompts_follows_every_page():
+    paged = Server("paged", "1.0.0", page_size=1)
+    for name in ("first", "second", "third"):
+        paged.prompt(name=name)(lambda: "Say something.")
+    with endpoint(StreamableHTTP(paged)) as url:
+        async with connect(url) as (client, traffic):
+            prompts = await client.list_prompts()
+    assert [prompt["name"] for prompt in prompts] == ["first", "second", "third"]
+    assert traffic.methods.count("prompts/list") == 3
+
+
+async def test_client_info_is_on_every_request(url):
+    info = {"name": "matrix-test", "version": "9.9"}
+    async with connect(url, client_info=info) as (client, traffic):
+        await client.discover()
+        await client.list_tools()
+        await client.call_tool("echo", {"message": "hi"})
+    assert len(traffic.bodies) >= 3
+    for body in traffic.bodies:
+        assert body["params"]["_meta"]["io.modelcontextprotocol/clientInfo"] == info
+
+
+async def test_a_call_that_takes_too_long_times_out(url):
+    async with mcpref.client.Client(url, timeout=0.3, era_cache=mcpref.client.EraCache()) as client:
+        started = time.monotonic()
+        with pytest.raises(mcpref.client.TransportError):
+            await client.call_tool("forever")
+    assert time.monotonic() - started < 5

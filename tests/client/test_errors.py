@@ -182,3 +182,9 @@ def test_typed_data_accessors_survive_missing_data():
     assert UnsupportedProtocolVersion("m").supported == []
     assert UnsupportedProtocolVersion("m", data={"supported": ["a", 1]}).supported == ["a"]
     assert MissingRequiredClientCapability("m", data="junk").required_capabilities == {}
+
+
+def test_the_retired_resource_not_found_code_still_reads_as_not_found():
+    # Servers of earlier revisions answer -32002; clients accept it as -32602 (server/resources.mdx).
+    error = error_from({"code": -32002, "message": "Resource not found", "data": {"uri": "memo://gone"}})
+    assert isinstance(error, InvalidParams) and error.code == -32002

@@ -30,6 +30,16 @@ def note() -> str:
     return "remember"
 
 
+@server.resource_template("memo://{name}/copy", mime_type="text/plain")
+def copy(name: str) -> str:
+    return f"copy of {name}"
+
+
+@server.prompt(complete={"topic": lambda value: ["tides", "tidal waves"]})
+def brief(topic: str) -> str:
+    return f"Brief me on {topic}."
+
+
 app = StreamableHTTP(server)
 
 
@@ -108,3 +118,32 @@ async def test_listen_needs_a_modern_server(url):
         with pytest.raises(ProtocolError, match="2026-07-28"):
             async with client.listen(tools_list_changed=True):
                 pass
+
+
+#: How the client asks for each result type that 2025-11-25 servers also send (without `resultType`).
+LEGACY_RESULTS = {
+    "Result": ("tools/call", lambda client: client.call_tool("where", {"region": "x"})),
+    "CallToolResult": ("tools/call", lambda client: client.call_tool("slow")),
+    "ListToolsResult": ("tools/list", lambda client: client.list_tools()),
+    "ListPromptsResult": ("prompts/list", lambda client: client.list_prompts()),
+    "GetPromptResult": ("prompts/get", lambda client: client.get_prompt("brief", {"topic": "tides"})),
+    "ListResourcesResult": ("resources/list", lambda client: client.list_resources()),
+    "ListResourceTemplatesResult": ("resources/templates/list", lambda client: client.list_resource_templates()),
+    "ReadResourceResult": ("resources/read", lambda client: client.read_resource("memo://note")),
+    "CompleteResult": (
+        "completion/complete",
+        lambda client: client.complete({"type": "ref/prompt", "name": "brief"}, {"name": "topic", "value": "t"}),
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", LEGACY_RESULTS)
+async def test_a_result_without_result_type_is_complete(url, kind):
+    method, ask = LEGACY_RESULTS[kind]
+    async with connect(url, version="legacy") as (client, traffic):
+        result = await ask(client)
+    assert result  # returned as it came, not refused nor retried
+    if isinstance(result, dict):
+        assert "resultType" not in result
+    pages = traffic.methods.count(method)
+    assert pages == (len(result) if method.endswith("/list") else 1)  # page_size=1: one request per item

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from mcpref import CacheHints, Server, StreamableHTTP
-from mcpref.client import MissingRequiredClientCapability, ProtocolError
+from mcpref.client import InputHandlers, MissingRequiredClientCapability, ProtocolError
 from mcpref.mrtr import InputRequired, create_message, elicit_form, elicit_url, list_roots
 from tests.client.conftest import connect, endpoint
 
@@ -143,6 +143,7 @@ async def test_resource_reads_sample_and_retried_results_are_never_cached(url):
         first = await client.read_resource("summary://today")
         await client.read_resource("summary://today")
     assert first["contents"][0]["text"] == "Quiet."
+    assert traffic.bodies[0]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] == {"sampling": {}}
     assert first["ttlMs"] == 60_000  # cacheable on its face, but it came from a retry
     assert traffic.methods.count("resources/read") == 4
 
@@ -183,7 +184,7 @@ async def test_the_client_refuses_tool_enabled_sampling_it_did_not_declare():
     handlers = InputHandlers(sampling=lambda params: {"role": "assistant", "content": {}, "model": "m"})
     handlers.declared = {"sampling": {}}
     tool_enabled = create_message("hi", tools=[{"name": "lookup", "inputSchema": {"type": "object"}}])
-    with pytest.raises(ProtocolError, match="never declared"):
+    with pytest.raises(ProtocolError, match="needs sampling.tools, which this client did not declare"):
         await handlers.respond({"look": tool_enabled})
     assert (await handlers.respond({"plain": create_message("hi")}))["plain"]["model"] == "m"
 
@@ -213,10 +214,12 @@ async def test_only_the_declared_elicitation_modes_are_offered(url):
 
 async def test_url_elicitation_round_trip(url):
     seen: list[dict] = []
-    async with connect(url, elicitation=lambda p: seen.append(p) or {"action": "accept"}) as (client, _):
+    async with connect(url, elicitation=lambda p: seen.append(p) or {"action": "accept"}) as (client, traffic):
         result = await client.call_tool("sign_in")
     assert result["content"][0]["text"] == "signed in"
     assert seen == [{"mode": "url", "message": "Sign in", "url": "https://example.com/login"}]
+    # The URL goes to the handler only: the client itself never fetches it.
+    assert {str(request.url) for request in traffic.requests} == {url}
 
 
 async def test_a_failing_handler_surfaces_its_own_error(url):
@@ -233,3 +236,91 @@ async def test_a_handler_must_return_a_result_object(url):
     async with connect(url, elicitation=lambda params: "yes") as (client, _):
         with pytest.raises(TypeError, match="must return a dict"):
             await client.call_tool("delete", {"path": "x"})
+
+
+async def test_an_elicitation_without_a_mode_is_form_mode():
+    # Servers may leave `mode` out of a form request; clients read it as form (client/elicitation.mdx).
+    no_mode = {"ask": {"method": "elicitation/create", "params": {"message": "Name?", "requestedSchema": {}}}}
+    form_only = InputHandlers(elicitation=lambda params: accept({"n": "Ada"}), elicitation_modes=("form",))
+    assert await form_only.respond(no_mode) == {"ask": accept({"n": "Ada"})}
+    url_only = InputHandlers(elicitation=lambda params: accept({}), elicitation_modes=("url",))
+    with pytest.raises(ProtocolError, match="never declared"):
+        await url_only.respond(no_mode)
+
+
+@pytest.mark.parametrize("modes", [(), ("forms",)])
+def test_declaring_elicitation_needs_a_known_mode(modes):
+    with pytest.raises(ValueError, match="elicitation_modes"):
+        InputHandlers(elicitation=lambda params: {}, elicitation_modes=modes)
+
+
+@pytest.mark.parametrize("roots", [[{"uri": "https://example.com/src"}], [{"name": "no uri"}]])
+async def test_roots_must_be_file_uris(roots):
+    ask = {"roots": {"method": "roots/list"}}
+    with pytest.raises(ValueError, match="file://"):
+        await InputHandlers(roots=roots).respond(ask)
+    with pytest.raises(ValueError, match="file://"):
+        await InputHandlers(roots=lambda params: {"roots": roots}).respond(ask)
+
+
+@pytest.mark.parametrize("extra", [{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}, {"toolChoice": {}}])
+async def test_sampling_with_tools_is_refused_without_sampling_tools(extra):
+    sampled: list[dict] = []
+    handlers = InputHandlers(sampling=lambda params: sampled.append(params) or {})
+    assert handlers.capabilities() == {"sampling": {}}
+    ask = {"s": {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5, **extra}}}
+    with pytest.raises(ProtocolError, match="sampling.tools"):
+        await handlers.respond(ask)
+    assert sampled == []
+
+
+async def declared(url: str, **handlers) -> list[dict]:  # type: ignore[no-untyped-def]
+    """The clientCapabilities of every request a client with `handlers` sends."""
+    async with connect(url, **handlers) as (client, traffic):
+        await client.discover()
+        await client.list_tools()
+        await client.list_prompts()
+    return [body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] for body in traffic.bodies]
+
+
+async def test_the_sampling_capability_is_declared_on_every_request(url):
+    assert set(map(str, await declared(url, sampling=lambda params: {}))) == {str({"sampling": {}})}
+
+
+async def test_the_roots_capability_is_declared_on_every_request(url):
+    assert set(map(str, await declared(url, roots=[{"uri": "file:///src"}]))) == {str({"roots": {}})}
+
+
+async def test_the_server_asks_for_roots_only_when_they_are_declared(url):
+    async with connect(url) as (client, traffic):
+        with pytest.raises(MissingRequiredClientCapability) as caught:
+            await client.get_prompt("grounded")
+    assert caught.value.required_capabilities == {"roots": {}}
+    assert traffic.methods.count("prompts/get") == 1  # refused, not asked
+
+
+async def test_a_rejected_tool_leaves_the_others_usable(caplog):
+    mixed = Server("mixed", "1.0.0")
+    mixed.tool(name="good")(lambda: "fine")
+    mixed.tool(name="bad", input_schema={"type": "object", "properties": {"x": {"type": "number"}}})(lambda x=0: "")
+    mixed.tools.get("bad").input_schema["properties"]["x"]["x-mcp-header"] = "X"  # as a third-party server might
+    with endpoint(StreamableHTTP(mixed)) as mixed_url:
+        async with connect(mixed_url) as (client, _):
+            assert [tool["name"] for tool in await client.list_tools()] == ["good"]
+            assert (await client.call_tool("good"))["content"][0]["text"] == "fine"
+    assert any("'bad'" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+
+
+async def test_an_expired_request_state_ends_the_loop_with_invalid_params():
+    """Over real HTTP: the server sealed a state that is already stale (ttl -1 s), so the client's
+    retry is refused with -32602, and the client reports it rather than asking again."""
+    from mcpref.client import InvalidParams
+    from mcpref.mrtr import StateSealer
+
+    stale = Server("stale-state", "1.0.0", state_sealer=StateSealer(b"k" * 32, ttl_seconds=-1))
+    stale.tool(name="delete", input_schema={"type": "object", "properties": {"path": {"type": "string"}}})(delete)
+    with endpoint(StreamableHTTP(stale)) as stale_url:
+        async with connect(stale_url, elicitation=lambda params: accept({"sure": True})) as (client, traffic):
+            with pytest.raises(InvalidParams, match="it has expired"):
+                await client.call_tool("delete", {"path": "x"})
+    assert traffic.methods.count("tools/call") == 2

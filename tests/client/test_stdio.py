@@ -155,3 +155,46 @@ async def test_answers_are_matched_by_the_id_s_json_type_and_value():
     finally:
         await transport.aclose()
     assert received == [{"jsonrpc": "2.0", "id": 1, "result": {"right": True}}]
+
+
+async def test_a_request_without_an_answer_times_out_and_is_cancelled():
+    """cancellation.mdx §Timeouts: the sender stops waiting and cancels the request."""
+    stderr: list[str] = []
+    transport = StdioTransport(
+        [sys.executable, "-m", "tests.client.stdio_server", "--stdio"],
+        cwd=str(ROOT),
+        timeout=0.5,
+        on_stderr=stderr.append,
+    )
+    async with Client(transport) as client:
+        with pytest.raises(TransportError, match="no answer to tools/call within 0.5 s"):
+            await client.call_tool("forever")
+        await eventually(lambda: "forever: cancelled" in stderr)
+
+
+@pytest.fixture
+def written(shared: Client, monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    """Every message the client writes to the server process, recorded on its way to stdin."""
+    transport = shared.transport
+    sent: list[dict] = []
+    write = transport._write
+
+    async def recording(message: dict) -> None:
+        sent.append(message)
+        await write(message)
+
+    monkeypatch.setattr(transport, "_write", recording)
+    return sent
+
+
+async def test_a_finished_request_is_never_cancelled(shared: Client, written: list[dict]):
+    await shared.call_tool("echo", {"text": "done already"})
+    assert [message.get("method") for message in written] == ["tools/call"]
+
+
+async def test_the_cancellation_names_the_request_it_stops(shared: Client, seen: Seen, written: list[dict]):
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(shared.call_tool("forever"), 0.3)
+    await eventually(lambda: any(m.get("method") == "notifications/cancelled" for m in written))
+    call, cancel = written
+    assert cancel["params"]["requestId"] == call["id"]

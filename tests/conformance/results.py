@@ -6,9 +6,12 @@ header-validation ones, the OAuth extensions) nor calls a baselined one stale wh
 So the same rules are applied here, to every scenario that ran:
 
 - a check has *failed* when its status is FAILURE or WARNING (as in the CLI's baseline mode);
-  SUCCESS, SKIPPED and INFO are fine;
-- an entry `scenario` allows any check of that scenario to fail; `scenario:check-id` allows
-  only that check;
+  SUCCESS, SKIPPED and INFO are fine, except in a scenario where nothing was checked: when no
+  check of a scenario passed or failed (all SKIPPED or INFO, or none emitted), every one of its
+  checks counts as failed, since a scenario that only skips has proved nothing;
+- every entry names the check it allows, `scenario:check-id`. The CLI also accepts a bare
+  `scenario`, allowing any check of it to fail; that would let a new failure inside a listed
+  scenario pass unseen, so such entries are refused here: list the failing checks one by one;
 - a failed check that no entry allows is *unexpected*;
 - an entry is *stale* when what it allows has stopped failing: the scenario has no failed
   check, or the named check has passed (SUCCESS); an entry whose check was skipped or not
@@ -91,10 +94,12 @@ def load_baseline(path: Path, side: str = "server") -> list[str]:
         raise ValueError(f"{path}: `{side}` must be a list of scenario or scenario:check-id strings")
     if len(set(entries)) != len(entries):
         raise ValueError(f"{path}: an entry is listed twice")
-    whole = {entry for entry in entries if ":" not in entry}
-    both = sorted(entry for entry in entries if entry.split(":")[0] in whole and ":" in entry)
-    if both:
-        raise ValueError(f"{path}: these checks are already covered by a whole-scenario entry: {both}")
+    whole = sorted(entry for entry in entries if ":" not in entry)
+    if whole:
+        raise ValueError(
+            f"{path}: an entry names the check it allows (scenario:check-id); a whole scenario would let a new "
+            f"failure inside it pass unseen: {whole}"
+        )
     return entries
 
 
@@ -110,25 +115,38 @@ class Verdict:
         return not (self.unexpected or self.stale or self.unknown)
 
 
+#: The statuses that say a check was really made, one way or the other.
+DECIDED = FAILED | {"SUCCESS"}
+#: How `failed_checks` names a scenario that emitted no check at all.
+NO_CHECKS = "no-checks-emitted"
+
+
+def failed_checks(statuses: dict[str, str]) -> dict[str, str]:
+    """The checks of one scenario that count as failed, with why (see the module docstring)."""
+    own = {check: status for check, status in statuses.items() if check != CLIENT_DONE}
+    failed = {check: status for check, status in statuses.items() if status in FAILED}
+    if not any(status in DECIDED for status in own.values()):
+        failed.update({check: f"{status}, and nothing in the scenario was checked" for check, status in own.items()})
+        if not own:
+            failed[NO_CHECKS] = "the scenario emitted no check"
+    return failed
+
+
 def judge(scenarios: dict[str, dict[str, str]], baseline: list[str]) -> Verdict:
     verdict = Verdict()
     allowed = set(baseline)
     for scenario, statuses in scenarios.items():
-        for check, status in statuses.items():
-            if status not in FAILED:
-                continue
-            if scenario in allowed or f"{scenario}:{check}" in allowed:
+        for check, why in failed_checks(statuses).items():
+            if f"{scenario}:{check}" in allowed:
                 verdict.expected.append(f"{scenario}:{check}")
             else:
-                verdict.unexpected.append(f"{scenario}:{check} ({status})")
+                verdict.unexpected.append(f"{scenario}:{check} ({why})")
     for entry in baseline:
         scenario, _, check = entry.partition(":")
         statuses = scenarios.get(scenario)
         if statuses is None:
             verdict.unknown.append(entry)
-            continue
-        still_failing = statuses.get(check) != "SUCCESS" if check else bool(FAILED & set(statuses.values()))
-        if not still_failing:
+        elif statuses.get(check) == "SUCCESS":
             verdict.stale.append(entry)
     return verdict
 

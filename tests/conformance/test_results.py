@@ -20,7 +20,7 @@ RUN = {
 
 
 def test_a_run_matching_its_baseline_is_ok() -> None:
-    verdict = judge(RUN, ["caching", "server-stateless:tools-list-changed"])
+    verdict = judge(RUN, ["caching:sep-2549-ttl-non-negative", "server-stateless:tools-list-changed"])
     assert verdict.ok
     assert verdict.expected == ["caching:sep-2549-ttl-non-negative", "server-stateless:tools-list-changed"]
 
@@ -40,21 +40,23 @@ def test_a_check_entry_allows_only_that_check() -> None:
 
 
 def test_entries_that_pass_now_are_stale() -> None:
-    verdict = judge(RUN, ["tools-list", "caching", "caching:wire-schema-valid", "server-stateless:tools-list-changed"])
-    assert verdict.stale == ["tools-list", "caching:wire-schema-valid"]
+    baseline = ["tools-list:tools-list", "caching:sep-2549-ttl-non-negative", "caching:wire-schema-valid"]
+    verdict = judge(RUN, [*baseline, "server-stateless:tools-list-changed"])
+    assert verdict.stale == ["tools-list:tools-list", "caching:wire-schema-valid"]
     assert not verdict.ok
 
 
 def test_a_skipped_or_absent_check_entry_is_kept_as_the_cli_keeps_it() -> None:
     kept = ["server-stateless:ack", "server-stateless:not-emitted"]
-    baseline = ["caching", "server-stateless:tools-list-changed", *kept]
+    baseline = ["caching:sep-2549-ttl-non-negative", "server-stateless:tools-list-changed", *kept]
     verdict = judge(RUN, baseline)
     assert verdict.ok
 
 
 def test_an_entry_for_a_scenario_that_did_not_run_is_unknown() -> None:
-    verdict = judge(RUN, ["caching", "server-stateless:tools-list-changed", "tools-lsit"])
-    assert verdict.unknown == ["tools-lsit"]
+    baseline = ["caching:sep-2549-ttl-non-negative", "server-stateless:tools-list-changed", "tools-lsit:tools-list"]
+    verdict = judge(RUN, baseline)
+    assert verdict.unknown == ["tools-lsit:tools-list"]
     assert not verdict.ok
 
 
@@ -90,17 +92,19 @@ def test_load_checks_reads_client_folders_and_whether_the_client_ran_to_its_end(
 
 def test_load_baseline_reads_one_side(tmp_path: Path) -> None:
     path = tmp_path / "baseline.yaml"
-    path.write_text("server:\n  - caching\nclient:\n  - auth/dpop\n  - sse-retry:client-ran-to-completion\n")
-    assert load_baseline(path, "server") == ["caching"]
-    assert load_baseline(path, "client") == ["auth/dpop", "sse-retry:client-ran-to-completion"]
+    path.write_text(
+        "server:\n  - caching:ttl\nclient:\n  - auth/dpop:dpop-proof\n  - sse-retry:client-ran-to-completion\n"
+    )
+    assert load_baseline(path, "server") == ["caching:ttl"]
+    assert load_baseline(path, "client") == ["auth/dpop:dpop-proof", "sse-retry:client-ran-to-completion"]
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "server:\n  - caching\n  - caching:wire-schema-valid\n",
-        "server:\n  - caching\n  - caching\n",
-        "server: caching\n",
+        "server:\n  - caching\n",  # a whole scenario: any new failure inside it would pass unseen
+        "server:\n  - caching:ttl\n  - caching:ttl\n",
+        "server: caching:ttl\n",
     ],
 )
 def test_load_baseline_refuses_ambiguous_files(tmp_path: Path, text: str) -> None:
@@ -115,7 +119,30 @@ def test_the_real_baseline_files_load(requirements: str) -> None:
     # They may become empty one day (`server: []`), but never malformed.
     path = expected_failures(requirements)
     entries = [entry for side in SIDES for entry in load_baseline(path, side)]
-    assert all(re.fullmatch(r"[a-z0-9_/-]+(:[a-z0-9-]+)?", entry) for entry in entries), entries
+    assert all(re.fullmatch(r"[a-z0-9_/-]+:[a-z0-9-]+", entry) for entry in entries), entries
     # Every entry says why it may fail, in a comment on its own line.
     listed = [line for line in path.read_text().splitlines() if line.lstrip().startswith("- ")]
     assert len(listed) == len(entries) and all(" # " in line for line in listed), listed
+
+
+def test_a_new_failure_inside_a_listed_scenario_is_unexpected() -> None:
+    run = {**RUN, "caching": {**RUN["caching"], "sep-2549-scope": "FAILURE"}}
+    verdict = judge(run, ["caching:sep-2549-ttl-non-negative", "server-stateless:tools-list-changed"])
+    assert verdict.unexpected == ["caching:sep-2549-scope (FAILURE)"]
+
+
+def test_a_scenario_that_checked_nothing_fails() -> None:
+    run = {**RUN, "tasks-status": {"status-notification": "SKIPPED", "note": "INFO"}, "empty": {}}
+    verdict = judge(run, ["caching:sep-2549-ttl-non-negative", "server-stateless:tools-list-changed"])
+    assert verdict.unexpected == [
+        "tasks-status:status-notification (SKIPPED, and nothing in the scenario was checked)",
+        "tasks-status:note (INFO, and nothing in the scenario was checked)",
+        "empty:no-checks-emitted (the scenario emitted no check)",
+    ]
+    # Listing what it skipped allows it, with the reason next to the entry, like any failure.
+    allowed = ["tasks-status:status-notification", "tasks-status:note", "empty:no-checks-emitted"]
+    baseline = ["caching:sep-2549-ttl-non-negative", "server-stateless:tools-list-changed", *allowed]
+    assert judge(run, baseline).ok
+    # On the client side the added ran-to-completion check does not count as checking anything.
+    client = {"sse-retry": {"reconnect": "SKIPPED", CLIENT_DONE: "SUCCESS"}}
+    assert judge(client, []).unexpected == ["sse-retry:reconnect (SKIPPED, and nothing in the scenario was checked)"]

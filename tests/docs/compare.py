@@ -50,11 +50,11 @@ def json_differences(expected: Any, actual: Any, path: str = "$", captures: dict
             fits = isinstance(actual, str) and placeholders.text_matcher(expected)(actual)
         except ValueError as exc:
             return [f"{path}: {exc}"]
-        return [] if fits else [f"{path}: the page says {_short(expected)}, the server sent {_short(actual)}"]
+        return [] if fits else [f"{path}: the page says {short(expected)}, the server sent {short(actual)}"]
     if isinstance(expected, dict) and isinstance(actual, dict):
         found = [f"{path}.{key}: missing from the server's answer" for key in expected if key not in actual]
         found += [
-            f"{path}.{key}: not on the page, but the server sent {_short(actual[key])}"
+            f"{path}.{key}: not on the page, but the server sent {short(actual[key])}"
             for key in actual
             if key not in expected
         ]
@@ -70,11 +70,12 @@ def json_differences(expected: Any, actual: Any, path: str = "$", captures: dict
             found += json_differences(e, a, f"{path}[{index}]", captures)
         return found
     if type(expected) is not type(actual) or expected != actual:
-        return [f"{path}: the page says {_short(expected)}, the server sent {_short(actual)}"]
+        return [f"{path}: the page says {short(expected)}, the server sent {short(actual)}"]
     return []
 
 
-def _short(value: Any) -> str:
+def short(value: Any) -> str:
+    """A value as JSON, cut to fit in a line of a report."""
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 80 else text[:77] + "..."
 

@@ -30,7 +30,7 @@ from typing import Any
 from sybil import Document, Example, Region, Sybil
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
-from . import compare, exchange, placeholders, schema, shared, update
+from . import compare, exchange, placeholders, rendered, schema, shared, update, variance
 from .messages import FrameSyntaxError, Request, Response, media_type, parse, parse_sse
 
 PAGE_ORIGIN = "http://127.0.0.1:8000"
@@ -43,6 +43,12 @@ SHARED_REQUEST = re.compile(r"<!--\s*shared-server:\s*(?P<reason>\S[^>]*?)\s*-->
 SHARED_SERVER = re.compile(r"^<!--\s*frames:\s*shared-server\s*[—–:-]\s*(?P<reason>\S[^>]*?)\s*-->", re.MULTILINE)
 TRAILING_COMMENT = re.compile(r"<!--(?:(?!-->).)*-->\s*$", re.DOTALL)
 DIAGRAMS = ("sequenceDiagram", "flowchart", "graph", "stateDiagram-v2", "classDiagram", "erDiagram")
+
+#: Why a placeholder is refused outside a ```http response block (see `variance`).
+UNPROVABLE = (
+    "a <<kind>> placeholder here cannot be proved to stand for a value that varies, since the block "
+    "cannot be run a second time on its own; placeholders belong in ```http response blocks"
+)
 
 #: Set by docs/conftest.py from `--update-frames`.
 settings = {"update": False}
@@ -140,6 +146,8 @@ def parse_page(document: Document) -> Iterable[Region]:
         yield region
         previous_end = region.end
         index += 1
+    # Last, the page as readers see it: code shown there that no fence marks is never run.
+    yield Region(len(document.text), len(document.text), [block.source for block in found], check_rendered)
 
 
 def _prose(text: str, found: list[Block]) -> str:
@@ -256,7 +264,19 @@ def _exchange(example: Example) -> str | None:
     revision = schema.revision_of(request)
     differences = compare.response_differences(page_response, status, headers, body, captured, answer.left_open)
     differences += [f"schema: {p}" for p in _server_schema_problems(headers, body, method, revision)]
-    rendered = update.render_response(page_response, status, headers, body, answer.left_open)
+    second = None
+    if settings["update"] and not on_shared:
+        second = _replay(request, page_response)  # what differs between two runs becomes a placeholder
+    elif not settings["update"] and not differences and variance.shows_placeholders(page_response):
+        second = _replay(request, page_response)
+        differences += variance.constants(page_response, (headers, body), second)
+    refused: list[str] = []
+    if settings["update"]:
+        rendered = update.render_response(page_response, status, headers, body, answer.left_open, second, refused)
+    else:
+        rendered = update.render_response(page_response, status, headers, body, answer.left_open)
+    if refused:
+        return compare.report(where, [f"not refreshed: {r}" for r in refused], pair.response_block.source, rendered)
     if settings["update"] and not any(d.startswith("schema:") for d in differences):
         # Refresh, and also bring a matching block to the canonical layout.
         if rendered.rstrip("\n") == pair.response_block.source.rstrip("\n"):
@@ -267,6 +287,13 @@ def _exchange(example: Example) -> str | None:
     if not differences:
         return None
     return compare.report(where, differences, pair.response_block.source, rendered)
+
+
+def _replay(request: Request, page_response: Response) -> tuple[list[tuple[str, str]], str]:
+    """The same request sent to another fresh app while the clocks read earlier (see `variance`)."""
+    with variance.shifted_clock():
+        again = exchange.send(shared.build(request.target.split("?")[0]), request, _shown_events(page_response))
+    return again.headers, again.body
 
 
 def _request_problems(pair: Pair, request: Request) -> list[str]:
@@ -330,6 +357,8 @@ def _continued(example: Example) -> str | None:
         shown = parse_sse(block.source)
     except ValueError as exc:
         return f"{block.where}: the event stream is malformed: {exc}"
+    if placeholders.contains_placeholder(block.source):
+        return f"{block.where}: {UNPROVABLE} (a stream continued on a shared server)"
     sent = servers.run(flight.read(len(shown)))
     marker = compare.marker_in(block.source)
     if marker == compare.KEEP_OPEN and flight.answer.left_open:
@@ -374,14 +403,30 @@ def _live(example: Example, text: str) -> str:
 
 def _python(example: Example) -> str | None:
     block, output = example.parsed
+    if output is not None and placeholders.contains_placeholder(output.source):
+        return f"{output.where}: {UNPROVABLE} (a python block's Output)"
     code = "\n" * (block.document.text.count("\n", 0, block.source_start)) + _live(example, block.source)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         exec(compile(code, str(block.document.path), "exec"), example.namespace)
-    if output is None:
-        return None
-    expected = output.source.rstrip("\n")
     actual = printed.getvalue().rstrip("\n")
+    if output is None:
+        if not actual:
+            return None
+        if settings["update"]:
+            shown = "\n\n" + _indent(f'```text title="Output"\n{actual}\n```', block)
+            update.schedule(Path(block.document.path), block.end, block.end, shown)
+            return None
+        return compare.report(
+            block.where,
+            [
+                'the block prints, but no ```text title="Output" block follows it to show what;'
+                " add one (./scripts/docs --update-frames writes it)"
+            ],
+            "",
+            actual,
+        )
+    expected = output.source.rstrip("\n")
     if placeholders.text_matcher(expected)(actual):
         return None
     if settings["update"]:
@@ -394,6 +439,8 @@ def _python(example: Example) -> str | None:
 def _console(example: Example) -> str | None:
     block: Block = example.parsed
     failures, refreshed = [], []
+    if placeholders.contains_placeholder(block.source):
+        return f"{block.where}: {UNPROVABLE} (a console block)"
     for command, expected in console_commands(block.source):
         refreshed.append(f"$ {command}\n{expected}" if expected else f"$ {command}")
         if not command.lstrip().startswith("curl "):
@@ -504,6 +551,18 @@ def _illustration(example: Example) -> str | None:
     return None
 
 
+def check_rendered(example: Example) -> str | None:
+    document = example.document
+    problems = [
+        f"{document.path}, line {rendered.line_of(document.text, code)}: code readers see that no fence marks "
+        f"(a block indented by four spaces, or raw <pre>), so nothing runs it: {code.strip()[:60]!r}.\n"
+        "Write it as a fenced block (```http, ```python, ...) or a fenced block marked "
+        '```text title="Illustration — <why it cannot run>"'
+        for code in rendered.unseen(document.text, example.parsed)
+    ]
+    return "\n".join(problems) or None
+
+
 def _unmarked(example: Example) -> str | None:
     block: Block = example.parsed
     return (
@@ -538,3 +597,28 @@ def examples_of(path: Path, namespace: dict[str, Any] | None = None) -> list[Exa
 
 
 Evaluator = Callable[[Example], str | None]
+
+
+def recheck(paths: Iterable[Path], live_url: str | None = None) -> list[str]:
+    """Run pages normally (no refreshing), as the next `./scripts/test` would: every failure's report.
+
+    `--update-frames` calls this on the pages it rewrote, so that it cannot say it is done while
+    a page it wrote still fails."""
+    failures = []
+    was, settings["update"] = settings["update"], False
+    try:
+        for path in paths:
+            examples = examples_of(Path(path), {"live_url": live_url} if live_url else {})
+            for example in examples:
+                try:
+                    example.evaluate()
+                except Exception as failure:  # noqa: BLE001 - every failure is reported, whatever it is
+                    failures.append(str(failure) or repr(failure))
+            if examples:
+                try:
+                    shared.teardown(examples[0].namespace)
+                except AssertionError as problem:
+                    failures.append(str(problem))
+    finally:
+        settings["update"] = was
+    return failures

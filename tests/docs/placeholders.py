@@ -94,19 +94,38 @@ def check(kind: str, actual: Any) -> str | None:
     return None
 
 
-def text_matcher(expected: str) -> Callable[[str], bool]:
-    """A matcher for plain text where `<<kind>>` tokens stand for their kind's pattern."""
+def text_pattern(expected: str) -> re.Pattern[str]:
+    """`expected` as a regex: each `<<kind>>` token becomes a group matching its kind's pattern."""
     parts, position = [], 0
     for token in PLACEHOLDER.finditer(expected):
         kind = token.group(1)
         if kind not in KINDS:
             raise ValueError(check(kind, None))
         parts.append(re.escape(expected[position : token.start()]))
-        parts.append(f"(?:{KINDS[kind].pattern})")
+        parts.append(f"({KINDS[kind].pattern})")
         position = token.end()
     parts.append(re.escape(expected[position:]))
-    pattern = re.compile("".join(parts), re.DOTALL)
+    return re.compile("".join(parts), re.DOTALL)
+
+
+def text_matcher(expected: str) -> Callable[[str], bool]:
+    """A matcher for plain text where `<<kind>>` tokens stand for their kind's pattern."""
+    pattern = text_pattern(expected)
     return lambda actual: pattern.fullmatch(actual) is not None
+
+
+def text_values(expected: str, actual: str) -> list[tuple[str, str]] | None:
+    """(kind, value) for each `<<kind>>` token of `expected`, as `actual` fills it; None if it does not fit."""
+    found = text_pattern(expected).fullmatch(actual)
+    if found is None:
+        return None
+    # A kind's own pattern may hold groups: take the outer group of each token, in order.
+    kinds = [token.group(1) for token in PLACEHOLDER.finditer(expected)]
+    values, group = [], 1
+    for kind in kinds:
+        values.append((kind, found.group(group)))
+        group += 1 + re.compile(KINDS[kind].pattern).groups
+    return values
 
 
 def contains_placeholder(value: Any) -> bool:

@@ -7,12 +7,18 @@ would carry: a status, a header, a field's value, a field too many or too few, a
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
 from sybil.example import SybilFailure
 
-from tests.docs import pages, update
+from tests.docs import pages, update, variance
 
 REQUEST = """```http
 POST /mcp HTTP/1.1
@@ -29,10 +35,17 @@ Mcp-Name: convert_temperature
 ```
 """
 
-SERVER_INFO = (
-    '"_meta": {"io.modelcontextprotocol/serverInfo": {"name": "weather-desk", "version": "1.4.0", '
-    '"title": "Weather Desk (mcpref reference server)"}}'
-)
+
+def server_info() -> str:
+    """The `_meta` every answer of the reference server carries, read from the server itself, so a
+    deliberate change of its version or title needs no edit here."""
+    from examples.reference_server import build_server
+
+    return '"_meta": ' + json.dumps({"io.modelcontextprotocol/serverInfo": build_server().info}, ensure_ascii=False)
+
+
+SERVER_INFO = server_info()
+VERSION = json.loads("{" + SERVER_INFO + "}")["_meta"]["io.modelcontextprotocol/serverInfo"]["version"]
 
 RESPONSE = (
     """```http
@@ -50,12 +63,15 @@ Content-Length: 250
 )
 
 PAGE = "# A page\n\n" + REQUEST + "\n" + RESPONSE
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
 def compare_not_refresh(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests check what a failing frame reports, even under ./scripts/docs --update-frames."""
+    """These tests check what a failing frame reports, even under ./scripts/docs --update-frames,
+    and what they schedule for rewriting stays theirs: the run's own pending rewrites are untouched."""
     monkeypatch.setitem(pages.settings, "update", False)
+    monkeypatch.setattr(update, "PENDING", defaultdict(list))
 
 
 def outcomes(tmp_path: Path, text: str, name: str = "page.md", **namespace: object) -> list[str | None]:
@@ -69,7 +85,8 @@ def outcomes(tmp_path: Path, text: str, name: str = "page.md", **namespace: obje
         except SybilFailure as failure:
             results.append(str(failure))
         else:
-            results.append(None)
+            if example.region.evaluator is not pages.check_rendered:  # the page-wide check: silent on a pass
+                results.append(None)
     return results
 
 
@@ -104,7 +121,7 @@ def test_a_correct_page_passes(tmp_path: Path) -> None:
         ("273.1 K", "273.2 K", "$.result.content[0].text"),
         ('"resultType": "complete",', '"resultType": "complete", "isError": false,', "$.result.isError: missing"),
         ('"resultType": "complete",', "", "$.result.resultType: not on the page"),
-        ('"version": "1.4.0"', '"version": 1.4', "$.result._meta"),
+        (f'"version": "{VERSION}"', '"version": 1.4', "$.result._meta"),
     ],
 )
 def test_any_change_to_a_documented_answer_fails(tmp_path: Path, old: str, new: str, expected_in_report: str) -> None:
@@ -128,7 +145,9 @@ def test_sse_events_are_compared_one_by_one(tmp_path: Path) -> None:
     ]
     final = (
         'data: {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text",'
-        '"text":"All 5 stations answered."}],' + SERVER_INFO.replace(": ", ":").replace(", ", ",") + "}}"
+        '"text":"All 5 stations answered."}],'
+        + json.dumps(json.loads("{" + SERVER_INFO + "}"), separators=(",", ":"))[1:-1]
+        + "}}"
     )
     body = "\n\n".join(f"event: message\n{line}" for line in [*events, final])
     good = f"{request}\n```http\nHTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n{body}\n```\n"
@@ -148,7 +167,7 @@ def test_placeholders_check_type_and_shape(tmp_path: Path) -> None:
     )
     path = tmp_path / "probe.md"
     path.write_text(request + "\n```http\nHTTP/1.1 200 OK\n\n```\n", encoding="utf-8")
-    (example,) = pages.examples_of(path)
+    example, _page = pages.examples_of(path)
     status, headers, body = pages.send(pages.app_for("/mcp", {}), example.parsed.request)
     page_answer = update.render_response(pages.parse("HTTP/1.1 200 OK\nContent-Type: x\n"), status, headers, body)
     import re
@@ -230,7 +249,7 @@ def _answer(tmp_path: Path, request: str) -> str:
     """The server's answer to a one-request page, as the update mode would write it."""
     path = tmp_path / "probe.md"
     path.write_text(request + "\n```http\nHTTP/1.1 200 OK\nContent-Type: x\n\n```\n", encoding="utf-8")
-    (example,) = pages.examples_of(path)
+    example, _page = pages.examples_of(path)
     status, headers, body = pages.send(pages.app_for("/mcp", {}), example.parsed.request)
     page = pages.parse("HTTP/1.1 200 OK\nContent-Type: x\n")
     return "```http\n" + update.render_response(page, status, headers, body) + "```\n"
@@ -283,11 +302,11 @@ def test_an_open_stream_must_be_shown_as_open(tmp_path: Path) -> None:
 
 def test_requests_go_to_a_fresh_app_unless_the_page_asks_to_share(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text(PAGE)
-    (example,) = pages.examples_of(tmp_path / "a.md")
+    example, _page = pages.examples_of(tmp_path / "a.md")
     assert pages.app_for("/mcp", example.namespace) is not pages.app_for("/mcp", example.namespace)
     shared_page = "<!-- frames: shared-server — one flow needs one instance -->\n\n" + PAGE
     (tmp_path / "b.md").write_text(shared_page)
-    (example,) = pages.examples_of(tmp_path / "b.md")
+    example, _page = pages.examples_of(tmp_path / "b.md")
     assert pages.app_for("/mcp", example.namespace) is pages.app_for("/mcp", example.namespace)
     # A directive shown inside a code block does not act.
     quoted = '```markdown title="Illustration — the directive, as source"\n' + shared_page.split("\n")[0] + "\n```\n"
@@ -312,8 +331,7 @@ CHANGED = (
     '{"_meta":{"io.modelcontextprotocol/subscriptionId":9}}}'
 )
 KEPT = (
-    f"```http\nHTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n{ACK}\n"
-    ": (stream still open, continued below)\n```\n"
+    f"```http\nHTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n{ACK}\n: (stream still open, continued below)\n```\n"
 )
 CHANGE = '```python\nshared_server("/mcp").notify_list_changed("tools")\n```\n'
 
@@ -332,7 +350,8 @@ def page_outcomes(tmp_path: Path, text: str) -> tuple[list[str | None], str | No
         except SybilFailure as failure:
             results.append(str(failure))
         else:
-            results.append(None)
+            if example.region.evaluator is not pages.check_rendered:  # the page-wide check: silent on a pass
+                results.append(None)
     try:
         shared.teardown(examples[0].namespace)
     except AssertionError as problem:
@@ -357,8 +376,9 @@ def test_a_stream_continued_below_shows_what_arrives_after_a_change(
         f"```sse\n{CHANGED}\n: (stream still open, continued below)\n```\n"
         '```python\nshared_server("/mcp").subscriptions.end_all()\n```\n'
         '```sse\nevent: message\ndata: {"jsonrpc":"2.0","id":9,"result":{"resultType":"complete","_meta":'
-        '{"io.modelcontextprotocol/subscriptionId":9,"io.modelcontextprotocol/serverInfo":{"name":"weather-desk",'
-        '"version":"1.4.0","title":"Weather Desk (mcpref reference server)"}}}}\n```\n'
+        '{"io.modelcontextprotocol/subscriptionId":9,'
+        + json.dumps(json.loads("{" + SERVER_INFO + "}")["_meta"], separators=(",", ":"))[1:]
+        + "}}\n```\n"
     )
     page_twice = page.replace(continued, twice)
     assert page_outcomes(tmp_path, page_twice) == ([None, None, None, None, None], None)
@@ -387,7 +407,7 @@ def test_one_request_can_go_to_the_shared_server_while_the_others_stay_fresh(tmp
     first = "<!-- shared-server: one flow needs one instance -->\n" + REQUEST
     (tmp_path / "d.md").write_text(first + "\n" + RESPONSE + "\n" + REQUEST + "\n" + RESPONSE)
     examples = pages.examples_of(tmp_path / "d.md")
-    assert [example.parsed.shared for example in examples] == [True, False]
+    assert [example.parsed.shared for example in examples[:-1]] == [True, False]
     namespace = examples[0].namespace
     assert pages.app_for("/mcp", namespace, True) is pages.app_for("/mcp", namespace, True)
     assert pages.app_for("/mcp", namespace) is not pages.app_for("/mcp", namespace, True)
@@ -396,7 +416,7 @@ def test_one_request_can_go_to_the_shared_server_while_the_others_stay_fresh(tmp
     # Stacked directives both count, in either order.
     stacked = "<!-- shared-server: one instance -->\n<!-- expect-schema-violation: a bad name -->\n" + REQUEST
     (tmp_path / "e.md").write_text(stacked.replace('"name": "convert_temperature", ', '"name": 5, ') + RESPONSE)
-    (example,) = pages.examples_of(tmp_path / "e.md")
+    example, _page = pages.examples_of(tmp_path / "e.md")
     assert example.parsed.shared and example.parsed.expected_violation == "a bad name"
 
 
@@ -411,8 +431,7 @@ def test_legacy_frames_are_checked_against_the_2025_schema(tmp_path: Path) -> No
     )
     assert schema.revision_of(initialize) == "2025-11-25"
     legacy_list = parse(
-        "POST /mcp HTTP/1.1\nMCP-Protocol-Version: 2025-11-25\n\n"
-        '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}'
+        'POST /mcp HTTP/1.1\nMCP-Protocol-Version: 2025-11-25\n\n{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}'
     )
     assert schema.revision_of(legacy_list) == "2025-11-25"
     modern = parse(
@@ -446,3 +465,170 @@ def test_update_frames_keeps_an_indented_block_indented(tmp_path: Path) -> None:
     assert "    HTTP/1.1 200 OK\n" in refreshed
     assert '        "content": [{"type": "text", "text": "0 °C = 273.1 K"}]' in refreshed
     assert outcomes(tmp_path, refreshed) == [None]
+
+
+# -- --update-frames: what it writes passes the next normal run, or it says why not ----------
+
+FORECAST = (
+    REQUEST.replace("convert_temperature", "get_forecast")
+    .replace('"arguments": {"value": 0, "from": "C", "to": "K"}', '"arguments": {"city": "Oslo", "days": 1}')
+    .replace("Mcp-Name: get_forecast\n", "Mcp-Name: get_forecast\nMcp-Param-City: Oslo\n")
+)
+BARE = "\n```http\nHTTP/1.1 200 OK\n```\n"
+
+
+def refresh(tmp_path: Path, text: str) -> tuple[list[str | None], str]:
+    """The page run under --update-frames, its rewrites written: the outcomes and the new text."""
+    pages.settings["update"] = True
+    try:
+        results = outcomes(tmp_path, text)
+        update.apply_pending()
+    finally:
+        pages.settings["update"] = False
+    return results, (tmp_path / "page.md").read_text(encoding="utf-8")
+
+
+def test_update_frames_completes_a_new_frame_with_its_content_type(tmp_path: Path) -> None:
+    results, refreshed = refresh(tmp_path, "# A page\n\n" + REQUEST + BARE)
+    assert results == [None]
+    assert "HTTP/1.1 200 OK\nContent-Type: application/json\n\n{" in refreshed
+    assert pages.recheck([tmp_path / "page.md"]) == []
+
+
+def test_update_frames_writes_a_placeholder_for_a_value_that_differs_between_runs(tmp_path: Path) -> None:
+    results, refreshed = refresh(tmp_path, FORECAST + BARE)
+    assert results == [None]
+    # issuedAt, both as a field and inside the text block that repeats it as JSON.
+    assert '"issuedAt": "<<iso-datetime>>"' in refreshed
+    assert '\\"issuedAt\\": \\"<<iso-datetime>>\\"' in refreshed
+    assert pages.recheck([tmp_path / "page.md"]) == []
+
+
+def test_update_frames_refuses_a_varying_value_that_no_placeholder_fits() -> None:
+    refused: list[str] = []
+    variance.merge(None, {"a": ["same", "left", 1.5]}, {"a": ["same", "right", 2.5]}, "$", refused)
+    assert [r.split(":")[0] for r in refused] == ["$.a[1]", "$.a[2]"]
+    assert variance.tokenized('{"at": "2026-01-02T03:04:05Z"}', '{"at": "2026-01-01T03:03:58Z"}') == (
+        '{"at": "<<iso-datetime>>"}'
+    )
+    assert variance.tokenized("ticket 12 of 3", "ticket 13 of 4") == "ticket <<int>> of <<int>>"
+
+
+def test_a_placeholder_must_stand_for_a_value_that_varies(tmp_path: Path) -> None:
+    constant = PAGE.replace('"id": 1, "result"', '"id": "<<int>>", "result"')
+    assert "$.id: <<int>> stood for 1 in both runs" in only_failure(tmp_path, constant)
+    # Refreshing writes the constant back as it is.
+    results, refreshed = refresh(tmp_path, constant)
+    assert results == [None] and '"id": 1,' in refreshed and "<<int>>" not in refreshed
+    assert pages.recheck([tmp_path / "page.md"]) == []
+
+
+def test_an_error_code_cannot_hide_behind_a_placeholder(tmp_path: Path) -> None:
+    unknown = REQUEST.replace("Mcp-Name: convert_temperature", "Mcp-Name: nope").replace(
+        '"name": "convert_temperature"', '"name": "nope"'
+    )
+    results, refreshed = refresh(tmp_path, unknown + BARE)
+    assert results == [None] and '"code": -326' in refreshed
+    code = re.search(r'"code": (-\d+)', refreshed)
+    assert code is not None
+    hidden = refreshed.replace(f'"code": {code[1]}', '"code": "<<int>>"')
+    assert f"$.error.code: <<int>> stood for {code[1]} in both runs" in only_failure(tmp_path, hidden)
+
+
+def test_recheck_lists_what_still_fails(tmp_path: Path) -> None:
+    (tmp_path / "page.md").write_text(PAGE.replace("273.1 K", "0 K"), encoding="utf-8")
+    (failure,) = pages.recheck([tmp_path / "page.md"])
+    assert "page.md, line 17" in failure and "$.result.content[0].text" in failure
+
+
+def test_the_self_tests_and_a_refresh_follow_a_new_server_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from examples import reference_server
+    from mcpref import Server
+
+    def bumped(name: str, version: str, **options: object) -> Server:
+        return Server(name, "9.9.9", **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reference_server, "Server", bumped)
+    assert '"version": "9.9.9"' in server_info()
+    assert outcomes(tmp_path, "# A page\n\n" + REQUEST + "\n" + RESPONSE.replace(SERVER_INFO, server_info())) == [None]
+    results, refreshed = refresh(tmp_path, PAGE)
+    assert results == [None] and '"version": "9.9.9"' in refreshed
+    assert pages.recheck([tmp_path / "page.md"]) == []
+
+
+# -- what the harness cannot see is a failure, not a pass ------------------------------------
+
+
+def test_a_python_block_that_prints_must_show_what_it_printed(tmp_path: Path) -> None:
+    page = '# A page\n\n```python\nprint("hello", 1 + 1)\n```\n'
+    assert 'no ```text title="Output" block follows' in only_failure(tmp_path, page)
+    assert outcomes(tmp_path, "```python\nx = 1 + 1\n```\n") == [None]
+    results, refreshed = refresh(tmp_path, page)
+    assert results == [None] and '```\n\n```text title="Output"\nhello 2\n```' in refreshed
+    assert pages.recheck([tmp_path / "page.md"]) == []
+
+
+def test_a_placeholder_that_cannot_be_replayed_is_refused(tmp_path: Path) -> None:
+    python = '```python\nprint(7)\n```\n\n```text title="Output"\n<<int>>\n```\n'
+    assert "cannot be proved to stand for a value that varies" in only_failure(tmp_path, python)
+    console = "```console\n$ curl -s http://127.0.0.1:8000/nothing\n<<int>>\n```\n"
+    assert "cannot be proved" in only_failure(tmp_path, console)
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        "Some prose.\n\n    POST /mcp HTTP/1.1\n    Content-Type: application/json\n",
+        "Some prose.\n\n<pre>POST /mcp HTTP/1.1</pre>\n",
+    ],
+)
+def test_code_that_no_fence_marks_fails(tmp_path: Path, hidden: str) -> None:
+    report = only_failure(tmp_path, "# A page\n\n" + hidden)
+    assert "page.md, line 5: code readers see that no fence marks" in report
+    assert "POST /mcp HTTP/1.1" in report
+    # Indented text inside an admonition, a tab or a list is prose, not code.
+    fine = '# A page\n\n!!! note\n    Indented prose.\n\n=== "Tab"\n\n    More prose.\n\n- item\n\n    continued\n'
+    assert outcomes(tmp_path, fine) == []
+
+
+def _update_run(folder: Path, sabotage: str = "") -> subprocess.CompletedProcess[str]:
+    """`pytest --update-frames` on a folder set up as docs/ is (its conftest copied), in a subprocess."""
+    conftest = (ROOT / "docs" / "conftest.py").read_text(encoding="utf-8")
+    (folder / "conftest.py").write_text(conftest + sabotage, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(folder),
+        "--update-frames",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+    ]
+    return subprocess.run(
+        [*command, "-c", os.devnull, "--rootdir", str(folder)], env=env, capture_output=True, text=True
+    )
+
+
+def test_update_frames_says_what_it_refreshed_and_fails_if_a_rewritten_page_still_fails(tmp_path: Path) -> None:
+    (tmp_path / "page.md").write_text("# A page\n\n" + REQUEST + BARE, encoding="utf-8")
+    run = _update_run(tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "page.md: 1 frame(s) refreshed from the reference server" in run.stdout
+    assert "every rewritten page passes a normal run" in run.stdout
+    # A refresh that writes a block the next run rejects (here: made to drop Content-Type, as it
+    # once did) fails the run and shows why, instead of saying it is done.
+    (tmp_path / "page.md").write_text("# A page\n\n" + REQUEST + BARE, encoding="utf-8")
+    sabotage = (
+        "\n_render = update.render_response\n"
+        "update.render_response = lambda *a, **k: _render(*a, **k).replace('Content-Type: application/json\\n', '')\n"
+    )
+    run = _update_run(tmp_path, sabotage)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "1 block(s) still fail after the refresh" in run.stdout
+    assert "must show its Content-Type" in run.stdout

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,19 +19,49 @@ MERMAID = ROOT / "docs" / "assets" / "vendor" / "mermaid.min.js"
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
 
-@pytest.fixture(scope="module")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def build(site: Path, config: Path = ROOT / "mkdocs.yml") -> subprocess.CompletedProcess[str]:
+    """`mkdocs build --strict`, as the suite runs it. Never `--quiet`: it silences the warnings that
+    strict mode counts, and a broken link or anchor would then build without complaint."""
     if not MERMAID.exists():  # a fresh clone: fetch the pinned mermaid once, as scripts/serve would
         subprocess.run(["bash", str(ROOT / "scripts" / "_site_setup")], check=True, cwd=ROOT)
-    site = tmp_path_factory.mktemp("site")
-    build = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)],
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config), "--site-dir", str(site)],
         cwd=ROOT,
         capture_output=True,
         text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},  # Material's end-of-life banner
     )
-    assert build.returncode == 0, build.stderr
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    site = tmp_path_factory.mktemp("site")
+    built = build(site)
+    assert built.returncode == 0, built.stderr
+    assert "WARNING" not in built.stderr, built.stderr
     return site
+
+
+def test_a_broken_link_or_anchor_fails_the_build(tmp_path: Path) -> None:
+    """The site's own configuration (inherited), on two tiny pages: a good link builds, a bad one fails."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "b.md").write_text("# B\n\n## A heading\n", encoding="utf-8")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(
+        f"INHERIT: {ROOT / 'mkdocs.yml'}\ndocs_dir: {docs}\nnav:\n  - index.md\n  - b.md\nplugins:\n  - search\n",
+        encoding="utf-8",
+    )
+    (docs / "index.md").write_text("# A\n\n[next](b.md#a-heading)\n", encoding="utf-8")
+    assert build(tmp_path / "good", config).returncode == 0
+    for link, complaint in [
+        ("[next](b.md#no-such-heading)", "does not contain an anchor '#no-such-heading'"),
+        ("[next](c.md)", "the target is not found among documentation files"),
+        ("[here](#nowhere)", "#nowhere"),
+    ]:
+        (docs / "index.md").write_text(f"# A\n\n{link}\n", encoding="utf-8")
+        broken = build(tmp_path / "bad", config)
+        assert broken.returncode != 0 and complaint in broken.stderr, (link, broken.stderr)
 
 
 def test_every_page_is_built_and_diagrams_load_mermaid_from_the_site(built_site: Path) -> None:
@@ -44,6 +75,7 @@ def test_every_page_is_built_and_diagrams_load_mermaid_from_the_site(built_site:
         "patterns/composition/index.html",
         "patterns/serverless-state/index.html",
         "reference/errors/index.html",
+        "reference/compliance/index.html",
         "glossary/index.html",
     ]:
         assert (built_site / page).exists(), page
@@ -55,6 +87,12 @@ def test_every_page_is_built_and_diagrams_load_mermaid_from_the_site(built_site:
         text = html.read_text(encoding="utf-8")
         assert "unpkg.com" not in text and "cdn.jsdelivr" not in text and "fonts.googleapis" not in text, html
     assert not (built_site / "conftest.py").exists()
+    # The compliance page holds the matrix rendered from requirements.yaml, linked to the spec.
+    compliance = (built_site / "reference/compliance/index.html").read_text(encoding="utf-8")
+    assert "<!-- compliance-matrix -->" not in compliance
+    assert "http.header-body-mismatch-rejected" in compliance
+    spec = "https://modelcontextprotocol.io/specification/2026-07-28"
+    assert f'href="{spec}/basic/transports/streamable-http#server-validation"' in compliance
 
 
 def test_pages_and_endpoints_share_one_origin(built_site: Path) -> None:
@@ -79,3 +117,13 @@ def test_pages_and_endpoints_share_one_origin(built_site: Path) -> None:
     assert weather.json()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "weather-desk"
     assert tides.json()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "tide-tables"
     assert get.status_code == 405
+
+
+def test_the_api_reference_covers_every_exported_name(built_site: Path) -> None:
+    import mcpref
+    import mcpref.client
+
+    page = (built_site / "reference" / "api" / "index.html").read_text()
+    for module in (mcpref, mcpref.client):
+        missing = [name for name in module.__all__ if f'id="{module.__name__}.{name}"' not in page]
+        assert not missing, f"reference/api.md does not show {module.__name__}: {missing}"

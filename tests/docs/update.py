@@ -14,7 +14,7 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
-from . import placeholders
+from . import placeholders, variance
 from .compare import OPEN_STREAM, marker_in, stream_marker
 from .messages import Event, Response, media_type, parse_sse
 
@@ -55,15 +55,33 @@ def dump(value: Any, indent: int = 0, used: int = 0, width: int = 96) -> str:
 
 
 def render_response(
-    page: Response, status: int, headers: list[tuple[str, str]], body: str, left_open: bool = False
+    page: Response,
+    status: int,
+    headers: list[tuple[str, str]],
+    body: str,
+    left_open: bool = False,
+    second: tuple[list[tuple[str, str]], str] | None = None,
+    refused: list[str] | None = None,
 ) -> str:
+    """The server's answer in the page's form. With `second` (the same request answered again,
+    see `variance`), what differs between the two runs is written as a placeholder, or refused
+    into `refused`; without it, the page's placeholders are kept wherever they still fit."""
+    refused = [] if refused is None else refused
     sent = Response(headers, body)
+    again = Response(*second) if second is not None else None
     lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}"]
-    for name, value in page.headers:
+    shown = page.headers
+    if body and not page.header("content-type") and sent.header("content-type"):
+        # A body is compared as its Content-Type says, so a refreshed block always shows it.
+        shown = [("Content-Type", sent.header("content-type") or ""), *shown]
+    for name, value in shown:
         actual = sent.header(name)
-        kind = placeholders.kind_of(value)
         if actual is None:
             continue
+        if again is not None:
+            lines.append(f"{name}: {variance.header(value, actual, again.header(name), name, refused)}")
+            continue
+        kind = placeholders.kind_of(value)
         lines.append(f"{name}: {value if kind and placeholders.check(kind, actual) is None else actual}")
     text = "\n".join(lines) + "\n"
     if not body:
@@ -71,21 +89,40 @@ def render_response(
     kind = media_type(sent)
     if kind == "application/json":
         expected = json.loads(page.body) if media_type(page) == kind and page.body.strip() else None
-        return text + "\n" + dump(keep_placeholders(expected, json.loads(body))) + "\n"
+        value = json.loads(body)
+        if again is not None and media_type(again) == kind:
+            written = variance.merge(expected, value, json.loads(again.body), "$", refused)
+        else:
+            written = keep_placeholders(expected, value)
+        return text + "\n" + dump(written) + "\n"
     if kind == "text/event-stream":
         try:
-            shown = parse_sse(page.body) if media_type(page) == kind and page.body.strip() else []
+            events = parse_sse(page.body) if media_type(page) == kind and page.body.strip() else []
         except ValueError:  # a skeleton or a broken page block: nothing of it is worth keeping
-            shown = []
-        return text + "\n" + render_events(shown, body, left_open, marker_in(page.body))
+            events = []
+        other = again.body if again is not None and media_type(again) == kind else None
+        return text + "\n" + render_events(events, body, left_open, marker_in(page.body), other, refused)
     return text + "\n" + body + ("" if body.endswith("\n") else "\n")
 
 
-def render_events(shown: list[Event], body: str, left_open: bool, marker: str | None = None) -> str:
+def render_events(
+    shown: list[Event],
+    body: str,
+    left_open: bool,
+    marker: str | None = None,
+    second: str | None = None,
+    refused: list[str] | None = None,
+) -> str:
     """SSE events as a page writes them, keeping the page's placeholders and its open-stream note."""
     events = []
+    others = parse_sse(second) if second is not None else None
     for index, event in enumerate(parse_sse(body)):
-        data = keep_placeholders(shown[index].data if index < len(shown) else None, event.data)
+        expected = shown[index].data if index < len(shown) else None
+        if others is not None and len(others) == len(parse_sse(body)):
+            where = f"SSE event {index + 1} $"
+            data = variance.merge(expected, event.data, others[index].data, where, [] if refused is None else refused)
+        else:
+            data = keep_placeholders(expected, event.data)
         lines = [f"event: {event.name}"] if event.name else []
         # One `data:` line per event, in the compact form the server writes on the wire.
         lines.append("data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")))
@@ -101,14 +138,20 @@ def schedule(path: Path, start: int, end: int, text: str) -> None:
     PENDING[Path(path)].append((start, end, text))
 
 
-def apply_pending() -> list[str]:
-    """Write every scheduled rewrite; returns one line per rewritten file."""
-    done = []
+def apply_pending() -> dict[Path, int]:
+    """Write every scheduled rewrite; returns how many blocks each rewritten file got."""
+    done = {}
     for path, edits in PENDING.items():
         text = path.read_text(encoding="utf-8")
         for start, end, new in sorted(edits, reverse=True):
             text = text[:start] + new + text[end:]
         path.write_text(text, encoding="utf-8")
-        done.append(f"{path}: {len(edits)} frame(s) refreshed from the reference server")
+        done[path] = len(edits)
     PENDING.clear()
     return done
+
+
+def summary(done: dict[Path, int]) -> list[str]:
+    """One line per rewritten file, then the total."""
+    lines = [f"{path}: {count} frame(s) refreshed from the reference server" for path, count in done.items()]
+    return [*lines, f"{sum(done.values())} frame(s) refreshed in {len(done)} file(s); review them with git diff"]

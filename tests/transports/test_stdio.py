@@ -120,6 +120,19 @@ def test_a_cancellation_that_names_no_request_of_ours_is_ignored(child: Child, p
     assert answers[1]["content"][0]["text"] == "woke"
 
 
+@pytest.mark.parametrize("method", ["tools/list", "server/discover", "subscriptions/listen"])
+def test_an_unsupported_version_is_refused_on_stdio_too(child: Child, method: str) -> None:
+    """basic/versioning.mdx: a version the server does not speak is -32022 with the supported list;
+    stdio has no header to refuse it early, so the dispatcher alone must."""
+    meta = {**META, "io.modelcontextprotocol/protocolVersion": "2099-01-01"}
+    child.send({"jsonrpc": "2.0", "id": 4, "method": method, "params": {"_meta": meta}})
+    answer = child.read(method)
+    assert answer["id"] == 4
+    assert answer["error"]["code"] == -32022
+    assert answer["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2099-01-01"}
+    assert child.close() == 0
+
+
 def test_malformed_lines_get_errors_and_the_server_goes_on(child: Child) -> None:
     child.send(b"not json\n")
     assert child.read()["error"]["code"] == -32700
@@ -188,3 +201,22 @@ def test_a_legacy_client_over_stdio(child: Child) -> None:
     assert child.read("tools/call", "2025-11-25")["result"] == {"content": [{"type": "text", "text": "old"}]}
     child.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
     assert child.read("ping", "2025-11-25")["result"] == {}
+
+
+def test_the_server_cancels_nothing_but_listen_streams(child: Child) -> None:
+    listen = {"_meta": META, "notifications": {"toolsListChanged": True}}
+    child.send({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen", "params": listen})
+    child.request(7, "tools/call", {"name": "echo", "arguments": {"message": "m"}})
+    assert child.close() == 0
+    assert child.process.stdout is not None
+    sent = [json.loads(line) for line in child.process.stdout.read().splitlines()]
+    cancels = [m for m in sent if m.get("method") == "notifications/cancelled"]
+    assert [m["params"]["requestId"] for m in cancels] == ["L"]  # never request 7, nor anything else
+
+
+def test_a_cancelled_tool_stops_working(child: Child) -> None:
+    assert child.process.stderr is not None
+    child.request(8, "tools/call", {"name": "wait", "arguments": {}})
+    assert child.process.stderr.readline() == b"wait started\n"
+    child.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 8}})
+    assert child.process.stderr.readline() == b"wait was cancelled\n"  # stopped now, not after its 30 s sleep

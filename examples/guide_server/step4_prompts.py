@@ -1,0 +1,30 @@
+"""Step 4: a prompt with arguments, and completion for one of them."""
+
+from mcpref import Server, StreamableHTTP
+from mcpref.run import main
+
+from . import step3_resources
+from .trails import TRAILS
+
+
+def build() -> Server:
+    server = step3_resources.build()
+
+    @server.prompt(
+        title="Plan a walk",
+        arguments={"trail": "Trail id, e.g. lake-path", "company": "alone, friends or kids"},
+        complete={"company": lambda value: [c for c in ("alone", "friends", "kids") if c.startswith(value)]},
+    )
+    def plan_walk(trail: str, company: str = "alone") -> str:
+        """Ask the model for a walking plan; a str becomes one user message."""
+        name = TRAILS[trail]["name"] if trail in TRAILS else trail
+        return f"Plan a day on {name}, company: {company}. Give a start time, breaks and what to pack."
+
+    return server
+
+
+server = build()
+app = StreamableHTTP(server)
+
+if __name__ == "__main__":
+    main(server, app)

@@ -1,0 +1,47 @@
+"""Step 6: a tool that needs the user's answer first: an input_required result, then the retry."""
+
+from mcpref import RequestContext, Server, StreamableHTTP, ToolError
+from mcpref.mrtr import InputRequired, elicit_form
+from mcpref.run import main
+
+from . import step5_progress
+from .trails import TRAILS
+
+
+def build() -> Server:
+    server = step5_progress.build()
+
+    @server.tool(
+        title="Book a shelter night",
+        input_schema={"type": "object", "properties": {"trail": {"type": "string"}}, "required": ["trail"]},
+        annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": True},
+        # Without form elicitation the client could not answer: it gets -32021 instead of a question.
+        requires={"elicitation": {"form": {}}},
+    )
+    def book_shelter(trail: str, ctx: RequestContext) -> str | InputRequired:
+        """Book a night in a trail's shelter, after the user says how many are coming."""
+        if trail not in TRAILS:
+            raise ToolError(f"No trail called {trail!r}.")
+        answer = ctx.input_response("party")
+        if answer is None:
+            # Round one: ask, and seal the trail into requestState so the retry can be checked.
+            form = elicit_form(
+                f"How many people are staying at the {TRAILS[trail]['name']} shelter?",
+                {"people": {"type": "integer", "minimum": 1, "maximum": 8, "title": "People"}},
+                ["people"],
+            )
+            return InputRequired({"party": form}, state={"trail": trail})
+        if ctx.state != {"trail": trail}:
+            raise ToolError("That answer was for another trail; start again.")
+        if answer.get("action") != "accept":
+            return "Nothing booked."
+        return f"Booked {answer['content']['people']} place(s) at the {TRAILS[trail]['name']} shelter."
+
+    return server
+
+
+server = build()
+app = StreamableHTTP(server)
+
+if __name__ == "__main__":
+    main(server, app)

@@ -1,0 +1,249 @@
+"""An MCP endpoint as an OAuth 2.1 resource server: the server's part of basic/authorization/.
+
+`ProtectedResource` wraps a `StreamableHTTP` endpoint and answers, before the endpoint sees a byte
+of the body:
+
+1. its protected resource metadata (RFC 9728) at `/.well-known/oauth-protected-resource<path>`;
+2. a disallowed `Origin` with 403, first, exactly as the endpoint would (DNS rebinding: a hostile
+   page learns nothing, not even whether a token would have worked);
+3. a request without a valid access token with 401 and
+   `WWW-Authenticate: Bearer resource_metadata="...", scope="..."`; a token that is expired, forged,
+   from another issuer or minted for another resource (its `aud` is not this server) is invalid;
+4. a token without the scopes the operation needs with 403 and `error="insufficient_scope"`,
+   naming every scope needed (index.mdx, Scope Challenge Handling), so the client can step up.
+
+Which operation a request is comes from its `Mcp-Method` and `Mcp-Name` headers, which the
+endpoint then checks against the body (-32020 on any difference), so they cannot lie; a request
+without them must hold every scope this server knows (fail closed).
+
+The validated token's issuer and subject become the request's principal (`PRINCIPAL_SCOPE_KEY`):
+`requestState`, handles and private cache entries are bound to the user, not to one token, so a
+refreshed token continues an MRTR round and another user's token does not. The token itself goes
+no further: handlers never see it, and the server never sends it anywhere (no token passthrough).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+from joserfc import jws, jwt
+from joserfc.errors import JoseError
+from joserfc.jwk import KeySet
+
+from .headers import METHOD_HEADER, NAME_HEADER, decode_value
+from .transports.http import PRINCIPAL_SCOPE_KEY, StreamableHTTP
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+#: Clock skew allowed on `exp`, `nbf` and `iat`, in seconds.
+LEEWAY = 30
+#: Signature algorithms accepted on access tokens: asymmetric only, never `none` or HMAC.
+ALGORITHMS = ("ES256", "ES384", "RS256", "PS256", "EdDSA")
+#: How long fetched keys are trusted before they are fetched again, in seconds.
+JWKS_TTL = 300
+#: Keys are fetched again for an unknown `kid` at most this often, in seconds.
+JWKS_RETRY = 10
+
+
+class InvalidToken(Exception):
+    """The access token is not one this server accepts; the message says why (it is logged, not sent)."""
+
+
+@dataclass(frozen=True)
+class AccessToken:
+    issuer: str
+    subject: str
+    scopes: frozenset[str]
+    client_id: str | None
+    expires_at: int
+
+    @property
+    def principal(self) -> str:
+        """The user, as this server binds state to them: unique across issuers."""
+        return f"{self.issuer}#{self.subject}"
+
+
+class JWTValidator:
+    """Validates JWT access tokens (RFC 9068) from trusted issuers, for one resource (`audience`).
+
+    `issuers` maps each trusted issuer to its keys: a `KeySet`, or the URL of its JWKS (fetched
+    and cached; fetched again, at most every `JWKS_RETRY` seconds, for a key id it does not know).
+    """
+
+    def __init__(self, issuers: Mapping[str, KeySet | str], audience: str) -> None:
+        self.audience = audience
+        self._sources = dict(issuers)
+        #: Fetched keys by issuer, with when they go stale.
+        self._keys: dict[str, tuple[KeySet, float]] = {}
+        self._fetched_at: dict[str, float] = {}
+
+    async def validate(self, token: str) -> AccessToken:
+        try:
+            unverified = jws.extract_compact(token.encode("ascii"))
+            issuer = json.loads(unverified.payload).get("iss")
+        except (JoseError, ValueError, UnicodeError, AttributeError) as exc:
+            raise InvalidToken("not a JWT") from exc
+        if issuer not in self._sources:
+            raise InvalidToken(f"issuer {issuer!r} is not trusted here")
+        if unverified.protected.get("typ", "").lower() not in ("at+jwt", "application/at+jwt"):
+            raise InvalidToken("not an access token (typ must be at+jwt, RFC 9068 §4)")
+        keys = await self._keys_for(issuer, unverified.protected.get("kid"))
+        try:
+            claims = jwt.decode(token, keys, algorithms=list(ALGORITHMS)).claims
+            jwt.JWTClaimsRegistry(
+                leeway=LEEWAY,
+                iss={"essential": True, "value": issuer},
+                aud={"essential": True, "value": self.audience},
+                sub={"essential": True},
+                exp={"essential": True},
+            ).validate(claims)
+        except (JoseError, ValueError) as exc:
+            raise InvalidToken(f"rejected: {exc}") from exc
+        scope = claims.get("scope", "")
+        return AccessToken(
+            issuer=issuer,
+            subject=str(claims["sub"]),
+            scopes=frozenset(scope.split() if isinstance(scope, str) else ()),
+            client_id=claims.get("client_id"),
+            expires_at=int(claims["exp"]),
+        )
+
+    async def _keys_for(self, issuer: str, kid: str | None) -> KeySet:
+        source = self._sources[issuer]
+        if isinstance(source, KeySet):
+            return source
+        now = time.monotonic()
+        cached = self._keys.get(issuer)
+        if cached and now < cached[1] and (kid is None or any(key.kid == kid for key in cached[0].keys)):
+            return cached[0]
+        if cached and now - self._fetched_at.get(issuer, 0.0) < JWKS_RETRY:
+            return cached[0]  # an unknown kid does not buy a fetch every time
+        self._fetched_at[issuer] = now
+        try:
+            async with httpx.AsyncClient(timeout=5.0) as http:
+                response = await http.get(source)
+                response.raise_for_status()
+                keys = KeySet.import_key_set(response.json())
+        except (httpx.HTTPError, ValueError, JoseError) as exc:
+            if cached:
+                return cached[0]
+            raise InvalidToken(f"the keys of {issuer} could not be fetched") from exc
+        self._keys[issuer] = (keys, now + JWKS_TTL)
+        return keys
+
+
+ScopeRule = Callable[[str | None, str | None], Collection[str]]
+
+
+class ProtectedResource:
+    """`StreamableHTTP` behind OAuth: pass the endpoint, its canonical URL and how to check tokens.
+
+    - `resource`: this server's canonical URI (RFC 8707), e.g. `https://mcp.example.com/mcp`; tokens
+      must name it in `aud`.
+    - `authorization_servers`: the issuers clients should use, for the metadata document.
+    - `validator`: turns a token into an `AccessToken` or raises `InvalidToken`.
+    - `scopes_supported`: the scopes for basic use, published in the metadata.
+    - `required_scopes(method, name)`: the scopes an operation needs; by default `scopes_supported`.
+    """
+
+    def __init__(
+        self,
+        endpoint: StreamableHTTP,
+        *,
+        resource: str,
+        authorization_servers: Sequence[str],
+        validator: JWTValidator,
+        scopes_supported: Sequence[str] = (),
+        required_scopes: ScopeRule | None = None,
+        all_scopes: Sequence[str] | None = None,
+        resource_name: str | None = None,
+    ) -> None:
+        self.endpoint = endpoint
+        self.resource = resource
+        self.path = urlsplit(resource).path or "/"
+        self.metadata_path = "/.well-known/oauth-protected-resource" + urlsplit(resource).path.rstrip("/")
+        origin = urlsplit(resource)
+        self.metadata_url = f"{origin.scheme}://{origin.netloc}{self.metadata_path}"
+        self.validator = validator
+        self.scopes_supported = list(scopes_supported)
+        self.required_scopes = required_scopes or (lambda method, name: self.scopes_supported)
+        #: What a request that does not say what it is must hold (fail closed).
+        self.all_scopes = list(all_scopes if all_scopes is not None else scopes_supported)
+        self.document: dict[str, Any] = {
+            "resource": resource,
+            "authorization_servers": list(authorization_servers),
+            "bearer_methods_supported": ["header"],
+            **({"scopes_supported": self.scopes_supported} if self.scopes_supported else {}),
+            **({"resource_name": resource_name} if resource_name else {}),
+        }
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.endpoint(scope, receive, send)
+            return
+        if scope["path"] == self.metadata_path:
+            await _respond(send, 200, json.dumps(self.document).encode(), [(b"content-type", b"application/json")])
+            return
+        if scope["path"] != self.path:
+            await _respond(send, 404, b"Not Found")
+            return
+        headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
+        if not self.endpoint.origins.allows(headers.get("origin")):
+            await self.endpoint(scope, receive, send)  # the endpoint's own 403, checked before anything else
+            return
+        scheme, _, token = headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            await self._challenge(send, 401, scope=self.scopes_supported)
+            return
+        try:
+            access = await self.validator.validate(token.strip())
+        except InvalidToken:
+            await self._challenge(send, 401, error="invalid_token", scope=self.scopes_supported)
+            return
+        needed = self._needed(headers)
+        if not set(needed) <= access.scopes:
+            # Name every scope this operation needs (what the token had too), so one step-up is enough.
+            await self._challenge(send, 403, error="insufficient_scope", scope=sorted(set(needed) | access.scopes))
+            return
+        await self.endpoint({**scope, PRINCIPAL_SCOPE_KEY: access.principal}, receive, send)
+
+    def _needed(self, headers: Mapping[str, str]) -> Collection[str]:
+        method = headers.get(METHOD_HEADER.lower())
+        if method is None:
+            return self.all_scopes
+        raw_name = headers.get(NAME_HEADER.lower())
+        try:
+            name = decode_value(raw_name.strip(" \t")) if raw_name is not None else None
+        except ValueError:
+            return self.all_scopes
+        return self.required_scopes(method, name)
+
+    async def _challenge(self, send: Send, status: int, *, scope: Sequence[str], error: str | None = None) -> None:
+        """401/403 with the `WWW-Authenticate` challenge of RFC 6750 §3 and RFC 9728 §5.1."""
+        parts = [f'resource_metadata="{self.metadata_url}"']
+        if scope:
+            parts.append(f'scope="{" ".join(scope)}"')
+        if error:
+            parts.append(f'error="{error}"')
+        body = json.dumps({"error": error or "unauthorized"}).encode()
+        await _respond(
+            send,
+            status,
+            body,
+            [(b"content-type", b"application/json"), (b"www-authenticate", ("Bearer " + ", ".join(parts)).encode())],
+        )
+
+
+async def _respond(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    headers = [*(headers or [(b"content-type", b"text/plain; charset=utf-8")])]
+    headers.append((b"content-length", str(len(body)).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

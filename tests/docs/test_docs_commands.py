@@ -1,0 +1,63 @@
+"""The commands a contributor to the pages runs: they work on a machine with no Node, and say
+clearly what they take."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_docs_only_run_needs_no_node(tmp_path: Path) -> None:
+    """scripts/test on a machine where Node 22 cannot be installed (here: a uname that says macOS
+    on arm64, and an npm that fails) still runs what it was asked to, when no conformance test is
+    selected. Node is installed by the conformance tests themselves, only when they run."""
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    shutil.copytree(ROOT / "scripts", clone / "scripts")
+    shutil.copy(ROOT / "pyproject.toml", clone / "pyproject.toml")
+    (clone / ".venv").symlink_to(ROOT / ".venv")  # the same pyproject: _setup sees it up to date
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for name, script in [
+        ("uname", 'case "$1" in -s) echo Darwin ;; -m) echo arm64 ;; *) echo Darwin ;; esac'),
+        ("npm", "echo 'npm: no network here' >&2; exit 1"),
+        ("node", "echo 'node: not installed' >&2; exit 127"),
+    ]:
+        (fake / name).write_text(f"#!/bin/sh\n{script}\n")
+        (fake / name).chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
+    run = subprocess.run(
+        ["bash", str(clone / "scripts" / "test"), "--version"], cwd=clone, env=env, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    assert "pytest" in run.stdout + run.stderr
+    assert not (clone / ".tools").exists()
+
+
+def test_docs_script_usage_on_a_bad_argument() -> None:
+    run = subprocess.run(["bash", str(ROOT / "scripts" / "docs"), "--bogus"], capture_output=True, text=True)
+    assert run.returncode == 2
+    assert "unknown argument '--bogus'" in run.stderr
+    assert "./scripts/docs test [args]" in run.stderr and "--update-frames" in run.stderr
+    assert "set -euo" not in run.stderr and "#" not in run.stderr
+    helped = subprocess.run(["bash", str(ROOT / "scripts" / "docs"), "--help"], capture_output=True, text=True)
+    assert helped.returncode == 0 and helped.stdout == run.stderr.split("\n", 1)[1]
+
+
+def test_the_files_contributors_look_for_exist_and_agree() -> None:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert "docs/contributing.md" in (ROOT / "CONTRIBUTING.md").read_text()
+    assert (ROOT / "CHANGELOG.md").read_text().startswith("# Changelog")
+    assert (ROOT / ".github" / "pull_request_template.md").exists()
+    assert list((ROOT / ".github" / "ISSUE_TEMPLATE").glob("*.md"))
+    # The project refers only to files it contains: nothing outside the clone.
+    for page in [ROOT / "CONTRIBUTING.md", ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]:
+        assert "../shared/" not in page.read_text(encoding="utf-8"), page

@@ -1,0 +1,125 @@
+"""scripts/record: real traffic through the recording proxy becomes frames the harness passes.
+
+The reference server runs under uvicorn as `./scripts/serve` would run it, the recorder runs in
+front of it, and a real client talks to the recorder: the official Python SDK's client, and
+plain httpx for an MRTR round trip and a stream the client leaves open. What the recorder wrote
+is then put on a page and run through the harness, which sends every request again to a fresh
+reference server and compares: the recording is only as good as that run says.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import httpx2
+import pytest
+from mcp.client import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.conftest import running
+from tests.docs import pages, shared
+from tests.docs.recorder import Recorder
+
+MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+@pytest.fixture
+def recording() -> Iterator[tuple[str, list[str]]]:
+    """The proxy's URL and the frames it has written so far."""
+    frames: list[str] = []
+    # Built as the harness builds its apps (the same state key), as a deployment's instances are.
+    with running(shared.build("/mcp")) as server_url, running(Recorder(server_url, frames.append)) as proxy_url:
+        yield proxy_url, frames
+
+
+def page_failures(tmp_path: Path, frames: list[str], expected: int) -> list[str]:
+    deadline = time.monotonic() + 5
+    while len(frames) < expected and time.monotonic() < deadline:  # the last one is written as it ends
+        time.sleep(0.02)
+    assert len(frames) == expected, frames
+    path = tmp_path / "recorded.md"
+    path.write_text("# Recorded\n\n" + "\n".join(frames), encoding="utf-8")
+    return pages.recheck([path])
+
+
+def test_the_python_sdk_client_recorded_is_a_passing_page(recording: tuple[str, list[str]], tmp_path: Path) -> None:
+    proxy_url, frames = recording
+
+    async def session() -> bool:
+        async with (
+            httpx2.AsyncClient(timeout=10) as http,
+            Client(streamable_http_client(proxy_url + "/mcp", http_client=http), mode="auto") as client,
+        ):
+            await client.list_tools()
+            result = await client.call_tool("get_forecast", {"city": "Oslo", "days": 1})
+        return result.is_error
+
+    assert asyncio.run(session()) is False
+    # The SDK's own probe, then what the test asked for (the list tells it city is also a header).
+    methods = [json.loads(f.split("\n\n", 1)[1].split("```")[0])["method"] for f in frames]
+    assert methods == ["server/discover", "tools/list", "tools/call"]
+    recorded = "\n".join(frames)
+    assert "Mcp-Param-City: Oslo" in recorded and "User-Agent" not in recorded
+    assert '"issuedAt": "<<iso-datetime>>"' in recorded and '\\"issuedAt\\": \\"<<iso-datetime>>\\"' in recorded
+    assert page_failures(tmp_path, frames, 3) == []
+
+
+def _call(arguments: dict, **params: object) -> dict:
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "file_report", "arguments": arguments, **params, "_meta": {
+            **MODERN, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}},
+    }  # fmt: skip
+
+
+def test_a_request_state_is_captured_and_carried_into_the_retry(
+    recording: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    proxy_url, frames = recording
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "file_report",
+    }
+    report = {"station": "oslo", "note": "n"}
+    with httpx.Client(base_url=proxy_url, timeout=10) as http:
+        asked = http.post("/mcp", json=_call(report), headers=headers).json()["result"]
+        answers = {key: {"action": "accept", "content": {"confirm": True}} for key in asked["inputRequests"]}
+        retry = _call(report, inputResponses=answers, requestState=asked["requestState"])
+        done = http.post("/mcp", json=retry, headers=headers).json()["result"]
+    assert done["resultType"] == "complete"
+    assert page_failures(tmp_path, frames, 2) == []
+    assert '"requestState": "<<sealed-state:state1>>"' in frames[0]
+    assert '"requestState": "{{state1}}"' in frames[1]
+
+
+def test_a_stream_the_client_leaves_is_shown_open(recording: tuple[str, list[str]], tmp_path: Path) -> None:
+    proxy_url, frames = recording
+    listen = {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "method": "subscriptions/listen",
+        "params": {"notifications": {"toolsListChanged": True}, "_meta": MODERN},
+    }
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "subscriptions/listen",
+    }
+    with (
+        httpx.Client(base_url=proxy_url, timeout=10) as http,
+        http.stream("POST", "/mcp", json=listen, headers=headers) as stream,
+    ):
+        lines = stream.iter_lines()
+        assert next(lines) == "event: message"
+        assert "notifications/subscriptions/acknowledged" in next(lines)
+    assert page_failures(tmp_path, frames, 1) == []
+    assert frames[0].rstrip().endswith(": (stream still open)\n```")

@@ -1,0 +1,36 @@
+"""A block that shows a repository file (titled `Illustration — examples/....py, ...`) is that file.
+
+The guides show each step's file, then run it in the next block; this keeps what the reader sees
+and what runs from drifting apart.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOWN = re.compile(
+    r'^(?P<fence>```+)\w+ title="Illustration — (?P<path>(?:examples|tests)/[\w/.-]+\.py),[^"]*"\n'
+    r"(?P<body>.*?)^(?P=fence)$",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+def shown_files() -> list[tuple[str, str, str]]:
+    found = []
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        for match in SHOWN.finditer(page.read_text()):
+            found.append((str(page.relative_to(ROOT)), match["path"], match["body"]))
+    return found
+
+
+def test_the_guides_show_files():
+    assert len(shown_files()) >= 8
+
+
+@pytest.mark.parametrize(("page", "path", "body"), shown_files(), ids=lambda value: str(value)[:60])
+def test_a_shown_file_is_the_file(page: str, path: str, body: str) -> None:
+    file = ROOT / path
+    assert file.is_file(), f"{page} shows {path}, which does not exist"
+    assert body == file.read_text(), f"{page} shows {path}, but the file differs: run the page's sync"
