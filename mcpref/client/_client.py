@@ -48,6 +48,7 @@ from ._era import (
 )
 from ._errors import (
     MODERN_ERROR_CODES,
+    HeaderMismatch,
     InvalidParams,
     MCPClientError,
     ProtocolError,
@@ -293,7 +294,19 @@ class Client:
         if arguments is not None:
             params["arguments"] = dict(arguments)
         header_params = await self._headers_for_tool(name)
-        return await self._call("tools/call", params, header_params=header_params, progress=on_progress)
+        try:
+            return await self._call("tools/call", params, header_params=header_params, progress=on_progress)
+        except HeaderMismatch:
+            # The tool's x-mcp-header parameters may have changed since we listed it: list the tools
+            # again and, if they did change, retry once (streamable-http.mdx §Client Behavior).
+            if header_params is None and not self._tools_listed:
+                raise
+            self._forget_lists("tools/list")
+            self._tool_headers.pop(name, None)
+            fresh = await self._headers_for_tool(name)
+            if fresh == header_params:
+                raise
+            return await self._call("tools/call", params, header_params=fresh, progress=on_progress)
 
     async def list_resources(self) -> list[dict[str, Any]]:
         """Every resource, all pages."""
