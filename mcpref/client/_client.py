@@ -283,9 +283,21 @@ class Client:
         return kept
 
     async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None, *, on_progress: Callback | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        on_progress: Callback | None = None,
+        timeout: float | None = None,
     ) -> dict[str, Any]:
-        """`tools/call`. A tool's own failure comes back as a result with `isError: true`."""
+        """`tools/call`. A tool's own failure comes back as a result with `isError: true`.
+
+        `timeout` (seconds) bounds the whole call, progress or not: when it passes, the call is
+        cancelled on the server (basic/patterns/cancellation.mdx §Timeouts) and TimeoutError raised.
+        """
+        if timeout is not None:
+            async with asyncio.timeout(timeout):
+                return await self.call_tool(name, arguments, on_progress=on_progress)
         if not isinstance(name, str) or not name:
             raise ValueError("tool name must be a non-empty string")
         if arguments is not None and not isinstance(arguments, Mapping):
