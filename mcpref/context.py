@@ -41,6 +41,8 @@ class RequestContext:
     #: MRTR retries: the client's answers by input-request key, and the state the server sealed.
     input_responses: dict[str, dict[str, Any]] = field(default_factory=dict)
     state: Any = None
+    #: Whether the server declares `logging`; log messages need it (server/utilities/logging.mdx).
+    may_log: bool = True
 
     @property
     def client_capabilities(self) -> dict[str, Any]:
@@ -72,11 +74,11 @@ class RequestContext:
     async def log(self, level: str, data: Any, logger: str | None = None) -> None:
         """Send `notifications/message`, only at or above the level the request's `_meta` set.
 
-        Without `io.modelcontextprotocol/logLevel` on the request nothing is sent
-        (server/utilities/logging.mdx).
+        Without `io.modelcontextprotocol/logLevel` on the request, or when the server does not
+        declare `logging`, nothing is sent (server/utilities/logging.mdx).
         """
         wanted = self.meta.log_level
-        if self.notify is None or wanted not in LOG_LEVELS:
+        if self.notify is None or not self.may_log or wanted not in LOG_LEVELS:
             return
         if LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
             return

@@ -127,6 +127,11 @@ class Tool:
             raise ToolError(f"Tool {self.name!r} failed with an unexpected error") from None
         return self._to_result(returned)
 
+    def result_of(self, returned: Any) -> dict[str, Any] | InputRequired:
+        """The `CallToolResult` for what the function returned, as `call` builds it; for work the
+        tool finished elsewhere (the tasks extension runs it after the request has been answered)."""
+        return self._to_result(returned)
+
     def _to_result(self, returned: Any) -> dict[str, Any] | InputRequired:
         if type(returned) is str and self._output is None:
             return {"content": [text(returned)]}  # the usual result, without a ToolResult round trip

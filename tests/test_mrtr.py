@@ -233,8 +233,10 @@ def test_tool_enabled_sampling_needs_sampling_tools() -> None:
     assert required_capability(create_message("hi", tools=[WEATHER_TOOL])) == {"sampling": {"tools": {}}}
     with_context = {"method": "sampling/createMessage", "params": {"messages": [], "includeContext": "thisServer"}}
     assert required_capability(with_context) == {"sampling": {"context": {}}}
-    plain = {"method": "sampling/createMessage", "params": {"messages": [], "includeContext": "none", "tools": []}}
+    plain = {"method": "sampling/createMessage", "params": {"messages": [], "includeContext": "none"}}
     assert required_capability(plain) == {"sampling": {}}
+    choice_only = {"method": "sampling/createMessage", "params": {"messages": [], "toolChoice": {"mode": "none"}}}
+    assert required_capability(choice_only) == {"sampling": {"tools": {}}}
 
     server = Server("t", "1")
 
@@ -394,3 +396,13 @@ def test_an_elicitation_state_is_sealed_for_its_user(server: Server) -> None:
             call(server, "tools/call", {**retry, "requestState": forged}, principal=principal)
     done = call(server, "tools/call", {**retry, "requestState": state}, principal="alice")
     assert done["content"][0]["text"] == "deleted /a"
+
+
+def test_a_resource_read_may_ask_for_input(server: Server) -> None:
+    asked = call(server, "resources/read", {"uri": "summary://today"})
+    assert asked["inputRequests"]["llm"]["method"] == "sampling/createMessage"
+
+
+def test_a_prompt_may_ask_for_input(server: Server) -> None:
+    asked = call(server, "prompts/get", {"name": "grounded"})
+    assert asked["resultType"] == "input_required" and asked["inputRequests"] == {"roots": {"method": "roots/list"}}

@@ -184,7 +184,7 @@ async def test_the_client_refuses_tool_enabled_sampling_it_did_not_declare():
     handlers = InputHandlers(sampling=lambda params: {"role": "assistant", "content": {}, "model": "m"})
     handlers.declared = {"sampling": {}}
     tool_enabled = create_message("hi", tools=[{"name": "lookup", "inputSchema": {"type": "object"}}])
-    with pytest.raises(ProtocolError, match="never declared"):
+    with pytest.raises(ProtocolError, match="needs sampling.tools, which this client did not declare"):
         await handlers.respond({"look": tool_enabled})
     assert (await handlers.respond({"plain": create_message("hi")}))["plain"]["model"] == "m"
 
@@ -263,17 +263,6 @@ async def test_roots_must_be_file_uris(roots):
         await InputHandlers(roots=lambda params: {"roots": roots}).respond(ask)
 
 
-@pytest.mark.parametrize("extra", [{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}, {"toolChoice": {}}])
-async def test_sampling_with_tools_is_refused_without_sampling_tools(extra):
-    sampled: list[dict] = []
-    handlers = InputHandlers(sampling=lambda params: sampled.append(params) or {})
-    assert handlers.capabilities() == {"sampling": {}}
-    ask = {"s": {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5, **extra}}}
-    with pytest.raises(ProtocolError, match="sampling.tools"):
-        await handlers.respond(ask)
-    assert sampled == []
-
-
 async def declared(url: str, **handlers) -> list[dict]:  # type: ignore[no-untyped-def]
     """The clientCapabilities of every request a client with `handlers` sends."""
     async with connect(url, **handlers) as (client, traffic):
@@ -309,3 +298,18 @@ async def test_a_rejected_tool_leaves_the_others_usable(caplog):
             assert [tool["name"] for tool in await client.list_tools()] == ["good"]
             assert (await client.call_tool("good"))["content"][0]["text"] == "fine"
     assert any("'bad'" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+
+
+@pytest.mark.parametrize("extra", [{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}, {"toolChoice": {}}])
+async def test_sampling_with_tools_or_tool_choice_is_an_error_without_sampling_tools(extra):
+    sampled: list[dict] = []
+    ask = {"s": {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5, **extra}}}
+    plain = InputHandlers(sampling=lambda params: sampled.append(params) or {})
+    with pytest.raises(ProtocolError, match="never declared"):
+        await plain.respond(ask)
+    assert sampled == []
+    with_tools = InputHandlers(
+        sampling=lambda params: sampled.append(params) or {}, declared={"sampling": {"tools": {}}}
+    )
+    await with_tools.respond(ask)
+    assert len(sampled) == 1

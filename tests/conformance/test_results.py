@@ -129,6 +129,9 @@ def test_a_new_failure_inside_a_listed_scenario_is_unexpected() -> None:
     run = {**RUN, "caching": {**RUN["caching"], "sep-2549-scope": "FAILURE"}}
     verdict = judge(run, ["caching:sep-2549-ttl-non-negative", "server-stateless:tools-list-changed"])
     assert verdict.unexpected == ["caching:sep-2549-scope (FAILURE)"]
+    # A whole-scenario entry, as the CLI would take it, allows nothing here: it cannot hide it.
+    verdict = judge(run, ["caching", "server-stateless:tools-list-changed"])
+    assert "caching:sep-2549-scope (FAILURE)" in verdict.unexpected and not verdict.ok
 
 
 def test_a_scenario_that_checked_nothing_fails() -> None:

@@ -4,11 +4,15 @@
 |-----------------------------------------|-----------------------------------------------------------|
 | ```http request + ```http response      | sent to a fresh reference server; status, shown headers, body compared |
 | ```sse                                  | what arrived next on a stream an earlier block left open   |
-| ```python (+ ```text title="Output")    | run in the page's namespace; printed output compared       |
+| ```python (+ ```text title="Output")    | run in the page's namespace; what it prints must be shown, and is compared |
 | ```console with `$ curl ...`            | run against a real uvicorn; shown output compared          |
 | ```mermaid                              | a diagram: its type is checked, the site renders it        |
 | any block titled "Illustration — why"   | not executed; JSON-RPC in it is still checked by the schema |
 | anything else                           | fails: execute it or mark it                               |
+| code with no fence (indented, <pre>)    | fails: the rendered page may show no code the harness skips |
+
+A `<<kind>>` placeholder is allowed only in ```http responses, and a frame that shows one is
+sent twice to prove the value varies (`variance`).
 
 `http://127.0.0.1:8000` on a page is rewritten to the live server's address, so a reader's
 commands are run exactly as written otherwise.

@@ -61,3 +61,9 @@ def test_the_files_contributors_look_for_exist_and_agree() -> None:
     # The project refers only to files it contains: nothing outside the clone.
     for page in [ROOT / "CONTRIBUTING.md", ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]:
         assert "../shared/" not in page.read_text(encoding="utf-8"), page
+
+
+def test_record_says_how_to_use_it() -> None:
+    run = subprocess.run(["bash", str(ROOT / "scripts" / "record"), "--help"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "--upstream" in run.stdout and "--out" in run.stdout and "127.0.0.1:8002/mcp" in run.stdout

@@ -1,0 +1,214 @@
+/* The site's behaviour on top of Material: diagrams, copy buttons, search queries.
+ *
+ * Loaded after Material's bundle and before mermaid, at the end of <body>, so the page above is
+ * already parsed when this runs. The browser tests (tests/browser/) check each part in Chromium. */
+(function () {
+  "use strict";
+
+  /* ---------------------------------------------------------------- diagrams
+   * Material's own mermaid integration styles for mermaid 11 (unreadable colours under mermaid 12 in
+   * dark mode) and shrinks every diagram into the column (5 px text). We draw them ourselves with
+   * mermaid's own light and dark themes, never smaller than MIN_TEXT_PX: a diagram that would need
+   * to be smaller scrolls sideways inside its figure and gets an Expand control. Taking the blocks
+   * away here, before Material's components mount, keeps Material from drawing them a second time.
+   */
+  const MIN_TEXT_PX = 12;
+  const diagrams = [];
+  let sequence = 0;
+
+  for (const pre of document.querySelectorAll("pre.mermaid")) {
+    const figure = document.createElement("figure");
+    figure.className = "mcpref-diagram";
+    const bar = document.createElement("div");
+    bar.className = "mcpref-diagram__bar";
+    const canvas = document.createElement("div");
+    canvas.className = "mcpref-diagram__canvas";
+    canvas.tabIndex = 0; // a diagram that scrolls can be scrolled from the keyboard
+    figure.append(bar, canvas);
+    const holder = pre.parentElement.matches("[data-search-exclude]") ? pre.parentElement : pre;
+    holder.replaceWith(figure);
+    diagrams.push({ figure, bar, canvas, source: pre.textContent, naturalWidth: 0, minText: 16 });
+  }
+
+  function isDark() {
+    return document.body.getAttribute("data-md-color-scheme") === "slate";
+  }
+
+  function mermaidConfig() {
+    const dark = isDark();
+    return {
+      startOnLoad: false,
+      securityLevel: "strict",
+      theme: dark ? "dark" : "default",
+      fontFamily: getComputedStyle(document.body).fontFamily,
+      themeVariables: dark
+        ? { background: "#1e2129", noteBkgColor: "#3b3f4e", noteTextColor: "#f0f0f0", labelTextColor: "#f0f0f0" }
+        : {},
+      flowchart: { useMaxWidth: false, htmlLabels: true },
+      sequence: { useMaxWidth: false, actorFontSize: 16, messageFontSize: 16, noteFontSize: 16, wrap: false },
+      state: { useMaxWidth: false },
+    };
+  }
+
+  function smallestText(svg) {
+    let smallest = Infinity;
+    for (const el of svg.querySelectorAll("text, tspan, foreignObject span, foreignObject div, foreignObject p")) {
+      if (!el.textContent.trim()) continue;
+      const size = parseFloat(getComputedStyle(el).fontSize);
+      if (size > 0) smallest = Math.min(smallest, size);
+    }
+    return Number.isFinite(smallest) ? smallest : 16;
+  }
+
+  /* Fit the drawn diagram to the column, but never below MIN_TEXT_PX. */
+  function layout(diagram) {
+    const svg = diagram.canvas.querySelector("svg");
+    if (!svg) return;
+    const box = svg.viewBox.baseVal;
+    const width = box && box.width ? box.width : svg.getBBox().width;
+    const height = box && box.height ? box.height : svg.getBBox().height;
+    const available = diagram.canvas.clientWidth || width;
+    const floor = MIN_TEXT_PX / diagram.minText;
+    const scale = Math.max(Math.min(1, available / width), floor);
+    svg.removeAttribute("height");
+    svg.style.maxWidth = "none";
+    svg.style.width = `${width * scale}px`;
+    svg.style.height = `${height * scale}px`;
+    const cramped = width * scale > available + 1;
+    diagram.figure.classList.toggle("mcpref-diagram--wide", cramped);
+    diagram.expand.hidden = !cramped && scale >= 1;
+  }
+
+  function openExpanded(diagram) {
+    const dialog = document.createElement("dialog");
+    dialog.className = "mcpref-dialog";
+    const close = document.createElement("button");
+    close.type = "button";
+    close.textContent = "Close";
+    close.addEventListener("click", () => dialog.close());
+    const body = document.createElement("div");
+    body.className = "mcpref-dialog__body";
+    const svg = diagram.canvas.querySelector("svg").cloneNode(true);
+    const box = svg.viewBox.baseVal;
+    svg.style.width = `${box.width}px`; // full size: every label at its drawn size
+    svg.style.height = `${box.height}px`;
+    body.append(svg);
+    dialog.append(close, body);
+    dialog.addEventListener("close", () => dialog.remove());
+    document.body.append(dialog);
+    dialog.showModal();
+  }
+
+  async function render(diagram) {
+    const id = `mcpref-diagram-${++sequence}`;
+    try {
+      await mermaid.parse(diagram.source);
+      const { svg, bindFunctions } = await mermaid.render(id, diagram.source);
+      diagram.canvas.innerHTML = svg;
+      if (bindFunctions) bindFunctions(diagram.canvas);
+      const drawn = diagram.canvas.querySelector("svg");
+      drawn.setAttribute("role", "img");
+      diagram.minText = smallestText(drawn);
+      diagram.figure.dataset.rendered = "ok";
+      layout(diagram);
+    } catch (error) {
+      // Never leave mermaid's "Syntax error" graphic at the bottom of the page: show the source
+      // and the reason where the diagram should have been, and say so on the console.
+      document.getElementById(`d${id}`)?.remove();
+      document.getElementById(id)?.remove();
+      diagram.canvas.replaceChildren();
+      const message = document.createElement("p");
+      message.className = "mcpref-diagram__error";
+      message.textContent = `This diagram could not be drawn: ${error.message || error}`;
+      const source = document.createElement("pre");
+      source.textContent = diagram.source;
+      diagram.canvas.append(message, source);
+      diagram.figure.dataset.rendered = "error";
+      console.error("diagram failed to render", error);
+    }
+  }
+
+  /* Draw every diagram in the current palette's colours. The root element says how far it got
+   * (data-diagrams="rendering"/"ready", data-diagrams-palette), for the browser tests. */
+  let drawnIn = null;
+  async function renderAll() {
+    const scheme = document.body.getAttribute("data-md-color-scheme");
+    if (scheme === drawnIn) return;
+    drawnIn = scheme;
+    const root = document.documentElement.dataset;
+    root.diagrams = "rendering";
+    if (diagrams.length) mermaid.initialize(mermaidConfig());
+    for (const diagram of diagrams) await render(diagram); // one at a time: mermaid is not reentrant
+    if (drawnIn !== scheme) return; // the palette changed meanwhile; that run finishes the job
+    root.diagrams = "ready";
+    root.diagramsPalette = scheme;
+  }
+
+  for (const diagram of diagrams) {
+    const expand = document.createElement("button");
+    expand.type = "button";
+    expand.textContent = "Expand diagram";
+    expand.hidden = true;
+    expand.addEventListener("click", () => openExpanded(diagram));
+    diagram.bar.append(expand);
+    diagram.expand = expand;
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    if (typeof mermaid === "undefined") {
+      console.error("mermaid.min.js did not load; run ./scripts/serve (it fetches the pinned copy)");
+      return;
+    }
+    renderAll();
+    // The palette toggle: draw again in the other palette's colours.
+    new MutationObserver(renderAll).observe(document.body, {
+      attributes: true,
+      attributeFilter: ["data-md-color-scheme"],
+    });
+    let pending = 0;
+    window.addEventListener("resize", () => {
+      cancelAnimationFrame(pending);
+      pending = requestAnimationFrame(() => diagrams.forEach(layout));
+    });
+  });
+
+  /* ---------------------------------------------------------------- SSE blocks
+   * A stream shown on its own (```sse) has no lexer, so no language class: mark it to wrap like the
+   * HTTP frames do (site.css), so that long `data:` lines are read whole. */
+  for (const code of document.querySelectorAll(".md-typeset pre > code")) {
+    if (/^data: /m.test(code.textContent)) code.parentElement.classList.add("mcpref-wrap");
+  }
+
+  /* ---------------------------------------------------------------- copy buttons
+   * Material copies a block's text, or its data-copy attribute when there is one. A shell session
+   * (`$ command`, then its output) copies as just the commands, without the `$`, ready to paste. */
+  for (const code of document.querySelectorAll(".language-console pre > code, .language-shell pre > code")) {
+    const lines = code.textContent.split("\n");
+    const commands = [];
+    let continuing = false;
+    for (const line of lines) {
+      if (line.startsWith("$ ")) {
+        commands.push(line.slice(2));
+      } else if (continuing) {
+        commands.push(line);
+      } else {
+        continue;
+      }
+      continuing = line.trimEnd().endsWith("\\");
+    }
+    if (commands.length) code.parentElement.dataset.copy = commands.join("\n");
+  }
+
+  /* ---------------------------------------------------------------- search
+   * The search index reads `-` as "leave out pages with this word", so an error code as written,
+   * `-32020`, found every page but the right one. A `-` in front of a number is part of the
+   * number here; lunr's separator already indexes `-32020` as `32020`. Material hands each query to
+   * its search worker as {type: 2, data: query}. */
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, ...rest) {
+    if (message && message.type === 2 && typeof message.data === "string") {
+      message = { ...message, data: message.data.replace(/(^|\s)-(?=\d)/g, "$1") };
+    }
+    return post.call(this, message, ...rest);
+  };
+})();

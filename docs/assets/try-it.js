@@ -1,0 +1,313 @@
+/* The try-it console: a Run control under every executed request frame.
+ *
+ * Served by ./scripts/serve, the pages and the MCP endpoints share one origin, so the request a
+ * frame shows can be sent as written (edited first if the reader likes) and the real response
+ * shown beside the documented one: status, headers, body, SSE events as they arrive, with the
+ * lines that differ highlighted. Placeholders in the documented response (`<<iso-datetime>>`)
+ * match any value; a named one (`<<sealed-state:report_state>>`) keeps the real value, and a later
+ * request's `{{report_state}}` is filled in with it, as the docs harness does (see
+ * docs/contributing.md). On a static copy of the site it says how to start the server.
+ */
+(function () {
+  "use strict";
+
+  const REQUEST_LINE = /^(GET|POST|PUT|PATCH|DELETE|OPTIONS|HEAD) (\S+) HTTP\/1\.1$/;
+  const PLACEHOLDER = /<<([a-z0-9-]+)(?::([A-Za-z_][\w-]*))?>>/g;
+  const captured = {}; // {{name}} -> the real value a named placeholder matched
+  const SERVE_HINT =
+    "The Run button needs the reference server on this page's origin. From a clone of the " +
+    "repository run ./scripts/serve and open http://127.0.0.1:8000/ (it serves these pages and /mcp).";
+
+  const el = (tag, props = {}, ...children) => {
+    const node = Object.assign(document.createElement(tag), props);
+    node.append(...children);
+    return node;
+  };
+  const textOf = (block) => block.querySelector("pre > code").textContent.replace(/\n$/, "");
+  const isIllustration = (block) => /^Illustration/.test(block.querySelector(".filename")?.textContent || "");
+
+  /* ------------------------------------------------------------ requests */
+
+  function parseRequest(text) {
+    const [head, ...rest] = text.split(/\r?\n\r?\n/);
+    const [requestLine, ...headerLines] = head.split(/\r?\n/);
+    const [, method, target] = REQUEST_LINE.exec(requestLine.trim()) || [];
+    if (!method) throw new Error(`not an HTTP/1.1 request line: ${requestLine}`);
+    const headers = [];
+    for (const line of headerLines) {
+      const colon = line.indexOf(":");
+      if (colon > 0) headers.push([line.slice(0, colon).trim(), line.slice(colon + 1).trim()]);
+    }
+    return { method, target, headers, body: rest.join("\n\n") };
+  }
+
+  function fillCaptured(text) {
+    const missing = [];
+    const filled = text.replace(/\{\{([A-Za-z_][\w-]*)\}\}/g, (whole, name) => {
+      if (name in captured) return captured[name];
+      missing.push(name);
+      return whole;
+    });
+    return { filled, missing };
+  }
+
+  /* ------------------------------------------------------------ comparing */
+
+  // A documented line as a pattern: placeholders match any value; named ones are captured.
+  function linePattern(line) {
+    const names = [];
+    let source = "";
+    let last = 0;
+    for (const m of line.matchAll(PLACEHOLDER)) {
+      source += line.slice(last, m.index).replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "(.+?)";
+      names.push(m[2] || null);
+      last = m.index + m[0].length;
+    }
+    source += line.slice(last).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return { regex: new RegExp(`^${source}$`), names };
+  }
+
+  function linesMatch(documented, real, captures) {
+    if (documented === real) return true;
+    if (!documented.includes("<<")) return false;
+    const { regex, names } = linePattern(documented);
+    const m = regex.exec(real);
+    if (!m) return false;
+    names.forEach((name, i) => name && (captures[name] = m[i + 1]));
+    return true;
+  }
+
+  // Real JSON in the documented key order (extra keys after), so equal bodies print alike.
+  function ordered(real, documented) {
+    if (Array.isArray(real)) return real.map((item, i) => ordered(item, Array.isArray(documented) ? documented[i] : undefined));
+    if (!real || typeof real !== "object") return real;
+    const out = {};
+    const guide = documented && typeof documented === "object" && !Array.isArray(documented) ? documented : {};
+    for (const key of Object.keys(guide)) if (key in real) out[key] = ordered(real[key], guide[key]);
+    for (const key of Object.keys(real)) if (!(key in out)) out[key] = ordered(real[key], undefined);
+    return out;
+  }
+
+  function tryJSON(text) {
+    try {
+      return { ok: true, value: JSON.parse(text) };
+    } catch {
+      return { ok: false };
+    }
+  }
+
+  // Body lines for display and comparison: JSON pretty-printed, SSE data as one JSON line each.
+  function bodyLines(body, contentType, guide) {
+    if (!body) return [];
+    if (/event-stream/.test(contentType)) {
+      const guides = (guide || "").split("\n").filter((l) => l.startsWith("data:")).map((l) => tryJSON(l.slice(5).trim()));
+      let index = 0;
+      return body.replace(/\n+$/, "").split("\n").map((line) => {
+        if (!line.startsWith("data:")) return line;
+        const data = tryJSON(line.slice(5).trim());
+        const g = guides[index++];
+        if (!data.ok) return line;
+        return `data: ${JSON.stringify(g && g.ok ? ordered(data.value, g.value) : data.value)}`;
+      });
+    }
+    const parsed = tryJSON(body);
+    if (!parsed.ok) return body.split("\n");
+    const g = guide === undefined ? { ok: false } : tryJSON(guide);
+    return JSON.stringify(g.ok ? ordered(parsed.value, g.value) : parsed.value, null, 2).split("\n");
+  }
+
+  function documentedParts(text) {
+    const [head, ...rest] = text.split(/\n\n/);
+    const [statusLine, ...headerLines] = head.split("\n");
+    const headers = headerLines.filter((l) => l.includes(":"));
+    const contentType = (headers.find((h) => /^content-type:/i.test(h)) || "").split(":").slice(1).join(":").trim();
+    return { statusLine, headers, body: rest.join("\n\n"), contentType };
+  }
+
+  // Longest common subsequence over lines: which documented and real lines correspond.
+  function diff(documented, real) {
+    const n = documented.length;
+    const m = real.length;
+    const scratch = {};
+    const same = (i, j) => linesMatch(documented[i], real[j], scratch);
+    const table = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
+    for (let i = n - 1; i >= 0; i--)
+      for (let j = m - 1; j >= 0; j--)
+        table[i][j] = same(i, j) ? table[i + 1][j + 1] + 1 : Math.max(table[i + 1][j], table[i][j + 1]);
+    const docMatched = new Array(n).fill(false);
+    const realMatched = new Array(m).fill(false);
+    const captures = {};
+    let i = 0;
+    let j = 0;
+    while (i < n && j < m) {
+      if (same(i, j) && table[i][j] === table[i + 1][j + 1] + 1) {
+        linesMatch(documented[i], real[j], captures);
+        docMatched[i] = realMatched[j] = true;
+        i++;
+        j++;
+      } else if (table[i + 1][j] >= table[i][j + 1]) i++;
+      else j++;
+    }
+    return { docMatched, realMatched, captures };
+  }
+
+  /* ------------------------------------------------------------ the panel */
+
+  function renderLines(pre, lines, matched) {
+    pre.replaceChildren(
+      ...lines.map((line, k) =>
+        el("span", { className: matched[k] ? "mcpref-tryit__line" : "mcpref-tryit__line mcpref-tryit__diff" }, line + "\n"),
+      ),
+    );
+  }
+
+  function attach(requestBlock, responseBlock) {
+    const original = textOf(requestBlock);
+    const documented = responseBlock ? textOf(responseBlock) : null;
+    const run = el("button", { type: "button", className: "mcpref-tryit__run", textContent: "Run" });
+    const edit = el("button", { type: "button", textContent: "Edit request" });
+    const stop = el("button", { type: "button", textContent: "Stop", hidden: true });
+    const editor = el("textarea", { className: "mcpref-tryit__editor", value: original, hidden: true, spellcheck: false });
+    editor.rows = Math.min(original.split("\n").length + 1, 30);
+    editor.setAttribute("aria-label", "The request to send");
+    const status = el("p", { className: "mcpref-tryit__status" });
+    status.setAttribute("role", "status");
+    const docPre = el("pre", { className: "mcpref-tryit__documented" });
+    const realPre = el("pre", { className: "mcpref-tryit__real" });
+    const columns = el(
+      "div",
+      { className: "mcpref-tryit__columns", hidden: true },
+      el("div", {}, el("h4", { textContent: "Documented" }), docPre),
+      el("div", {}, el("h4", { textContent: "This server" }), realPre),
+    );
+    const panel = el(
+      "div",
+      { className: "mcpref-tryit" },
+      el("div", { className: "mcpref-tryit__bar" }, run, edit, stop),
+      editor,
+      status,
+      columns,
+    );
+    panel.dataset.state = "idle";
+    requestBlock.after(panel);
+
+    edit.addEventListener("click", () => {
+      editor.hidden = !editor.hidden;
+      edit.textContent = editor.hidden ? "Edit request" : "Hide request";
+    });
+
+    let controller = null;
+    stop.addEventListener("click", () => controller && controller.abort());
+
+    function show(real) {
+      const doc = documented ? documentedParts(documented) : null;
+      const realStatus = `HTTP/1.1 ${real.status} ${real.statusText}`.trim();
+      const realHeaders = [];
+      const shown = new Set();
+      for (const line of doc ? doc.headers : []) {
+        const name = line.split(":")[0].trim();
+        const value = real.headers.get(name);
+        shown.add(name.toLowerCase());
+        realHeaders.push(value === null ? `(no ${name} header)` : `${name}: ${value}`);
+      }
+      const extra = [];
+      real.headers.forEach((value, name) => shown.has(name) || extra.push(`${name}: ${value}`));
+      const contentType = real.headers.get("content-type") || "";
+      const realLines = [realStatus, ...realHeaders, "", ...bodyLines(real.body, contentType, doc && doc.body)];
+      if (!doc) {
+        realPre.textContent = realLines.concat("", "Other headers:", ...extra).join("\n");
+        columns.hidden = false;
+        return 0;
+      }
+      const docLines = [doc.statusLine, ...doc.headers, "", ...bodyLines(doc.body, doc.contentType)];
+      const { docMatched, realMatched, captures } = diff(docLines, realLines);
+      renderLines(docPre, docLines, docMatched);
+      renderLines(realPre, realLines, realMatched);
+      if (extra.length) realPre.append(el("span", { className: "mcpref-tryit__extra" }, `\nOther headers:\n${extra.join("\n")}\n`));
+      columns.hidden = false;
+      Object.assign(captured, captures);
+      return docMatched.filter((x) => !x).length + realMatched.filter((x) => !x).length;
+    }
+
+    function finish(state, message, differences) {
+      panel.dataset.state = state;
+      if (differences !== undefined) panel.dataset.differences = String(differences);
+      status.textContent = message;
+      run.disabled = false;
+      stop.hidden = true;
+    }
+
+    run.addEventListener("click", async () => {
+      if (location.protocol === "file:") return finish("no-server", SERVE_HINT);
+      const { filled, missing } = fillCaptured(editor.value);
+      if (missing.length) {
+        return finish(
+          "needs-earlier",
+          `This request carries {{${missing.join("}}, {{")}}}: run the earlier request whose response ` +
+            "holds it first, and its real value is filled in here.",
+        );
+      }
+      let request;
+      try {
+        request = parseRequest(filled);
+      } catch (error) {
+        return finish("error", String(error.message || error));
+      }
+      run.disabled = true;
+      panel.dataset.state = "sending";
+      panel.dataset.differences = "";
+      status.textContent = `Sending ${request.method} ${request.target} …`;
+      controller = new AbortController();
+      const real = { status: 0, statusText: "", headers: new Headers(), body: "" };
+      try {
+        const response = await fetch(new URL(request.target, location.origin), {
+          method: request.method,
+          headers: request.headers,
+          body: ["GET", "HEAD"].includes(request.method) ? undefined : request.body,
+          cache: "no-store",
+          redirect: "manual",
+          signal: controller.signal,
+        });
+        const contentType = response.headers.get("content-type") || "";
+        const mcp = /application\/json|text\/event-stream/.test(contentType);
+        if (!mcp && (response.status >= 400 || /text\/html/.test(contentType))) {
+          return finish("no-server", `${SERVE_HINT} (This copy answered ${response.status}.)`);
+        }
+        Object.assign(real, { status: response.status, statusText: response.statusText, headers: response.headers });
+        if (/text\/event-stream/.test(contentType) && response.body) {
+          panel.dataset.state = "streaming";
+          stop.hidden = false;
+          status.textContent = "Streaming: events appear as they arrive.";
+          const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            real.body += value;
+            panel.dataset.events = String((real.body.match(/^data:/gm) || []).length);
+            show(real);
+          }
+        } else {
+          real.body = await response.text();
+        }
+        const differences = show(real);
+        finish("done", differences ? `${differences} line(s) differ from the documented response (highlighted).` : "Matches the documented response.", differences);
+      } catch (error) {
+        if (error.name === "AbortError") {
+          const differences = show(real);
+          return finish("done", `Stopped. ${differences ? `${differences} line(s) differ (highlighted).` : "What arrived matches."}`, differences);
+        }
+        finish("no-server", `${SERVE_HINT} (${error.message || error})`);
+      }
+    });
+  }
+
+  const blocks = [...document.querySelectorAll(".md-typeset .language-http")];
+  blocks.forEach((block, index) => {
+    if (isIllustration(block)) return;
+    const first = textOf(block).split("\n", 1)[0].trim();
+    if (!REQUEST_LINE.test(first)) return;
+    const next = blocks[index + 1];
+    const response = next && !isIllustration(next) && /^HTTP\/1\.1 \d{3}/.test(textOf(next)) ? next : null;
+    attach(block, response);
+  });
+})();

@@ -1,0 +1,217 @@
+"""The site in a real browser: Debian's chromium, driven by Playwright, against the site exactly as
+`./scripts/serve` serves it (`examples/site.py` on a free loopback port).
+
+One browser for the whole package. Every page is visited once per viewport and palette; what a
+reader would see is measured in that one pass (`survey`), and the tests assert on the measurements.
+Screenshots go to `.artifacts/browser/` (git-ignored), one per page, viewport and palette.
+
+No Chromium: the tests skip and say how to install it, except under CI=true, where that is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from examples.site import make_app
+from tests.conftest import running
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(os.environ.get("MCPREF_ARTIFACTS", ROOT / ".artifacts")) / "browser"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "mobile": {"width": 390, "height": 844}}
+
+
+def chromium_path() -> str | None:
+    for candidate in (os.environ.get("MCPREF_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
+        if candidate and Path(candidate).is_file():
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="package")
+def chromium() -> str:
+    path = chromium_path()
+    if path is None:
+        reason = "no Chromium: `apt-get install chromium` (Debian) to run the browser tests; .ci/run does"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return path
+
+
+@pytest.fixture(scope="package")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site as `mkdocs build --strict` makes it, with the pinned mermaid in place."""
+    subprocess.run(["bash", str(ROOT / "scripts" / "_site_setup")], check=True, cwd=ROOT)
+    site = tmp_path_factory.mktemp("browser-site")
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert build.returncode == 0, build.stderr
+    return site
+
+
+@pytest.fixture(scope="package")
+def site_url(built_site: Path) -> Iterator[str]:
+    with running(make_app(built_site)) as url:
+        yield url
+
+
+@pytest.fixture(scope="package")
+def pages(built_site: Path) -> list[str]:
+    """Every page's path, as a reader types it: `/`, `/internals/overview/`, ..."""
+    found = []
+    for html in sorted(built_site.rglob("index.html")):
+        relative = html.parent.relative_to(built_site).as_posix()
+        if relative.startswith(("assets", "search")):
+            continue
+        found.append("/" if relative == "." else f"/{relative}/")
+    return found
+
+
+@pytest.fixture(scope="package")
+def browser(chromium: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        # Playwright starts each launch with a fresh, temporary user-data-dir of its own.
+        launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@dataclass
+class Visit:
+    """What one page looked like at one viewport and palette."""
+
+    console_errors: list[str] = field(default_factory=list)
+    outside_requests: list[str] = field(default_factory=list)
+    failed_responses: list[str] = field(default_factory=list)
+    facts: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # by (viewport, palette)
+
+
+OPEN_SHADOW_ROOTS = """
+const attachShadow = Element.prototype.attachShadow;
+Element.prototype.attachShadow = function (init) { return attachShadow.call(this, { ...init, mode: "open" }); };
+"""
+
+
+def guard(site_url: str, record: list[str]) -> Any:
+    """A route handler: any request that would leave 127.0.0.1 is refused, and recorded."""
+    host = urlsplit(site_url).hostname
+
+    def handle(route: Any) -> None:
+        url = route.request.url
+        if urlsplit(url).hostname == host or url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            record.append(url)
+            route.abort()
+
+    return handle
+
+
+def open_context(browser: Any, site_url: str, viewport: str, palette: str, record: list[str] | None = None) -> Any:
+    """A fresh browser context that refuses (and records) any request leaving 127.0.0.1."""
+    context = browser.new_context(viewport=VIEWPORTS[viewport], color_scheme=palette)
+    context.route("**/*", guard(site_url, record if record is not None else []))
+    # Shadow roots open to the tests: a diagram drawn into a closed one (Material's own mermaid
+    # integration does that) is then measured like any other instead of being invisible to them.
+    context.add_init_script(OPEN_SHADOW_ROOTS)
+    return context
+
+
+DRAWN_WITHIN_MS = int(os.environ.get("MCPREF_DIAGRAM_TIMEOUT_MS", "30000"))
+
+
+def wait_for_diagrams(page: Any, palette_scheme: str | None = None) -> str | None:
+    """Wait until site.js has drawn every diagram (or shown, visibly, why not); a problem, or None."""
+    check = "document.documentElement.dataset.diagrams === 'ready'"
+    if palette_scheme:
+        check += f" && document.documentElement.dataset.diagramsPalette === '{palette_scheme}'"
+    try:
+        page.wait_for_function(check, timeout=DRAWN_WITHIN_MS)
+    except Exception:  # playwright's TimeoutError: report it as what the reader would see
+        return f"diagrams not drawn within {DRAWN_WITHIN_MS} ms ({palette_scheme or 'first load'})"
+    return None
+
+
+def goto(page: Any, url: str) -> str | None:
+    """Load a page and wait until its diagrams are drawn; a problem, or None."""
+    page.goto(url, wait_until="load")
+    return wait_for_diagrams(page)
+
+
+MEASURE = (Path(__file__).parent / "measure.js").read_text(encoding="utf-8")
+
+
+def switch_palette(page: Any, palette: str) -> str | None:
+    """Use the palette toggle as a reader would, and wait for the diagrams drawn in its colours."""
+    scheme = "slate" if palette == "dark" else "default"
+    if page.evaluate("document.body.dataset.mdColorScheme") != scheme:
+        page.locator("[data-md-component=palette] label:not([hidden])").click()
+    page.wait_for_function("([s]) => document.body.dataset.mdColorScheme === s", arg=[scheme])
+    return wait_for_diagrams(page, scheme)
+
+
+@pytest.fixture(scope="package")
+def survey(browser: Any, site_url: str, pages: list[str]) -> dict[str, Visit]:
+    """Every page at every viewport and palette, measured once: {path: Visit}.
+
+    Each page is loaded once, in the light palette at desktop width; the window is then narrowed to
+    a phone's, the palette toggled as a reader would, and the window widened again, measuring at
+    each step. Screenshots: the whole page at desktop width, the top of it on a phone."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    visits: dict[str, Visit] = {}
+    context = open_context(browser, site_url, "desktop", "light")
+    page = context.new_page()
+    for path in pages:
+        visit = visits[path] = Visit()
+        name = path.strip("/").replace("/", "_") or "home"
+        page.set_viewport_size(VIEWPORTS["desktop"])
+        context.unroute("**/*")
+        context.route("**/*", guard(site_url, visit.outside_requests))
+        listeners = {
+            "console": lambda m, v=visit: m.type == "error" and v.console_errors.append(m.text),
+            "pageerror": lambda e, v=visit: v.console_errors.append(f"uncaught: {e}"),
+            "response": lambda r, v=visit: r.status >= 400 and v.failed_responses.append(f"{r.status} {r.url}"),
+        }
+        for event, listener in listeners.items():
+            page.on(event, listener)
+        problems = [goto(page, site_url + path)]
+        for palette, viewports in (("light", ("desktop", "mobile")), ("dark", ("mobile", "desktop"))):
+            problems.append(switch_palette(page, palette))
+            for viewport in viewports:
+                page.set_viewport_size(VIEWPORTS[viewport])
+                page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+                visit.facts[(viewport, palette)] = page.evaluate(MEASURE)
+                shot = ARTIFACTS / f"{name}-{viewport}-{palette}.jpeg"
+                page.screenshot(path=str(shot), type="jpeg", quality=70, full_page=viewport == "desktop")
+        visit.console_errors.extend(problem for problem in dict.fromkeys(problems) if problem)
+        for event, listener in listeners.items():
+            page.remove_listener(event, listener)
+    context.close()
+    return visits

@@ -1,0 +1,130 @@
+// Run in the page by tests/browser/conftest.py: measures what a reader of this page sees.
+// Returns plain JSON; the tests decide what is acceptable.
+async () => {
+  const parse = (css) => {
+    const m = /rgba?\(([^)]+)\)/.exec(css || "");
+    if (!m) return null;
+    const p = m[1].split(/[\s,/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const blend = (fg, bg) => [0, 1, 2].map((i) => fg[i] * fg[3] + bg[i] * (1 - fg[3])).concat(1);
+  const luminance = (c) => {
+    const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  };
+  const ratio = (a, b) => {
+    const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (hi + 0.05) / (lo + 0.05);
+  };
+  const pageBackground = parse(getComputedStyle(document.body).backgroundColor) || [255, 255, 255, 1];
+  const SHAPES = new Set(["rect", "polygon", "circle", "ellipse", "path"]);
+
+  // The colour behind a point: the first painted shape or box under it, over the page.
+  const backgroundAt = (x, y, self) => {
+    for (const el of self.getRootNode().elementsFromPoint(x, y)) {
+      if (el === self || self.contains(el) || el.contains(self)) continue;
+      const style = getComputedStyle(el);
+      let colour = null;
+      if (el instanceof SVGElement) {
+        if (SHAPES.has(el.tagName) && style.fill !== "none") colour = parse(style.fill);
+        if (colour && style.fillOpacity) colour[3] *= Number(style.fillOpacity);
+      } else {
+        colour = parse(style.backgroundColor);
+      }
+      if (colour && colour[3] > 0.05) return blend(colour, pageBackground);
+    }
+    return pageBackground;
+  };
+
+  // Our diagrams (site.js), and any drawn into a shadow root by another renderer (Material's own
+  // draws into closed roots; conftest.py opens them), so a regression to it is measured too.
+  const drawn = [...document.querySelectorAll("figure.mcpref-diagram")]
+    .map((figure) => ({ figure, svg: figure.querySelector(".mcpref-diagram__canvas > svg") }))
+    .concat(
+      [...document.querySelectorAll("div.mermaid")]
+        .filter((host) => host.shadowRoot)
+        .map((host) => ({ figure: null, svg: host.shadowRoot.querySelector("svg") })),
+    );
+  const diagrams = [];
+  for (const { figure, svg } of drawn) {
+    const entry = {
+      rendered: figure ? figure.dataset.rendered || "none" : "by another renderer",
+      expand: figure ? !figure.querySelector(".mcpref-diagram__bar button").hidden : false,
+      minTextPx: null,
+      lowContrast: [],
+      labels: [],
+    };
+    if (svg) {
+      const box = svg.viewBox.baseVal;
+      const scale = svg.getBoundingClientRect().width / box.width;
+      const texts = [...svg.querySelectorAll("text, foreignObject span, foreignObject p")].filter(
+        (el) => el.textContent.trim() && !el.querySelector("span, p, tspan"),
+      );
+      for (const el of texts) {
+        const style = getComputedStyle(el);
+        const size = parseFloat(style.fontSize) * scale;
+        entry.minTextPx = entry.minTextPx === null ? size : Math.min(entry.minTextPx, size);
+        el.scrollIntoView({ block: "center", inline: "center" });
+        const r = el.getBoundingClientRect();
+        if (!r.width || !r.height) continue;
+        const fg = parse(el instanceof SVGElement ? style.fill : style.color);
+        if (!fg) continue;
+        // Sequence numbers sit on a marker circle, which hit-testing does not see.
+        const marker = el.classList.contains("sequenceNumber") && svg.querySelector("[id$='sequencenumber'] circle, [id$='sequencenumber']");
+        const bg = marker
+          ? blend(parse(getComputedStyle(marker).fill) || pageBackground, pageBackground)
+          : backgroundAt(r.left + r.width / 2, r.top + r.height / 2, el);
+        const contrast = ratio(blend(fg, bg), bg);
+        const label = (el instanceof SVGElement ? el.textContent : el.innerText).trim();
+        entry.labels.push(label);
+        if (contrast < 4.5) entry.lowContrast.push(`${label} (${contrast.toFixed(2)}:1)`);
+      }
+    }
+    diagrams.push(entry);
+  }
+
+  // Inline code in tables that the browser broke across lines inside a word.
+  const brokenTableCode = [...document.querySelectorAll(".md-typeset td code, .md-typeset th code")]
+    .filter((el) => !/\s/.test(el.textContent) && el.getClientRects().length > 1)
+    .map((el) => el.textContent);
+
+  // Code blocks: text hidden sideways without a visible scrollbar, and copy buttons over text.
+  const hiddenCode = [];
+  const coveredByCopy = [];
+  for (const code of document.querySelectorAll(".md-typeset pre > code")) {
+    const hidden = code.scrollWidth > code.clientWidth + 1;
+    const thumb = parse((getComputedStyle(code).scrollbarColor || "").split(/\)\s/)[0] + ")");
+    if (hidden && (!thumb || thumb[3] < 0.3)) hiddenCode.push(code.textContent.slice(0, 60));
+    if (hidden && /^data: /m.test(code.textContent)) hiddenCode.push(`SSE: ${code.textContent.slice(0, 60)}`);
+    const button = code.parentElement.querySelector(".md-code__nav");
+    if (!button) continue;
+    const b = button.getBoundingClientRect();
+    const box = code.getBoundingClientRect(); // text scrolled out of the box is hidden, not covered
+    const range = document.createRange();
+    range.selectNodeContents(code);
+    for (const t of range.getClientRects()) {
+      const r = {
+        left: Math.max(t.left, box.left), right: Math.min(t.right, box.right),
+        top: Math.max(t.top, box.top), bottom: Math.min(t.bottom, box.bottom),
+      };
+      if (r.right - r.left < 1 || r.bottom - r.top < 1) continue;
+      if (r.left < b.right && r.right > b.left && r.top < b.bottom && r.bottom > b.top) {
+        coveredByCopy.push(code.textContent.slice(0, 60));
+        break;
+      }
+    }
+  }
+
+  const errorGraphics = document.querySelectorAll("[id^='dmcpref-diagram'], svg[aria-roledescription='error']").length;
+  window.scrollTo(0, 0);
+  return {
+    diagrams,
+    brokenTableCode,
+    hiddenCode,
+    coveredByCopy,
+    errorGraphics,
+    sidewaysScroll: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    syntaxErrorText: document.body.innerText.includes("Syntax error in text"),
+    markdownLink: document.querySelector("a[rel=alternate][type='text/markdown']")?.getAttribute("href") || null,
+  };
+}

@@ -1,0 +1,93 @@
+"""Search, copy buttons and the diagram Expand control, used as a reader uses them (issue 15)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import goto, open_context
+
+
+@pytest.fixture(scope="module")
+def page(browser: Any, site_url: str) -> Iterator[Any]:
+    context = open_context(browser, site_url, "desktop", "light")
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    goto(page, site_url + "/")
+    yield page
+    context.close()
+
+
+def search(page: Any, query: str) -> list[dict[str, str]]:
+    """Type `query` into the search box; the results as shown: each one's link and preview text."""
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.fill("")
+    box.type(query)
+    page.wait_for_function(
+        """([q]) => {
+            const meta = document.querySelector('.md-search-result__meta');
+            const typed = document.querySelector('input.md-search__input').value === q;
+            return typed && meta && !/Initializing/.test(meta.textContent);
+        }""",
+        arg=[query],
+    )
+    page.wait_for_timeout(150)  # the worker answers each keystroke; let the last answer land
+    return page.evaluate(
+        """() => [...document.querySelectorAll('.md-search-result__item > .md-search-result__link')].map(a => ({
+            href: a.getAttribute('href'), text: a.innerText }))"""
+    )
+
+
+def test_search_finds_an_error_code_as_written(page: Any) -> None:
+    """Was: `-32020` returned every page, the leading `-` read as "leave out pages with 32020"."""
+    hrefs = [r["href"] for r in search(page, "-32020")]
+    assert any("reference/errors/" in href and "#-32020" in href for href in hrefs), hrefs
+    pages = {href.split("?")[0] for href in hrefs}
+    assert pages == {r["href"].split("?")[0] for r in search(page, "32020")}
+    assert not any("/internals/overview/" in href or "/reference/performance/" in href for href in hrefs), hrefs
+
+
+@pytest.mark.parametrize(
+    ("query", "page_path"),
+    [("requestState", "serverless-state"), ("input_required", "primitives-and-mrtr"), ("Mcp-Method", "")],
+)
+def test_search_finds_pages_by_protocol_terms(page: Any, query: str, page_path: str) -> None:
+    hrefs = [r["href"] for r in search(page, query)]
+    assert hrefs, f"no result for {query}"
+    assert any(page_path in href for href in hrefs), hrefs
+
+
+def test_search_previews_show_no_diagram_source(page: Any) -> None:
+    """Was: a preview showed the raw mermaid source of a diagram."""
+    for query in ("participant", "sequenceDiagram", "flowchart"):
+        for result in search(page, query):
+            assert "participant " not in result["text"] and "->>" not in result["text"], (query, result)
+
+
+def test_copy_copies_the_command_without_prompt_or_output(page: Any) -> None:
+    """Was: the home page's curl block copied its `$` prompt and the server's answer too."""
+    page.keyboard.press("Escape")
+    block = page.locator(".language-console pre", has_text="curl -s http://127.0.0.1:8000/mcp").first
+    block.hover()
+    block.locator(".md-code__button[data-md-type=copy]").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith("curl -s http://127.0.0.1:8000/mcp \\\n"), copied
+    assert "$" not in copied.split("\n")[0]
+    assert '"jsonrpc":"2.0","id":1,"result"' not in copied  # the output stays behind
+    assert copied.rstrip().endswith("}}}'")
+
+
+def test_expand_shows_a_wide_diagram_whole_at_full_size(page: Any, site_url: str) -> None:
+    """The performance flowchart is wider than the column: Expand opens it at its drawn size."""
+    goto(page, site_url + "/reference/performance/")
+    figure = page.locator("figure.mcpref-diagram").first
+    figure.locator("button", has_text="Expand diagram").click()
+    dialog = page.locator("dialog.mcpref-dialog[open]")
+    sizes = dialog.locator("svg").evaluate("svg => [svg.getBoundingClientRect().width, svg.viewBox.baseVal.width]")
+    assert abs(sizes[0] - sizes[1]) < 1, sizes
+    dialog.locator("button", has_text="Close").click()
+    assert page.locator("dialog.mcpref-dialog").count() == 0

@@ -1,0 +1,109 @@
+"""Every page, as a reader sees it at 1280 px and 390 px, light and dark (issue 15).
+
+Each test reads the measurements `survey` took in its one pass over the site (conftest.py)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.browser.conftest import ROOT, Visit
+
+MIN_DIAGRAM_TEXT_PX = 11
+
+
+def source_of(path: str) -> Path:
+    stem = path.strip("/") or "index"
+    for candidate in (ROOT / "docs" / f"{stem}.md", ROOT / "docs" / stem / "index.md"):
+        if candidate.exists():
+            return candidate
+    raise AssertionError(f"no source page for {path}")
+
+
+def each(survey: dict[str, Visit], viewport: str | None = None, palette: str | None = None) -> list[tuple[str, dict]]:
+    """(where, facts) for every page at the viewports and palettes asked for (default: all)."""
+    return [
+        (f"{path} ({v}, {c})", facts)
+        for path, visit in survey.items()
+        for (v, c), facts in visit.facts.items()
+        if viewport in (None, v) and palette in (None, c)
+    ]
+
+
+def test_every_page_loads_without_a_console_error_or_a_failed_request(survey: dict[str, Visit]) -> None:
+    problems = {path: v.console_errors + v.failed_responses for path, v in survey.items()}
+    assert {path: found for path, found in problems.items() if found} == {}
+
+
+def test_no_request_leaves_127_0_0_1(survey: dict[str, Visit]) -> None:
+    assert {path: v.outside_requests for path, v in survey.items() if v.outside_requests} == {}
+
+
+def test_every_mermaid_block_is_parsed_and_drawn_with_no_error_graphic(survey: dict[str, Visit]) -> None:
+    """Was: a `;` in a sequence-diagram Note ended the statement, and mermaid's "Syntax error"
+    graphic landed under the footer while the suite only checked the diagram's type."""
+    for path, visit in survey.items():
+        expected = len(re.findall(r"^```mermaid\s*$", source_of(path).read_text(encoding="utf-8"), re.MULTILINE))
+        for where, facts in visit.facts.items():
+            assert [d["rendered"] for d in facts["diagrams"]] == ["ok"] * expected, (path, where)
+            assert facts["errorGraphics"] == 0 and not facts["syntaxErrorText"], (path, where)
+
+
+def test_labels_broken_with_br_reach_mermaid_as_line_breaks(survey: dict[str, Visit]) -> None:
+    """Was: `<br/>` was stripped before mermaid saw it, so "envelope" and "parse_message" ran together."""
+    facts = survey["/reference/performance/"].facts[("desktop", "light")]
+    labels = [label for d in facts["diagrams"] for label in d["labels"]]
+    assert "parse + envelope\nparse_message 14%" in labels, labels
+
+
+@pytest.mark.parametrize("palette", ["light", "dark"])
+def test_diagram_labels_meet_wcag_aa_contrast(survey: dict[str, Visit], palette: str) -> None:
+    """Was: in dark mode, light text on pastel boxes and dark-on-dark alt/else labels."""
+    low = {}
+    for where, facts in each(survey, "desktop", palette):
+        for d in facts["diagrams"]:
+            assert d["labels"], f"{where}: a diagram with no label measured"
+            low.setdefault(where, []).extend(d["lowContrast"])
+    assert {where: found for where, found in low.items() if found} == {}
+    measured = sum(len(d["labels"]) for _, facts in each(survey, "desktop", palette) for d in facts["diagrams"])
+    assert measured > 100, "the labels of every diagram on the site"
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "mobile"])
+def test_diagram_text_is_readable_or_the_diagram_can_be_expanded(survey: dict[str, Visit], viewport: str) -> None:
+    """Was: wide diagrams shrank into the column, 5–10 px text on desktop and 2.7 px on mobile.
+    Now no label is drawn under 11 px; a diagram wider than the column scrolls in its figure and
+    has an Expand control."""
+    small = {}
+    for where, facts in each(survey, viewport):
+        for d in facts["diagrams"]:
+            if d["minTextPx"] is not None and d["minTextPx"] < MIN_DIAGRAM_TEXT_PX:
+                small[where] = d["minTextPx"]
+    assert small == {}
+    wide = survey["/reference/performance/"].facts[(viewport, "light")]["diagrams"][0]
+    assert wide["expand"], "the performance flowchart is wider than the column: it needs its Expand control"
+
+
+def test_no_page_scrolls_sideways_on_a_phone(survey: dict[str, Visit]) -> None:
+    assert {where: f["sidewaysScroll"] for where, f in each(survey, "mobile") if f["sidewaysScroll"] > 0} == {}
+
+
+def test_inline_code_in_tables_is_not_broken_inside_a_word(survey: dict[str, Visit]) -> None:
+    assert {where: f["brokenTableCode"] for where, f in each(survey) if f["brokenTableCode"]} == {}
+
+
+def test_long_lines_in_code_are_wrapped_or_visibly_scrollable(survey: dict[str, Visit]) -> None:
+    """Was: SSE `data:` lines of up to 265 characters cut off, the scrollbar shown only on hover."""
+    assert {where: f["hiddenCode"] for where, f in each(survey) if f["hiddenCode"]} == {}
+
+
+def test_copy_buttons_do_not_cover_text(survey: dict[str, Visit]) -> None:
+    assert {where: f["coveredByCopy"] for where, f in each(survey) if f["coveredByCopy"]} == {}
+
+
+def test_every_page_links_its_markdown_alternate(survey: dict[str, Visit], built_site: Path) -> None:
+    for path, visit in survey.items():
+        assert visit.facts[("desktop", "light")]["markdownLink"] in ("index.md", "./index.md"), path
+        assert (built_site / path.strip("/") / "index.md").is_file(), path

@@ -1,0 +1,113 @@
+"""The try-it console: Run under a request frame sends it to the server the site is served with,
+and shows the real response beside the documented one (issue 15)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.staticfiles import StaticFiles
+
+from tests.browser.conftest import goto, open_context
+from tests.conftest import running
+
+
+@pytest.fixture(scope="module")
+def trace(browser: Any, site_url: str) -> Iterator[Any]:
+    context = open_context(browser, site_url, "desktop", "light")
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    goto(page, site_url + "/internals/message-trace/")
+    yield page
+    context.close()
+
+
+def console_under(page: Any, *frame_texts: str) -> Any:
+    """The console under the first request frame that contains each of `frame_texts`."""
+    has = "".join(f":has-text('{text}')" for text in frame_texts)
+    return page.locator(f".language-http{has} + .mcpref-tryit").first
+
+
+def run(panel: Any) -> dict[str, str]:
+    panel.locator("button", has_text="Run").click()
+    panel.page.wait_for_function(
+        "p => !['idle', 'sending', 'streaming'].includes(p.dataset.state)", arg=panel.element_handle()
+    )
+    return {
+        "state": panel.get_attribute("data-state"),
+        "differences": panel.get_attribute("data-differences"),
+        "status": panel.locator(".mcpref-tryit__status").inner_text(),
+        "real": panel.locator(".mcpref-tryit__real").inner_text(),
+        "documented": panel.locator(".mcpref-tryit__documented").inner_text(),
+    }
+
+
+def test_every_executed_request_frame_has_a_run_control(trace: Any) -> None:
+    counts = trace.evaluate(
+        """() => {
+            const requests = [...document.querySelectorAll('.language-http')].filter(b =>
+                /^(GET|POST|DELETE) \\S+ HTTP\\/1\\.1/.test(b.querySelector('code').textContent) &&
+                !/^Illustration/.test(b.querySelector('.filename')?.textContent || ''));
+            return [requests.length, requests.filter(b => b.nextElementSibling?.matches('.mcpref-tryit')).length];
+        }"""
+    )
+    assert counts[0] > 10 and counts[0] == counts[1], counts
+
+
+def test_run_a_json_frame(trace: Any) -> None:
+    shown = run(console_under(trace, "Mcp-Param-City: Lisbon"))
+    assert shown["state"] == "done" and shown["differences"] == "0", shown
+    assert shown["real"].startswith("HTTP/1.1 200 OK\nContent-Type: application/json")
+    assert '"name": "weather-desk"' in shown["real"]
+    assert "Matches the documented response" in shown["status"]
+
+
+def test_run_an_sse_frame_shows_each_event(trace: Any) -> None:
+    panel = console_under(trace, "Mcp-Name: survey_stations")
+    shown = run(panel)
+    assert shown["state"] == "done" and shown["differences"] == "0", shown
+    assert "Content-Type: text/event-stream" in shown["real"]
+    assert shown["real"].count("notifications/progress") >= 2
+    assert int(panel.get_attribute("data-events")) >= 3
+
+
+def test_run_an_error_frame(trace: Any) -> None:
+    shown = run(console_under(trace, "Mcp-Name: get_forecast", '"name": "convert_temperature"'))
+    assert shown["state"] == "done" and shown["differences"] == "0", shown
+    assert shown["real"].startswith("HTTP/1.1 400 Bad Request")
+    assert '"code": -32020' in shown["real"]
+
+
+def test_an_mrtr_retry_carries_the_real_request_state_of_the_first_round(trace: Any) -> None:
+    retry = console_under(trace, '"requestState": "{{report_state}}"')
+    first = run(retry)
+    assert first["state"] == "needs-earlier" and "{{report_state}}" in first["status"], first
+    round_one = run(console_under(trace, "Mcp-Name: file_report"))
+    assert round_one["differences"] == "0" and '"resultType": "input_required"' in round_one["real"], round_one
+    round_two = run(retry)
+    assert round_two["state"] == "done" and round_two["differences"] == "0", round_two
+    assert '"resultType": "complete"' in round_two["real"]
+
+
+def test_an_edited_request_shows_where_the_answer_differs(trace: Any) -> None:
+    panel = console_under(trace, "Mcp-Param-City: Lisbon")
+    panel.locator("button", has_text="Edit request").click()
+    editor = panel.locator("textarea")
+    editor.fill(editor.input_value().replace('"id": 3', '"id": 77'))
+    shown = run(panel)
+    assert shown["state"] == "done" and int(shown["differences"]) == 2, shown  # the id line, both sides
+    assert panel.locator(".mcpref-tryit__real .mcpref-tryit__diff").first.inner_text().strip() == '"id": 77,'
+
+
+def test_on_a_static_copy_run_says_how_to_start_the_server(browser: Any, built_site: Path) -> None:
+    with running(StaticFiles(directory=built_site, html=True)) as static_url:
+        context = open_context(browser, static_url, "desktop", "light")
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        goto(page, static_url + "/internals/message-trace/")
+        shown = run(console_under(page, "Mcp-Param-City: Lisbon"))
+        context.close()
+    assert shown["state"] == "no-server", shown
+    assert "./scripts/serve" in shown["status"]
