@@ -48,6 +48,7 @@ from ._era import (
 )
 from ._errors import (
     MODERN_ERROR_CODES,
+    HeaderMismatch,
     InvalidParams,
     MCPClientError,
     ProtocolError,
@@ -282,9 +283,21 @@ class Client:
         return kept
 
     async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None, *, on_progress: Callback | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        on_progress: Callback | None = None,
+        timeout: float | None = None,
     ) -> dict[str, Any]:
-        """`tools/call`. A tool's own failure comes back as a result with `isError: true`."""
+        """`tools/call`. A tool's own failure comes back as a result with `isError: true`.
+
+        `timeout` (seconds) bounds the whole call, progress or not: when it passes, the call is
+        cancelled on the server (basic/patterns/cancellation.mdx §Timeouts) and TimeoutError raised.
+        """
+        if timeout is not None:
+            async with asyncio.timeout(timeout):
+                return await self.call_tool(name, arguments, on_progress=on_progress)
         if not isinstance(name, str) or not name:
             raise ValueError("tool name must be a non-empty string")
         if arguments is not None and not isinstance(arguments, Mapping):
@@ -293,7 +306,19 @@ class Client:
         if arguments is not None:
             params["arguments"] = dict(arguments)
         header_params = await self._headers_for_tool(name)
-        return await self._call("tools/call", params, header_params=header_params, progress=on_progress)
+        try:
+            return await self._call("tools/call", params, header_params=header_params, progress=on_progress)
+        except HeaderMismatch:
+            # The tool's x-mcp-header parameters may have changed since we listed it: list the tools
+            # again and, if they did change, retry once (streamable-http.mdx §Client Behavior).
+            if header_params is None and not self._tools_listed:
+                raise
+            self._forget_lists("tools/list")
+            self._tool_headers.pop(name, None)
+            fresh = await self._headers_for_tool(name)
+            if fresh == header_params:
+                raise
+            return await self._call("tools/call", params, header_params=fresh, progress=on_progress)
 
     async def list_resources(self) -> list[dict[str, Any]]:
         """Every resource, all pages."""
