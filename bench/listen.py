@@ -4,6 +4,11 @@ Opens `count` listen streams on a fresh mcpref server, waits for every acknowled
 idle, measures RSS and a tools/call's throughput while they are open, checks that one stream more
 is refused (the hub is bounded), then stops the server and counts the streams that received
 their final result (the graceful end the spec asks for on shutdown).
+
+The streams come from several principals, `PER_CALLER` each, since one caller's share of the
+slots is bounded. `python -m bench.listen --count 10000` runs it alone, on a server whose slot
+and connection limits are raised to fit (issue 10: one worker holds 10,000 idle streams under
+16 KiB each).
 """
 
 from __future__ import annotations
@@ -37,9 +42,14 @@ class ListenReport:
         return (self.rss_held_mib - self.rss_before_mib) * 1024 / max(self.acknowledged, 1)
 
 
+#: Listen streams per principal: the server's default share for one caller.
+PER_CALLER = 32
+
+
 def _request(port: int, request_id: int) -> bytes:
     body = LISTEN.body.replace(b'"id":1', f'"id":{request_id}'.encode(), 1)
     head = ["POST /mcp HTTP/1.1", f"Host: {HOST}:{port}", f"Content-Length: {len(body)}"]
+    head.append(f"Authorization: Bearer listener-{request_id // PER_CALLER}")
     head += [f"{name}: {value}" for name, value in LISTEN.headers.items()]
     return ("\r\n".join(head) + "\r\n\r\n").encode() + body
 
@@ -102,3 +112,34 @@ async def _measure(spec: Spec, count: int, hold: float, server_cpu: int, load_cp
 
 def measure(spec: Spec, count: int, hold: float, server_cpu: int, load_cpu: int) -> ListenReport:
     return asyncio.run(_measure(spec, count, hold, server_cpu, load_cpu))
+
+
+def main() -> None:
+    import argparse
+    from dataclasses import replace
+
+    from .run import LOAD_CPU, OURS_OWN_RUNNER, SERVER_CPU
+
+    parser = argparse.ArgumentParser(description="Hold idle listen streams on one mcpref worker.")
+    parser.add_argument("--count", type=int, default=10_000, help="listen streams to hold (default 10000)")
+    parser.add_argument("--hold", type=float, default=5, help="seconds to hold them (default 5)")
+    args = parser.parse_args()
+    spec = replace(
+        OURS_OWN_RUNNER,
+        options=("--max-listen-streams", str(args.count), "--max-connections", str(args.count + 100)),
+    )
+    report = measure(spec, args.count, args.hold, SERVER_CPU, LOAD_CPU)
+    principals = -(-report.count // PER_CALLER)
+    print(
+        f"{report.acknowledged} of {report.count} streams acknowledged, from {principals} principals\n"
+        f"server RSS: {report.rss_before_mib:.1f} MiB before, {report.rss_held_mib:.1f} MiB holding them, "
+        f"{report.rss_after_hold_mib:.1f} MiB after {args.hold:g} s: {report.kib_per_stream:.1f} KiB per stream "
+        f"(target < 16)\n"
+        f"tools/call while holding them: {report.rate_held:.0f}/s (before: {report.rate_before:.0f}/s)\n"
+        f"one stream more: {report.refused_status}; ended with their result on shutdown: "
+        f"{report.ended_gracefully} in {report.end_seconds:.1f} s"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -29,6 +29,8 @@ class Spec:
     app: str  # "module:attribute"
     #: Run `python -m MODULE --port N` (the module's own command line) instead of the uvicorn CLI.
     own_main: bool = False
+    #: Extra options for the module's own command line (`own_main` only).
+    options: tuple[str, ...] = ()
 
 
 UVICORN_FLAGS = ["--loop", "uvloop", "--http", "httptools", "--no-access-log", "--log-level", "warning"]
@@ -46,7 +48,7 @@ class ServerProcess:
         self.port = port or free_port()
         self.url = f"http://{HOST}:{self.port}/mcp"
         if spec.own_main:
-            command = [sys.executable, "-m", spec.app.partition(":")[0], "--port", str(self.port)]
+            command = [sys.executable, "-m", spec.app.partition(":")[0], "--port", str(self.port), *spec.options]
         else:
             command = [sys.executable, "-m", "uvicorn", spec.app, "--host", HOST, "--port", str(self.port)]
             command += UVICORN_FLAGS

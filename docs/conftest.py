@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from mcpref.limits import ServerLimits
 from tests.conftest import running
 from tests.docs import pages, update
 
@@ -52,10 +53,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 @pytest.fixture(scope="session")
 def live_url() -> Iterator[str]:
-    """The site app (pages and /mcp) under a real uvicorn, for the pages' curl and httpx examples."""
+    """The site app (pages and /mcp) under a real uvicorn with the bounds `./scripts/serve` has
+    (`mcpref.limits`), for the pages' curl and httpx examples."""
     from examples.site import app
 
-    with running(app) as url:
+    with running(app, limits=ServerLimits()) as url:
         yield url
 
 

@@ -1,7 +1,15 @@
-"""Calling user handlers the same way everywhere: sync or async, with or without `ctx`."""
+"""Calling user handlers the same way everywhere: sync or async, with or without `ctx`.
+
+A plain `def` handler runs in a worker thread (asyncio's default executor), as the official SDK
+runs them: it may block (a file, a database driver, `time.sleep`) without stalling every other
+request on the event loop. An `async def` handler runs on the loop; write quick handlers that
+way to skip the hop to a thread.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -17,10 +25,18 @@ def wants_context(fn: Callable[..., Any]) -> bool:
 _PLAIN_RESULTS = frozenset({str, dict, list})
 
 
+@functools.cache
+def _is_async(fn: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
+
+
 async def call_handler(fn: Callable[..., Any], kwargs: dict[str, Any], ctx: RequestContext, with_ctx: bool) -> Any:
     if with_ctx:
         kwargs = {**kwargs, "ctx": ctx}
-    result = fn(**kwargs)
+    if _is_async(fn):
+        result = fn(**kwargs)
+    else:
+        result = await asyncio.to_thread(functools.partial(fn, **kwargs))
     # inspect.isawaitable is slow to say no; the usual plain results skip it.
     if type(result) not in _PLAIN_RESULTS and inspect.isawaitable(result):
         result = await result

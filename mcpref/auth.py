@@ -210,8 +210,10 @@ class ProtectedResource:
             return
         needed = self._needed(headers)
         if not set(needed) <= access.scopes:
-            # Name every scope this operation needs (what the token had too), so one step-up is enough.
-            await self._challenge(send, 403, error="insufficient_scope", scope=sorted(set(needed) | access.scopes))
+            # Name every scope this operation needs and the token had, so one step-up serves both;
+            # never offline_access, which is no resource's requirement (index.mdx, Refresh Tokens).
+            wanted = (set(needed) | access.scopes) - {"offline_access"}
+            await self._challenge(send, 403, error="insufficient_scope", scope=sorted(wanted))
             return
         await self.endpoint({**scope, PRINCIPAL_SCOPE_KEY: access.principal}, receive, send)
 
@@ -233,13 +235,9 @@ class ProtectedResource:
             parts.append(f'scope="{" ".join(scope)}"')
         if error:
             parts.append(f'error="{error}"')
-        body = json.dumps({"error": error or "unauthorized"}).encode()
-        await _respond(
-            send,
-            status,
-            body,
-            [(b"content-type", b"application/json"), (b"www-authenticate", ("Bearer " + ", ".join(parts)).encode())],
-        )
+        # No body: everything a client acts on is in the challenge (RFC 6750 §3), and an MCP client
+        # reading this endpoint's JSON would take any JSON body for a JSON-RPC message.
+        await _respond(send, status, b"", [(b"www-authenticate", ("Bearer " + ", ".join(parts)).encode())])
 
 
 async def _respond(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None) -> None:

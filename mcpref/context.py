@@ -7,6 +7,7 @@ comes from the request itself: the server keeps nothing between requests (basic/
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from .meta import LOG_LEVELS, RequestMeta
 #: Sends one request-scoped notification on the request's own response stream.
 NotifySink = Callable[[dict[str, Any]], Awaitable[None]]
 
+logger = logging.getLogger("mcpref.server")
 
 
 @dataclass
@@ -32,11 +34,15 @@ class RequestContext:
     params: dict[str, Any]
     meta: RequestMeta
     notify: NotifySink | None = None
+    #: The last progress sent: each notification's progress must be greater (progress.mdx).
+    _last_progress: float | None = field(default=None, init=False, repr=False)
     #: Who is asking, as the transport authenticated it (None when anonymous).
     principal: str | None = None
     #: MRTR retries: the client's answers by input-request key, and the state the server sealed.
     input_responses: dict[str, dict[str, Any]] = field(default_factory=dict)
     state: Any = None
+    #: Whether the server declares `logging`; log messages need it (server/utilities/logging.mdx).
+    may_log: bool = True
 
     @property
     def client_capabilities(self) -> dict[str, Any]:
@@ -51,6 +57,13 @@ class RequestContext:
         """Send `notifications/progress`, only if the request asked for it with a `progressToken`."""
         if self.notify is None or self.meta.progress_token is None:
             return
+        if self._last_progress is not None and not progress > self._last_progress:
+            # basic/patterns/progress.mdx: progress MUST increase with each notification.
+            logger.warning(
+                "%s: progress %r after %r does not increase; not sent", self.method, progress, self._last_progress
+            )
+            return
+        self._last_progress = progress
         params: dict[str, Any] = {"progressToken": self.meta.progress_token, "progress": progress}
         if total is not None:
             params["total"] = total
@@ -61,11 +74,11 @@ class RequestContext:
     async def log(self, level: str, data: Any, logger: str | None = None) -> None:
         """Send `notifications/message`, only at or above the level the request's `_meta` set.
 
-        Without `io.modelcontextprotocol/logLevel` on the request nothing is sent
-        (server/utilities/logging.mdx).
+        Without `io.modelcontextprotocol/logLevel` on the request, or when the server does not
+        declare `logging`, nothing is sent (server/utilities/logging.mdx).
         """
         wanted = self.meta.log_level
-        if self.notify is None or wanted not in LOG_LEVELS:
+        if self.notify is None or not self.may_log or wanted not in LOG_LEVELS:
             return
         if LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
             return

@@ -158,14 +158,18 @@ def _annotation_problems(
 
 
 def request_headers(
-    method: str, params: Mapping[str, Any], params_by_header: Mapping[str, tuple[str, ...]] | None = None
+    method: str,
+    params: Mapping[str, Any],
+    params_by_header: Mapping[str, tuple[str, ...]] | None = None,
+    name_field: str | None = None,
 ) -> dict[str, str]:
-    """The mirrored headers a client sends for this request body."""
+    """The mirrored headers a client sends for this request body; `name_field` names what
+    `Mcp-Name` mirrors for a method the core does not know (an extension's)."""
     headers = {METHOD_HEADER: method}
     version = (params.get("_meta") or {}).get(PROTOCOL_VERSION_KEY)
     if isinstance(version, str):
         headers[PROTOCOL_VERSION_HEADER] = version
-    name_field = NAME_SOURCES.get(method)
+    name_field = name_field or NAME_SOURCES.get(method)
     if name_field and isinstance(params.get(name_field), str):
         headers[NAME_HEADER] = encode_value(params[name_field])
     for header, path in (params_by_header or {}).items():
@@ -180,15 +184,17 @@ def check_request_headers(
     method: str,
     params: Mapping[str, Any],
     params_by_header: Mapping[str, tuple[str, ...]] | None = None,
+    name_field: str | None = None,
 ) -> None:
     """Refuse with -32020 unless every mirrored header is present, well-formed and equal to the body.
 
-    `headers` must be keyed by lower-case name (ASGI gives them so).
+    `headers` must be keyed by lower-case name (ASGI gives them so). `name_field` is what
+    `Mcp-Name` mirrors for an extension's method (`Server.name_field_for`).
     """
     version = (params.get("_meta") or {}).get(PROTOCOL_VERSION_KEY)
     _expect(headers, PROTOCOL_VERSION_HEADER, version, decode=False)
     _expect(headers, METHOD_HEADER, method, decode=False)
-    name_field = NAME_SOURCES.get(method)
+    name_field = name_field or NAME_SOURCES.get(method)
     if name_field:
         _expect(headers, NAME_HEADER, params.get(name_field), decode=True)
     for header, path in (params_by_header or {}).items():

@@ -33,6 +33,11 @@ RequestId = str | int
 MAX_NESTING_DEPTH = 64
 
 
+#: An error message is cut after this many characters: messages often quote what the client sent
+#: (a tool name, a URI, a header), and an error must never echo a large input back.
+MAX_MESSAGE_CHARS = 500
+
+
 class MCPError(Exception):
     """An error that becomes a JSON-RPC error object on the wire.
 
@@ -49,6 +54,8 @@ class MCPError(Exception):
         http_status: int | None = None,
         http_headers: list[tuple[bytes, bytes]] | None = None,
     ) -> None:
+        if len(message) > MAX_MESSAGE_CHARS:  # a message quoting what the client sent stays short
+            message = message[:MAX_MESSAGE_CHARS] + "... (cut)"
         super().__init__(message)
         self.code = code
         self.message = message

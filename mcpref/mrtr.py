@@ -26,6 +26,7 @@ import hmac
 import json
 import logging
 import os
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -117,7 +118,7 @@ def _sampling_features(params: dict[str, Any]) -> dict[str, Any]:
     """What a sampling request needs beyond `sampling` (client/sampling.mdx): `tools` to offer the
     model tools (MUST NOT otherwise), `context` for the deprecated `includeContext` values."""
     needed: dict[str, Any] = {}
-    if params.get("tools"):
+    if "tools" in params or "toolChoice" in params:  # provided at all, says the schema
         needed["tools"] = {}
     if params.get("includeContext", "none") != "none":
         needed["context"] = {}
@@ -146,7 +147,8 @@ class StateSealer:
     """Seals `requestState` so the server can trust what comes back.
 
     Format: `base64url(payload) "." base64url(HMAC-SHA256(key, payload))`, where the payload is
-    JSON holding the state, the method, the parameter digest, the principal and the expiry.
+    JSON holding the issuing server, the state, the method, the parameter digest, the principal
+    and the expiry. Only the canonical base64url spelling is accepted.
     """
 
     def __init__(self, key: bytes | None = None, ttl_seconds: int = 600) -> None:
@@ -160,26 +162,49 @@ class StateSealer:
         self._key = key
         self.ttl_seconds = ttl_seconds
 
-    def seal(self, state: Any, *, method: str, digest: str, principal: str | None, now: float | None = None) -> str:
+    def seal(
+        self,
+        state: Any,
+        *,
+        method: str,
+        digest: str,
+        principal: str | None,
+        issuer: str = "",
+        now: float | None = None,
+    ) -> str:
         expires = int((time.time() if now is None else now) + self.ttl_seconds)
         payload = json.dumps(
-            {"m": method, "d": digest, "p": principal, "exp": expires, "s": state},
+            {"i": issuer, "m": method, "d": digest, "p": principal, "exp": expires, "s": state},
             separators=(",", ":"),  # and ASCII escapes, so a state holding client text always encodes
         ).encode()
-        return f"{_b64(payload)}.{_b64(self._mac(payload))}"
+        return f"{b64url_encode(payload)}.{b64url_encode(self._mac(payload))}"
 
-    def open(self, token: Any, *, method: str, digest: str, principal: str | None, now: float | None = None) -> Any:
-        """The state sealed in `token`, or -32602 saying why it cannot be trusted."""
+    def open(
+        self,
+        token: Any,
+        *,
+        method: str,
+        digest: str,
+        principal: str | None,
+        issuer: str = "",
+        now: float | None = None,
+    ) -> Any:
+        """The state sealed in `token`, or -32602 saying why it cannot be trusted.
+
+        `issuer` names the server: two servers of one deployment share `MCP_STATE_KEY`, and a
+        state one of them sealed is refused by the other."""
         if not isinstance(token, str) or token.count(".") != 1:
             raise _refused("it is not a requestState this server issued")
         body, mac = token.split(".")
         try:
-            payload, signature = _unb64(body), _unb64(mac)
+            payload, signature = b64url_decode(body), b64url_decode(mac)
         except ValueError:
             raise _refused("it is not a requestState this server issued") from None
         if not hmac.compare_digest(signature, self._mac(payload)):
             raise _refused("its signature does not match (tampered, or sealed with another key)")
         sealed = json.loads(payload)
+        if sealed.get("i", "") != issuer:
+            raise _refused("it was issued by another server")
         if sealed["m"] != method or sealed["d"] != digest:
             raise _refused("it was issued for a different request")
         if sealed["p"] != principal:
@@ -196,12 +221,21 @@ def _refused(reason: str) -> MCPError:
     return MCPError(INVALID_PARAMS, f"Invalid params: requestState refused: {reason}")
 
 
-def _b64(data: bytes) -> str:
+_BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
+
+
+def b64url_encode(data: bytes) -> str:
+    """base64url without padding (RFC 4648 §5), the one form sealed tokens are written in."""
     return base64.urlsafe_b64encode(data).decode().rstrip("=")
 
 
-def _unb64(text: str) -> bytes:
-    try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (ValueError, TypeError) as exc:
-        raise ValueError(str(exc)) from None
+def b64url_decode(text: str) -> bytes:
+    """The bytes `b64url_encode` wrote as `text`, or ValueError for any other spelling: padding,
+    the standard alphabet, stray characters or non-zero trailing bits. One token, one spelling,
+    so a token cannot be varied to slip past a check that compares tokens."""
+    if not _BASE64URL.fullmatch(text) or len(text) % 4 == 1:
+        raise ValueError("not unpadded base64url")
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if b64url_encode(data) != text:
+        raise ValueError("not the canonical base64url spelling")
+    return data

@@ -1,18 +1,26 @@
-"""Origin checks against DNS rebinding (basic/transports/streamable-http.mdx §Security Warning).
+"""Origin and Host checks against DNS rebinding (basic/transports/streamable-http.mdx §Security Warning).
 
 A browser page on an attacker's site can be made to POST to a server on your loopback. The
 browser still says where the page came from in `Origin`, so the server refuses any Origin that
 is present and not on its allowlist. Requests without `Origin` (curl, SDK clients, other
 servers) are not browser-driven and pass. By default only loopback pages are allowed; set
 `MCP_ALLOWED_ORIGINS` to a comma-separated list of origins (`*` allows all) to change that.
+
+The Host header is the second line. A rebinding page reaches 127.0.0.1 under the attacker's own
+name, so its requests say `Host: evil.example`; a server bound to loopback expects only loopback
+names there. `HostPolicy` refuses any other (421), unless `MCP_ALLOWED_HOSTS` lists it (a name
+that really points at this machine). A server bound elsewhere does not check Host: a reverse
+proxy in front of it decides which names reach it.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from urllib.parse import urlsplit
 
 ENV_VAR = "MCP_ALLOWED_ORIGINS"
+HOSTS_ENV_VAR = "MCP_ALLOWED_HOSTS"
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
@@ -46,3 +54,51 @@ class OriginPolicy:
         except ValueError:
             return False
         return parts.scheme in ("http", "https") and host in LOOPBACK_HOSTS
+
+
+class HostPolicy:
+    """Which `Host` names a server bound to loopback answers: loopback names, plus `allowed`."""
+
+    def __init__(self, allowed: list[str] | None = None) -> None:
+        self.allowed = frozenset(host.lower() for host in (allowed or []))
+        #: Host values already judged good, so the usual request costs one set lookup.
+        self.known_good: set[str] = set()
+        #: Whether each local address this server answers on is a loopback one.
+        self._loopback: dict[str, bool] = {}
+
+    @classmethod
+    def from_env(cls) -> HostPolicy:
+        """The policy `MCP_ALLOWED_HOSTS` describes: comma-separated host names, or `*`."""
+        configured = os.environ.get(HOSTS_ENV_VAR, "")
+        return cls([host.strip() for host in configured.split(",") if host.strip()])
+
+    def allows(self, host: str | None, server: tuple[str, int] | None) -> bool:
+        """Whether a request with this `Host` (None when absent), received on the local address
+        `server`, may be served; if not, 421."""
+        if host is None or host in self.known_good or not server:
+            return True
+        loopback = self._loopback.get(server[0])
+        if loopback is None:
+            loopback = self._loopback[server[0]] = _is_loopback(server[0])
+        if not loopback:
+            return True
+        name = _host_name(host.lower())
+        if name in LOOPBACK_HOSTS or name in self.allowed or "*" in self.allowed:
+            if len(self.known_good) < 64:
+                self.known_good.add(host)
+            return True
+        return False
+
+
+def _host_name(host: str) -> str:
+    """`example.com:8000` → `example.com`; `[::1]:8000` → `::1`."""
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False

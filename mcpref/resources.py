@@ -172,7 +172,8 @@ class ResourceRegistry:
             variables = template.match(uri)
             if variables is not None:
                 return await template.read(uri, variables, ctx)
-        raise MCPError(INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri})
+        # The data names the URI (server/resources.mdx §Error Handling), unless it is too long to echo.
+        raise MCPError(INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri} if len(uri) <= 2048 else None)
 
     def __len__(self) -> int:
         return len(self.resources) + len(self.templates)

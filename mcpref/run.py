@@ -58,7 +58,13 @@ def main(server: Server, app: Any = None, argv: Sequence[str] | None = None) -> 
     parser.add_argument("--host", default="127.0.0.1", help="HTTP address to bind (default: loopback)")
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")), help="HTTP port")
     add_limit_options(parser)
+    parser.add_argument("--max-listen-streams", type=int, help="open subscriptions/listen streams in all")
+    parser.add_argument("--max-listen-per-caller", type=int, help="open listen streams for one caller")
     args = parser.parse_args(argv)
+    if args.max_listen_streams is not None:
+        server.subscriptions.max_subscriptions = args.max_listen_streams
+    if args.max_listen_per_caller is not None:
+        server.subscriptions.max_per_caller = args.max_listen_per_caller
     if args.stdio:
         serve_stdio(server)
     else:
@@ -72,7 +78,7 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
             "--" + field.name.replace("_", "-"),
             type=type(field.default),
             default=field.default,
-            help=f"(default: {field.default})",
+            help=f"{field.metadata['help']} (default: {field.default})",
         )
 
 

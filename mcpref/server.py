@@ -16,7 +16,15 @@ from typing import Any
 from .caching import CacheHints
 from .completion import complete
 from .context import NotifySink, RequestContext
-from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MCPError, Request
+from .extensions import Extension, declared, requirement
+from .jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    MCPError,
+    Request,
+)
 from .meta import LATEST_VERSION, MODERN_VERSIONS, SERVER_INFO_KEY, RequestMeta, read_request_meta, require_capabilities
 from .mrtr import MRTR_METHODS, InputRequired, StateSealer, params_digest, read_input_responses, required_capability
 from .pagination import paginate
@@ -45,6 +53,9 @@ CACHEABLE_METHODS = frozenset(
     {"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
 )
 
+#: The `resultType` values of the core protocol (basic/patterns/mrtr.mdx); extensions add theirs.
+CORE_RESULT_TYPES = frozenset({"complete", "input_required"})
+
 logger = logging.getLogger("mcpref.server")
 
 #: The default cache hints: `ttlMs: 0`, `cacheScope: "private"`.
@@ -63,6 +74,15 @@ class Server:
     def echo(message: str) -> str:
         return message
     ```
+
+    - `name`, `version`, `title`: who the server is, in every result's `_meta` (`serverInfo`).
+    - `instructions`: text for the client's model on how to use the server, in `server/discover`.
+    - `cache`, `cache_for`: the `ttlMs`/`cacheScope` of cacheable results, by default and per method.
+    - `page_size`: split lists into pages of this many, with a `nextCursor`; None sends one page.
+    - `supported_versions`: the modern revisions served; `serve_legacy`: also serve 2025-era clients.
+    - `state_sealer`: seals MRTR `requestState` (by default with `MCP_STATE_KEY`).
+    - `max_subscriptions`: open `subscriptions/listen` streams at most.
+    - `emits_logs`: declare `logging`; None declares it when a handler takes `ctx`.
     """
 
     def __init__(
@@ -80,7 +100,7 @@ class Server:
         max_subscriptions: int = 1000,
         max_subscriptions_per_caller: int = 32,
         serve_legacy: bool = True,
-        emits_logs: bool = False,
+        emits_logs: bool | None = None,
     ) -> None:
         self.info: dict[str, Any] = {"name": name, "version": version}
         if title is not None:
@@ -92,7 +112,8 @@ class Server:
         self.supported_versions = supported_versions
         #: Serve 2025-11-25-era clients (`initialize`, no per-request `_meta`); see `mcpref.legacy`.
         self.serve_legacy = serve_legacy
-        #: Declare the (deprecated) `logging` capability: set it when handlers call `ctx.log`.
+        #: Declare the (deprecated) `logging` capability, which `ctx.log` needs to send anything.
+        #: None decides by the handlers: any that takes `ctx` can log, so it is declared.
         self.emits_logs = emits_logs
         self.tools = ToolRegistry()
         self.resources = ResourceRegistry()
@@ -117,6 +138,36 @@ class Server:
             "prompts/get": (self._get_prompt, "prompts"),
             "completion/complete": (self._complete, "completions"),
         }
+        #: Extensions by identifier, in the order they were added (see `mcpref.extensions`).
+        self.extensions: dict[str, Extension] = {}
+
+    def add_extension(self, extension: Extension) -> Extension:
+        """Serve an extension: advertise it, and add its methods, result types and headers.
+
+        Refuses (ValueError) an identifier without a vendor prefix, or a method or `resultType`
+        that the core or another extension already has: a clash shows at start-up, not on the wire.
+        """
+        prefix, slash, name = extension.id.rpartition("/")
+        if not slash or not prefix or not name:
+            raise ValueError(f"extension id {extension.id!r} needs a prefix, like 'com.example/name'")
+        if extension.id in self.extensions:
+            raise ValueError(f"extension {extension.id!r} is already added")
+        for method in extension.methods:
+            if method in self._methods or self._extension_of(method) is not None:
+                raise ValueError(f"{extension.id}: method {method!r} is already served")
+        for result_type in extension.result_types:
+            if result_type in CORE_RESULT_TYPES or any(result_type in e.result_types for e in self.extensions.values()):
+                raise ValueError(f"{extension.id}: resultType {result_type!r} is already taken")
+        self.extensions[extension.id] = extension
+        self._offered = None
+        extension.added_to(self)
+        return extension
+
+    def _extension_of(self, method: str) -> Extension | None:
+        for extension in self.extensions.values():
+            if method in extension.methods:
+                return extension
+        return None
 
     # -- registration --------------------------------------------------------------------
 
@@ -243,9 +294,18 @@ class Server:
         has_completers = any(p.complete for p in self.prompts) or any(t.complete for t in self.resources.templates)
         if has_completers:
             capabilities["completions"] = {}
-        if self.emits_logs:
+        if self._may_log():
             capabilities["logging"] = {}
+        if self.extensions:
+            capabilities["extensions"] = {ext_id: ext.settings() for ext_id, ext in self.extensions.items()}
         return capabilities
+
+    def _may_log(self) -> bool:
+        """Servers that emit log messages MUST declare `logging` (server/utilities/logging.mdx)."""
+        if self.emits_logs is not None:
+            return self.emits_logs
+        handlers = [*self.tools, *self.prompts, *self.resources.resources.values(), *self.resources.templates]
+        return any(handler._with_ctx for handler in handlers)
 
     def header_params_for(self, method: str, params: dict[str, Any]) -> dict[str, tuple[str, ...]]:
         """The `x-mcp-header` parameters the transport must check for this request."""
@@ -254,6 +314,11 @@ class Server:
             if tool is not None:
                 return tool.header_params
         return {}
+
+    def name_field_for(self, method: str) -> str | None:
+        """The parameter an extension method's `Mcp-Name` header mirrors, if it has one."""
+        extension = self._extension_of(method)
+        return extension.name_fields.get(method) if extension is not None else None
 
     # -- dispatch ------------------------------------------------------------------------
 
@@ -275,9 +340,14 @@ class Server:
             meta = read_request_meta(request.params, self.supported_versions)
         handler = self.handler_for(request.method)
         ctx = RequestContext(request.id, request.method, request.params, meta, notify, principal)
+        # Without `logging` declared, ctx.log is silent (server/utilities/logging.mdx §Capabilities).
+        ctx.may_log = "logging" in self._offered_names()
         self._read_round(ctx)
+        call = handler
+        for extension in reversed(self.extensions.values()):
+            call = _around(extension, call)
         try:
-            result = await handler(ctx)
+            result = await call(ctx)
         except MCPError:
             raise
         except Exception:
@@ -296,12 +366,29 @@ class Server:
             return self._finish(asked)
         if request.method in CACHEABLE_METHODS:
             self.cache_for.get(request.method, self.cache).apply(result)
+        self._check_result_type(ctx, result.get("resultType", "complete"))
         return self._finish(result)
+
+    def _check_result_type(self, ctx: RequestContext, result_type: Any) -> None:
+        """Send an extension's `resultType` only to a client that declared that extension."""
+        if result_type in CORE_RESULT_TYPES:
+            return
+        for extension in self.extensions.values():
+            if result_type in extension.result_types:
+                if declared(ctx, extension.id):
+                    return
+                logger.error("%s answered resultType %r to a client without %s", ctx.method, result_type, extension.id)
+                break
+        else:
+            logger.error("%s answered resultType %r, which no extension registered", ctx.method, result_type)
+        raise MCPError(INTERNAL_ERROR, f"Internal error while handling {ctx.method}")
 
     def _read_round(self, ctx: RequestContext) -> None:
         """Take `inputResponses` and open `requestState` on an MRTR retry (basic/patterns/mrtr.mdx)."""
         params = ctx.params
         if ctx.method not in MRTR_METHODS:
+            if ctx.method not in self._methods:
+                return  # an extension's method reads its own parameters (tasks/update has inputResponses)
             if "inputResponses" in params or "requestState" in params:
                 raise MCPError(
                     INVALID_PARAMS, f"Invalid params: {ctx.method} does not take inputResponses or requestState"
@@ -314,6 +401,7 @@ class Server:
                 method=ctx.method,
                 digest=params_digest(ctx.method, params),
                 principal=ctx.principal,
+                issuer=self.info["name"],
             )
 
     def _input_required(self, ctx: RequestContext, asked: InputRequired) -> dict[str, Any]:
@@ -332,7 +420,7 @@ class Server:
         if asked.state is not None:
             digest = params_digest(ctx.method, ctx.params)
             result["requestState"] = self.state_sealer.seal(
-                asked.state, method=ctx.method, digest=digest, principal=ctx.principal
+                asked.state, method=ctx.method, digest=digest, principal=ctx.principal, issuer=self.info["name"]
             )
         return result
 
@@ -362,9 +450,18 @@ class Server:
         self._offered = None
         self.notify_list_changed(kind)
 
+    def _offered_names(self) -> frozenset[str]:
+        """The capability names `capabilities()` advertises, computed again after a registry change."""
+        if self._offered is None:
+            self._offered = frozenset(self.capabilities())
+        return self._offered
+
     def handler_for(self, method: str) -> Handler:
         """The handler for `method`, or `MCPError` -32601 if it is unknown, removed, or its
-        capability is not offered. Override it (and `capabilities`) to add an extension's methods."""
+        capability is not offered. Extensions add methods with `add_extension`."""
+        extension = self._extension_of(method)
+        if extension is not None:
+            return _gated(extension, extension.methods[method])
         if method in REMOVED_METHODS:
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (removed in {LATEST_VERSION})")
         if method == "subscriptions/listen":
@@ -373,9 +470,7 @@ class Server:
         if entry is None:
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
         handler, capability = entry
-        if self._offered is None:
-            self._offered = frozenset(self.capabilities())
-        if capability is not None and capability not in self._offered:
+        if capability is not None and capability not in self._offered_names():
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (this server does not offer {capability})")
         return handler
 
@@ -435,6 +530,28 @@ class Server:
 
     async def _complete(self, ctx: RequestContext) -> dict[str, Any]:
         return await complete(ctx.params, self.prompts, self.resources)
+
+
+def _around(extension: Extension, call_next: Handler) -> Handler:
+    async def call(ctx: RequestContext) -> Any:
+        return await extension.around(ctx, call_next)
+
+    return call
+
+
+def _gated(extension: Extension, handler: Handler) -> Handler:
+    """An extension's method, served only to requests that declare the extension (-32021 otherwise)."""
+
+    async def call(ctx: RequestContext) -> Any:
+        if not declared(ctx, extension.id):
+            raise MCPError(
+                MISSING_REQUIRED_CLIENT_CAPABILITY,
+                f"Missing required client capability: {ctx.method} needs the {extension.id} extension",
+                {"requiredCapabilities": requirement(extension.id)},
+            )
+        return await handler(ctx)
+
+    return call
 
 
 def _merged(have: dict[str, Any] | None, more: dict[str, Any]) -> dict[str, Any]:

@@ -38,6 +38,46 @@ LIST_FLAGS = {
 RESOURCE_UPDATED = "notifications/resources/updated"
 
 
+class Mailbox:
+    """A bounded queue of notifications for one stream: the part of `asyncio.Queue` a stream uses
+    (`get`, `put_nowait`, `get_nowait`, `qsize`), in a fraction of its memory. An idle listen
+    stream is mostly its queue; `asyncio.Queue` keeps four deques and an event per queue (about
+    3.5 KiB), this keeps a list made on the first message and one future while a reader waits."""
+
+    __slots__ = ("maxsize", "_items", "_reader")
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._items: list[dict[str, Any] | None] | None = None
+        self._reader: asyncio.Future[None] | None = None
+
+    def qsize(self) -> int:
+        return len(self._items) if self._items else 0
+
+    def put_nowait(self, item: dict[str, Any] | None) -> None:
+        if self._items is None:
+            self._items = []
+        if len(self._items) >= self.maxsize:
+            raise asyncio.QueueFull
+        self._items.append(item)
+        if self._reader is not None and not self._reader.done():
+            self._reader.set_result(None)
+
+    def get_nowait(self) -> dict[str, Any] | None:
+        if not self._items:
+            raise asyncio.QueueEmpty
+        return self._items.pop(0)
+
+    async def get(self) -> dict[str, Any] | None:
+        while not self._items:
+            self._reader = asyncio.get_running_loop().create_future()
+            try:
+                await self._reader
+            finally:
+                self._reader = None
+        return self._items.pop(0)
+
+
 class Subscription:
     """One open listen stream: what it honours, and the queue of notifications waiting to be sent."""
 
@@ -46,7 +86,7 @@ class Subscription:
         self.honoured = honoured
         #: Whose share this subscription counts against (see `SubscriptionHub.max_per_caller`).
         self.caller = ""
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(queue_size)
+        self.queue = Mailbox(queue_size)
         self._methods = {LIST_FLAGS[flag][1] for flag in honoured if flag in LIST_FLAGS}
         self._uris = set(honoured.get("resourceSubscriptions", []))
 
@@ -89,6 +129,8 @@ class SubscriptionHub:
         self.max_filter_uris = max_filter_uris
         self.max_filter_bytes = max_filter_bytes
         self._open: set[Subscription] = set()
+        #: The event loop the streams are served on, so a handler in a worker thread can publish.
+        self._loop: asyncio.AbstractEventLoop | None = None
         #: Open subscriptions by caller, for the fair share.
         self._by_caller: dict[str, int] = {}
 
@@ -121,6 +163,7 @@ class SubscriptionHub:
             raise _no_room(f"Too many open subscriptions for one caller (limit {self.max_per_caller}); retry later")
         subscription = Subscription(subscription_id, honoured, self.queue_size)
         subscription.caller = caller
+        self._loop = _current_loop() or self._loop
         self._open.add(subscription)
         self._by_caller[caller] = self._by_caller.get(caller, 0) + 1
         return subscription
@@ -155,9 +198,13 @@ class SubscriptionHub:
     def publish(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Queue a change notification for every subscription that asked for it.
 
-        Call it from the server's event loop. A subscriber too slow to keep up loses its stream
-        (it gets the completion result and listens again) rather than holding memory forever.
+        Safe to call from a sync handler's worker thread: the work is handed to the loop. A
+        subscriber too slow to keep up loses its stream (it gets the completion result and
+        listens again) rather than holding memory forever.
         """
+        if self._loop is not None and _current_loop() is not self._loop:
+            self._loop.call_soon_threadsafe(self.publish, method, params)
+            return
         params = params or {}
         for subscription in list(self._open):
             if not subscription.wants(method, params.get("uri")):
@@ -189,3 +236,10 @@ def _no_room(message: str) -> MCPError:
         http_status=503,
         http_headers=[(b"retry-after", str(RETRY_AFTER_SECONDS).encode())],
     )
+
+
+def _current_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

@@ -127,6 +127,11 @@ class Tool:
             raise ToolError(f"Tool {self.name!r} failed with an unexpected error") from None
         return self._to_result(returned)
 
+    def result_of(self, returned: Any) -> dict[str, Any] | InputRequired:
+        """The `CallToolResult` for what the function returned, as `call` builds it; for work the
+        tool finished elsewhere (the tasks extension runs it after the request has been answered)."""
+        return self._to_result(returned)
+
     def _to_result(self, returned: Any) -> dict[str, Any] | InputRequired:
         if type(returned) is str and self._output is None:
             return {"content": [text(returned)]}  # the usual result, without a ToolResult round trip
@@ -187,13 +192,19 @@ class _Schema:
 def _compile(schema: dict[str, Any], what: str) -> Validator:
     """A validator for `schema`, in the dialect its `$schema` names (2020-12 when it names none)."""
     import jsonschema  # here, not at the top: a server whose schemas are all simple never needs it
+    import referencing
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    if "$schema" in schema and jsonschema.validators.validator_for(schema, default=None) is None:
+        # basic/index.mdx §Implementation Requirements: an unsupported dialect is an error, not 2020-12.
+        raise ValueError(f"{what} names a JSON Schema dialect this server does not support: {schema['$schema']!r}")
     try:
         cls.check_schema(schema)
     except jsonschema.SchemaError as exc:
         raise ValueError(f"{what} is not a valid JSON Schema: {exc.message}") from None
-    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+    # An empty registry: a `$ref` to a network URI is never fetched (basic/index.mdx §$ref
+    # Resolution; jsonschema's default would download it). References inside the schema still work.
+    return cls(schema, format_checker=cls.FORMAT_CHECKER, registry=referencing.Registry())
 
 
 class ToolRegistry:

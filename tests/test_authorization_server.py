@@ -27,6 +27,7 @@ class Deferred:
     """An ASGI app made once the server's URL (its issuer) is known."""
 
     app: Any = None
+    base: str = ""
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         await self.app(scope, receive, send)
@@ -83,6 +84,7 @@ def test_the_token_is_for_the_resource_and_the_user(issuer: str) -> None:
     keys = KeySet.import_key_set(httpx.get(f"{issuer}/jwks").json())
     claims = jwt.decode(body["access_token"], keys).claims
     assert (claims["iss"], claims["sub"], claims["aud"], claims["scope"]) == (issuer, "alice", RESOURCE, "mcp:tools")
+    assert 0 < claims["exp"] - claims["iat"] <= 3600, "access tokens are short-lived"
     assert body["token_type"] == "Bearer" and body["refresh_token"]
 
 
@@ -143,3 +145,70 @@ def test_a_confidential_client_must_authenticate(issuer: str) -> None:
         auth=("backend", "s3cret"),
     )
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        pytest.param("issuer", None, id="rfc8414"),
+        pytest.param("authorization_response_iss_parameter_supported", True, id="iss-parameter"),
+        pytest.param("code_challenge_methods_supported", ["S256"], id="pkce-s256"),
+        pytest.param("client_id_metadata_document_supported", True, id="cimd"),
+    ],
+)
+def test_the_metadata_advertises(issuer: str, field: str, value: Any) -> None:
+    """RFC 8414 metadata at the path-inserted well-known URI, one advertised feature per case."""
+    mount = urlsplit(issuer)
+    url = f"{mount.scheme}://{mount.netloc}/.well-known/oauth-authorization-server{mount.path.rstrip('/')}"
+    metadata = httpx.get(url).json()
+    assert metadata[field] == (issuer if value is None else value)
+
+
+def test_access_tokens_are_short_lived(issuer: str) -> None:
+    body = exchange(issuer, authorize(issuer)["code"][0]).json()
+    claims = jwt.decode(body["access_token"], KeySet.import_key_set(httpx.get(f"{issuer}/jwks").json())).claims
+    assert 0 < claims["exp"] - claims["iat"] <= 3600 and body["expires_in"] <= 3600
+
+
+@pytest.fixture(scope="module")
+def metadata_documents() -> Iterator[str]:
+    """Client ID metadata documents served on loopback (HTTPS in real life; see insecure_cimd_hosts):
+    `good.json` names itself; `elsewhere.json` names another URL as its client_id."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    deferred = Deferred()
+
+    async def document(request: Request) -> JSONResponse:
+        name = "good.json" if request.path_params["name"] == "good.json" else "someone-else.json"
+        body = {"client_id": f"{deferred.base}/clients/{name}", "client_name": "CIMD app", "redirect_uris": [REDIRECT]}
+        return JSONResponse(body)
+
+    deferred.app = Starlette(routes=[Route("/clients/{name:str}", document)])
+    with running(deferred) as base:
+        deferred.base = base
+        yield base
+
+
+def test_a_client_id_metadata_document_is_fetched_and_checked(metadata_documents: str) -> None:
+    deferred = Deferred()
+    with running(deferred) as issuer:
+        deferred.app = create_app(issuer, auto_approve="alice", resources=[RESOURCE], insecure_cimd_hosts=["127.0.0.1"])
+        client_id = f"{metadata_documents}/clients/good.json"
+        code = authorize(issuer, client_id=client_id)["code"][0]
+        assert exchange(issuer, code, client_id=client_id).status_code == 200
+        # The document must name itself, and list the redirect URI.
+        for bad in (f"{metadata_documents}/clients/elsewhere.json", f"{metadata_documents}/nothing-here"):
+            query = {"response_type": "code", "client_id": bad, "redirect_uri": REDIRECT}
+            assert httpx.get(f"{issuer}/authorize?{urlencode(query)}").status_code == 400
+        query = {"response_type": "code", "client_id": client_id, "redirect_uri": "http://127.0.0.1:1/other"}
+        assert httpx.get(f"{issuer}/authorize?{urlencode(query)}").status_code == 400
+    # Plain http is refused unless the host is allowed (loopback tests only).
+    deferred = Deferred()
+    with running(deferred) as issuer:
+        deferred.app = create_app(issuer, auto_approve="alice", resources=[RESOURCE])
+        client_id = f"{metadata_documents}/clients/good.json"
+        query = {"response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT}
+        assert httpx.get(f"{issuer}/authorize?{urlencode(query)}").status_code == 400

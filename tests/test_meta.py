@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from mcpref import meta
 from mcpref.jsonrpc import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION, MCPError
 from mcpref.meta import missing_capabilities, read_request_meta, require_capabilities
+from tests.test_meta_keys import KEY
 
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CAPS_KEY = "io.modelcontextprotocol/clientCapabilities"
@@ -97,20 +96,12 @@ def test_an_unknown_log_level_is_invalid_params() -> None:
     assert caught.value.code == INVALID_PARAMS
 
 
-#: schema.mdx MetaObject: an optional prefix of dot-separated labels (a letter first, a letter or
-#: digit last) ending in "/", then a name that starts and ends alphanumeric.
-META_KEY = re.compile(
-    r"(?:[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*/)?"
-    r"(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?"
-)
-
-
 def test_every_meta_key_mcpref_uses_follows_the_naming_rules() -> None:
     keys = [value for name, value in vars(meta).items() if name.endswith("_KEY") and isinstance(value, str)]
     assert len(keys) >= 6
     for key in keys:
-        assert META_KEY.fullmatch(key), key
+        assert KEY.fullmatch(key), key
         prefix = key.partition("/")[0] if "/" in key else ""
         assert not prefix or prefix.split(".")[:2] == ["io", "modelcontextprotocol"], key  # reverse DNS
     for bad in ("1io/x", "io./x", "io.-x/y", "io/-x", "io/x-"):
-        assert not META_KEY.fullmatch(bad), bad
+        assert not KEY.fullmatch(bad), bad

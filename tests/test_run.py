@@ -73,7 +73,7 @@ def test_http_binds_loopback_unless_told_otherwise(monkeypatch) -> None:  # type
     from mcpref import Server
 
     bound: list[str] = []
-    monkeypatch.setattr(mcpref.run, "serve_http", lambda app, servers, host, port: bound.append(host))
+    monkeypatch.setattr(mcpref.run, "serve_http", lambda app, servers, host, *rest, **options: bound.append(host))
     mcpref.run.main(Server("bind-test", "1"), argv=[])
     mcpref.run.main(Server("bind-test", "1"), argv=["--host", "0.0.0.0"])
     assert bound == ["127.0.0.1", "0.0.0.0"]

@@ -8,9 +8,11 @@ a handle or a `requestState` that belongs to another user, a hostile Origin befo
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -18,11 +20,11 @@ import httpx
 import pytest
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
-from joserfc.jwk import ECKey
+from joserfc.jwk import ECKey, KeySet
 
 from examples.authorization_server import Grant
 from examples.secure_server.demo import DOCS_CLIENT, AuthDemo
-from mcpref.client import Client, ClientRegistration, LoopbackRedirect, OAuth
+from mcpref.client import AuthorizationError, Client, ClientRegistration, LoopbackRedirect, OAuth
 from tests.conformance.test_authorization_conformance import free_port
 from tests.conftest import META, VERSION, checked, running
 
@@ -168,6 +170,21 @@ def anyio_backend() -> str:
 # -- the protocol frames --------------------------------------------------------------------------
 
 
+def test_the_consent_page_names_where_it_sends_the_user(origin: str) -> None:
+    query = {
+        "response_type": "code",
+        "client_id": DOCS_CLIENT.client_id,
+        "redirect_uri": REDIRECT,
+        "code_challenge": create_s256_code_challenge(VERIFIER),
+        "code_challenge_method": "S256",
+        "resource": f"{origin}/secure/mcp",
+    }
+    page = httpx.get(f"{origin}/auth/authorize?{urlencode(query)}")
+    assert "Approving sends you to <strong>127.0.0.1</strong>" in page.text
+    assert "runs on your own computer" in page.text
+    assert page.headers["x-frame-options"] == "DENY"
+
+
 def test_no_token_gets_401_naming_the_metadata_and_scope(origin: str) -> None:
     response = call(origin, None, "whoami", {})
     assert response.status_code == 401
@@ -242,3 +259,244 @@ def test_a_refreshed_token_continues_the_round_and_another_user_cannot(origin: s
     done = result(call(origin, renewed["access_token"], "delete_notebook", {"notebook": notebook}, **retry))
     assert done["content"][0]["text"] == "deleted"
 
+
+def token_for(origin: str, server: Any, case: str) -> str:
+    """An access token that is wrong for this server in one way only."""
+    now = int(time.time())
+    resource = f"{origin}/secure/mcp"
+    if case == "another-audience":
+        return server.access_token(Grant("mcpref-docs", "alice", ["mcp:tools"], "https://api.example/mcp", 0), now)
+    if case == "expired":
+        return server.access_token(Grant("mcpref-docs", "alice", ["mcp:tools"], resource, 0), 0)
+    claims = {
+        "iss": f"{origin}/auth",
+        "sub": "alice",
+        "aud": resource,
+        "scope": "mcp:tools",
+        "iat": now,
+        "exp": now + 60,
+    }
+    if case == "no-audience":
+        del claims["aud"]
+        return jwt.encode({"alg": "ES256", "typ": "at+jwt", "kid": server.key.kid}, claims, server.key)
+    if case == "unknown-issuer":
+        claims["iss"] = "https://as.elsewhere.example"
+    return jwt.encode({"alg": "ES256", "typ": "at+jwt"}, claims, ECKey.generate_key("P-256"))  # forged-signature
+
+
+@pytest.mark.parametrize("case", ["another-audience", "no-audience", "unknown-issuer", "forged-signature", "expired"])
+def test_a_token_not_meant_for_this_server_gets_nothing(origin: str, demo_server: Any, case: str) -> None:
+    response = call(origin, token_for(origin, demo_server, case), "whoami", {})
+    assert response.status_code == 401 and 'error="invalid_token"' in challenge(response)
+    assert "alice" not in response.text  # nothing of the tool's answer reaches an unauthorized caller
+
+
+# -- what the client's flow sends, recorded once ----------------------------------------------------
+
+
+@dataclass
+class Flow:
+    """One sign-in by mcpref.client, as the servers saw it."""
+
+    authorization_url: str = ""
+    flow: list[httpx.Request] = field(default_factory=list)  # metadata, token: the flow's own requests
+    mcp: list[httpx.Request] = field(default_factory=list)  # every request to the MCP endpoint
+
+    def authorization_query(self) -> dict[str, str]:
+        return {key: values[0] for key, values in parse_qs(urlsplit(self.authorization_url).query).items()}
+
+    def token_form(self) -> dict[str, str]:
+        (request,) = [r for r in self.flow if r.url.path.endswith("/token")]
+        return {key: values[0] for key, values in parse_qs(request.content.decode()).items()}
+
+
+@pytest.fixture(scope="module")
+def signed_in(demo: tuple[AuthDemo, str]) -> Flow:
+    origin = demo[1]
+    recorded = Flow()
+
+    async def sign_in_by_client() -> None:
+        async def open_browser(url: str) -> None:
+            recorded.authorization_url = url
+            await browser(url)
+
+        async def on_flow(request: httpx.Request) -> None:
+            recorded.flow.append(request)
+
+        async def on_mcp(request: httpx.Request) -> None:
+            recorded.mcp.append(request)
+
+        listener = LoopbackRedirect(free_port(), open_browser=open_browser)
+        auth = OAuth(
+            redirect=listener,
+            redirect_uri=listener.redirect_uri,
+            clients={f"{origin}/auth": ClientRegistration(DOCS_CLIENT.client_id)},
+            dpop=False,
+            http=lambda: httpx.AsyncClient(event_hooks={"request": [on_flow]}),
+        )
+        http = httpx.AsyncClient(event_hooks={"request": [on_mcp]})
+        async with http, Client(f"{origin}/secure/mcp", auth=auth, http=http) as client:
+            await client.call_tool("whoami", {})
+            await client.list_tools()
+
+    asyncio.run(sign_in_by_client())
+    return recorded
+
+
+def test_the_client_finds_the_metadata_the_challenge_names(origin: str, signed_in: Flow) -> None:
+    assert str(signed_in.flow[0].url) == f"{origin}/.well-known/oauth-protected-resource/secure/mcp"
+
+
+def test_the_client_signs_in_with_its_client_id(signed_in: Flow) -> None:
+    assert signed_in.authorization_query()["client_id"] == DOCS_CLIENT.client_id
+
+
+def test_the_first_sign_in_asks_for_the_challenged_scope(signed_in: Flow) -> None:
+    # The 401's scope and nothing more, besides offline_access (asked for a refresh token, which the
+    # authorization server lists: basic/authorization/index.mdx §Refresh Tokens).
+    assert set(signed_in.authorization_query()["scope"].split()) == {"mcp:tools", "offline_access"}
+
+
+def test_the_resource_goes_in_the_authorization_and_the_token_request(origin: str, signed_in: Flow) -> None:
+    resource = f"{origin}/secure/mcp"
+    assert signed_in.authorization_query()["resource"] == resource
+    assert signed_in.token_form()["resource"] == resource
+
+
+def test_the_resource_is_the_endpoint_itself_without_a_trailing_slash(origin: str, signed_in: Flow) -> None:
+    resource = signed_in.authorization_query()["resource"]
+    assert resource == f"{origin}/secure/mcp" and not resource.endswith("/")
+
+
+def test_the_token_is_for_this_server_alone(origin: str, signed_in: Flow) -> None:
+    (request,) = [r for r in signed_in.mcp if r.headers.get("authorization")][:1]
+    token = request.headers["authorization"].removeprefix("Bearer ")
+    assert jwt.decode(token, KeySet.import_key_set(httpx.get(f"{origin}/auth/jwks").json())).claims["aud"] == (
+        f"{origin}/secure/mcp"
+    )
+
+
+def test_every_request_after_sign_in_carries_the_bearer_token(signed_in: Flow) -> None:
+    first_authorized = next(i for i, r in enumerate(signed_in.mcp) if "authorization" in r.headers)
+    after = signed_in.mcp[first_authorized:]
+    assert len(after) >= 2
+    for request in after:
+        assert request.headers["authorization"].startswith("Bearer ")
+        assert not request.url.query  # never in the query string
+
+
+def test_the_authorization_request_uses_pkce_s256(signed_in: Flow) -> None:
+    query = signed_in.authorization_query()
+    assert query["code_challenge_method"] == "S256" and len(query["code_challenge"]) >= 43
+    assert "code_verifier" in signed_in.token_form()
+
+
+def test_the_authorization_request_carries_a_state(signed_in: Flow) -> None:
+    assert len(signed_in.authorization_query()["state"]) >= 16
+
+
+def test_a_redirect_with_another_state_is_refused_before_any_token_request(origin: str) -> None:
+    flow: list[httpx.Request] = []
+
+    async def forged(url: str) -> str:
+        wrong = parse_qs(urlsplit(url).query)["state"][0][::-1]  # any state but the one sent
+        return f"{REDIRECT}?code=stolen&state={wrong}&iss={origin}/auth"
+
+    async def on_flow(request: httpx.Request) -> None:
+        flow.append(request)
+
+    async def attempt() -> None:
+        auth = OAuth(
+            redirect=forged,
+            redirect_uri=REDIRECT,
+            clients={f"{origin}/auth": ClientRegistration(DOCS_CLIENT.client_id)},
+            http=lambda: httpx.AsyncClient(event_hooks={"request": [on_flow]}),
+        )
+        async with Client(f"{origin}/secure/mcp", auth=auth) as client:
+            await client.call_tool("whoami", {})
+
+    with pytest.raises(AuthorizationError, match="state"):
+        asyncio.run(attempt())
+    assert flow and not any(request.url.path.endswith("/token") for request in flow)
+
+
+def protected_resource_metadata(origin: str) -> dict[str, Any]:
+    return httpx.get(f"{origin}/.well-known/oauth-protected-resource/secure/mcp").json()
+
+
+def test_the_metadata_names_where_to_get_tokens(origin: str) -> None:
+    document = protected_resource_metadata(origin)
+    assert document["resource"] == f"{origin}/secure/mcp"
+    assert document["authorization_servers"] and all(isinstance(s, str) for s in document["authorization_servers"])
+
+
+def test_the_challenge_points_at_the_well_known_metadata(origin: str) -> None:
+    hint = re.search(r'resource_metadata="([^"]+)"', challenge(call(origin, None, "whoami", {})))[1]  # type: ignore[index]
+    assert hint == f"{origin}/.well-known/oauth-protected-resource/secure/mcp"  # both mechanisms, one document
+    assert httpx.get(hint).json() == protected_resource_metadata(origin)
+
+
+def test_a_challenge_always_names_a_scope(origin: str) -> None:
+    for tool in ("whoami", "delete_notebook"):
+        assert re.search(r'scope="[^"]+"', challenge(call(origin, None, tool, {}))), tool
+
+
+def test_the_server_never_offers_offline_access(origin: str) -> None:
+    assert "offline_access" not in protected_resource_metadata(origin).get("scopes_supported", [])
+    assert "offline_access" not in challenge(call(origin, None, "whoami", {}))
+
+
+def test_a_pre_registered_client_registers_nothing(signed_in: Flow) -> None:
+    assert not [r for r in signed_in.flow if r.method == "POST" and not r.url.path.endswith("/token")]
+    assert signed_in.token_form()["client_id"] == DOCS_CLIENT.client_id
+
+
+
+@pytest.mark.anyio
+async def test_a_rejected_token_is_refreshed_without_the_user(origin: str) -> None:
+    """A 401 on a request that carried a token: the refresh token gets a new one, no new consent."""
+    opened: list[str] = []
+
+    async def counting_browser(url: str) -> None:
+        opened.append(url)
+        await browser(url)
+
+    listener = LoopbackRedirect(free_port(), open_browser=counting_browser)
+    registration = ClientRegistration(DOCS_CLIENT.client_id)
+    auth = OAuth(redirect=listener, redirect_uri=listener.redirect_uri, clients={f"{origin}/auth": registration})
+    async with Client(f"{origin}/secure/mcp", auth=auth) as client:
+        await client.call_tool("whoami", {})
+        (key, tokens), = auth.store.tokens.items()
+        tokens.access_token = "revoked"  # what the server now refuses (revoked, or its key rotated)
+        who = await client.call_tool("whoami", {})
+    assert who["content"][0]["text"] == f"{origin}/auth#alice"
+    assert len(opened) == 1, "the refresh token should have spared the user a second consent"
+    assert auth.store.tokens[key].access_token != "revoked"
+
+
+@pytest.mark.anyio
+async def test_one_oauth_keeps_a_token_per_server_and_sends_each_only_to_its_own(origin: str) -> None:
+    """Two protected servers (the demo on 127.0.0.1 and on localhost: two issuers, two resources)
+    through one OAuth: two tokens, each presented only where it belongs."""
+    other = origin.replace("127.0.0.1", "localhost")
+    seen: dict[str, set[str]] = {origin: set(), other: set()}
+
+    async def record(request: httpx.Request) -> None:
+        if request.url.path == "/secure/mcp" and "authorization" in request.headers:
+            seen[f"{request.url.scheme}://{request.url.netloc.decode()}"].add(request.headers["authorization"])
+
+    listener = LoopbackRedirect(free_port(), open_browser=browser)
+    registration = ClientRegistration(DOCS_CLIENT.client_id)
+    auth = OAuth(
+        redirect=listener,
+        redirect_uri=listener.redirect_uri,
+        clients={f"{origin}/auth": registration, f"{other}/auth": registration},
+    )
+    for base in (origin, other):
+        http = httpx.AsyncClient(event_hooks={"request": [record]})
+        async with Client(f"{base}/secure/mcp", auth=auth, http=http) as client:
+            who = await client.call_tool("whoami", {})
+            assert who["content"][0]["text"] == f"{base}/auth#alice"
+        await http.aclose()
+    assert set(auth.store.tokens) == {(f"{b}/auth", f"{b}/secure/mcp") for b in (origin, other)}
+    assert seen[origin] and seen[other] and not seen[origin] & seen[other]

@@ -452,6 +452,51 @@ def test_a_server_that_emits_logs_declares_logging() -> None:
     assert call(Server("unit", "1", emits_logs=True), "server/discover")["capabilities"] == {"logging": {}}
 
 
+def _logging_server(**options: Any) -> Server:
+    server = Server("unit", "1", **options)
+
+    @server.tool()
+    async def chatty(ctx) -> str:  # type: ignore[no-untyped-def]
+        await ctx.log("warning", "careful")
+        return "done"
+
+    return server
+
+
+def _sent_logs(server: Server) -> list[dict[str, Any]]:
+    sent: list[dict[str, Any]] = []
+
+    async def notify(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    meta = {**META, "io.modelcontextprotocol/logLevel": "debug"}
+    asyncio.run(server.handle(Request(1, "tools/call", {"name": "chatty", "_meta": meta}), notify=notify))
+    return [message for message in sent if message["method"] == "notifications/message"]
+
+
+def test_a_server_whose_handlers_can_log_declares_logging_by_itself() -> None:
+    """server/utilities/logging.mdx §Capabilities: servers that emit log notifications MUST declare
+    `logging`. A handler that takes `ctx` can call `ctx.log`, so its server declares it."""
+    server = _logging_server()
+    assert call(server, "server/discover")["capabilities"] == {"tools": {"listChanged": True}, "logging": {}}
+    assert [log["params"]["data"] for log in _sent_logs(server)] == ["careful"]
+
+    @server.prompt()
+    def plain() -> str:
+        return "no context, no logs"
+
+    quiet = Server("unit", "1")
+    quiet.tool(name="plain")(lambda: "no context")
+    assert "logging" not in call(quiet, "server/discover")["capabilities"]
+
+
+def test_a_server_that_declines_logging_sends_no_log_messages() -> None:
+    """`emits_logs=False`: `logging` is not declared, so `ctx.log` sends nothing, even when asked."""
+    server = _logging_server(emits_logs=False)
+    assert "logging" not in call(server, "server/discover")["capabilities"]
+    assert _sent_logs(server) == []
+
+
 #: A request answered by each complete result type of schema.mdx (`Result` is their common base).
 RESULT_OF = {
     "Result": ("tools/call", {"name": "refuses"}),
@@ -527,3 +572,37 @@ def test_a_crashing_tool_reveals_nothing_of_the_crash() -> None:
     text = result["content"][0]["text"]
     assert result["isError"] is True and "structuredContent" not in result
     assert all(secret not in text for secret in ("/srv", "api-key", "FileNotFoundError", "Traceback"))
+
+
+def listed_alike(server: Server, method: str, key: str) -> None:
+    """The list is the same whoever asks and whatever came before: no connection, no session."""
+    seen = []
+    for principal, capabilities in ((None, {}), ("alice", {"elicitation": {}}), ("bob", {"sampling": {}, "roots": {}})):
+        earlier = {"name": "add", "arguments": {"a": 1, "b": 1}, "_meta": META}
+        asyncio.run(server.handle(Request(2, "tools/call", earlier), principal=principal))
+        meta = {**META, "io.modelcontextprotocol/clientCapabilities": capabilities}
+        seen.append(asyncio.run(server.handle(Request(1, method, {"_meta": meta}), principal=principal))[key])
+    assert seen[0] and seen[0] == seen[1] == seen[2]
+
+
+def test_the_tool_list_is_the_same_whoever_asks(server: Server) -> None:
+    listed_alike(server, "tools/list", "tools")
+
+
+def test_the_resource_list_is_the_same_whoever_asks(server: Server) -> None:
+    listed_alike(server, "resources/list", "resources")
+
+
+def test_the_prompt_list_is_the_same_whoever_asks(server: Server) -> None:
+    listed_alike(server, "prompts/list", "prompts")
+
+
+def test_a_read_may_return_several_contents() -> None:
+    server = Server("unit", "1")
+
+    @server.resource("folder://docs")
+    def folder() -> list[dict[str, Any]]:
+        return [{"uri": "folder://docs/a", "text": "A"}, {"uri": "folder://docs/b", "blob": "Qg=="}]
+
+    contents = call(server, "resources/read", {"uri": "folder://docs"})["contents"]
+    assert [item["uri"] for item in contents] == ["folder://docs/a", "folder://docs/b"]

@@ -40,6 +40,9 @@ server = Server(
         "tools/list": CacheHints(3_600_000, "public"),
         "resources/read": CacheHints(60_000, "private"),
     },
+    # book_flight takes ctx only to ask for input; it never logs, and the spec's example
+    # declares no `logging`.
+    emits_logs=False,
 )
 
 

@@ -288,14 +288,27 @@ def create_app(
         )
         if server.auto_approve is not None:
             return approve(request_id, server.auto_approve)
-        return consent_page(client, scope, query["resource"], request_id)
+        return consent_page(client, scope, query["resource"], request_id, redirect_uri)
 
-    def consent_page(client: RegisteredClient, scope: list[str], resource: str, request_id: str) -> Response:
+    def consent_page(
+        client: RegisteredClient, scope: list[str], resource: str, request_id: str, redirect_uri: str
+    ) -> Response:
+        """The user's decision. It names where approval sends them (security-considerations.mdx:
+        the redirect's host, plainly) and warns when that is this computer, where any local
+        program could be listening."""
         users = "".join(f'<option value="{html.escape(u)}">{html.escape(u)}</option>' for u in server.users)
         name = html.escape(client.client_name or client.client_id)
+        host = urlsplit(redirect_uri).hostname or ""
+        local = host in ("127.0.0.1", "::1", "localhost")
+        warning = (
+            "<p><strong>This app runs on your own computer.</strong> Approve only if you started it.</p>"
+            if local
+            else ""
+        )
         page = f"""<!doctype html><title>Authorize {name}</title>
 <h1>{name} asks for access</h1>
 <p>to <code>{html.escape(resource)}</code> with scope <code>{html.escape(" ".join(scope))}</code>.</p>
+<p>Approving sends you to <strong>{html.escape(host)}</strong>.</p>{warning}
 <form method="post" action="{prefix}/authorize/decision">
 <input type="hidden" name="request" value="{request_id}">
 <label>Sign in as <select name="user">{users}</select></label>

@@ -4,9 +4,12 @@ The server lists the extension in `capabilities.extensions`, with its settings. 
 lists it too, in the `clientCapabilities` of a request, may call the extension's method
 `com.example/alerts/list`, and finds the number of open alerts in the `_meta` of every `tools/call`
 result. A client that does not list it gets core behaviour: no extra field, and the method is
--32601 (basic/versioning.mdx §Extension Negotiation: revert to core behaviour or reject).
+-32021 naming the extension to declare (basic/versioning.mdx §Extension Negotiation: revert to
+core behaviour or reject).
 
-Only public `Server` methods are overridden: `capabilities`, `handler_for` and `handle`.
+The extension is an `mcpref.extensions.Extension` given to `Server.add_extension`: the core
+advertises it, serves its method only to clients that declare it, and lets it touch each
+`tools/call` result through `around`. The tasks extension (`mcpref.tasks`) plugs in the same way.
 Run it with `uvicorn examples.extension_server:app`; the site serves it at `/alerts/mcp`.
 """
 
@@ -14,9 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpref import MCPError, RequestContext, Server, StreamableHTTP
-from mcpref.jsonrpc import METHOD_NOT_FOUND, Request
-from mcpref.meta import CLIENT_CAPABILITIES_KEY
+from mcpref import RequestContext, Server, StreamableHTTP
+from mcpref.extensions import CallNext, Extension, declared
 
 #: The extension's identifier: a `_meta`-style key with a vendor prefix (reverse DNS you own).
 EXTENSION = "com.example/station-alerts"
@@ -31,38 +33,30 @@ ALERTS = [
 ]
 
 
-def declared(capabilities: Any) -> bool:
-    """Whether a request's client capabilities list this extension."""
-    extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
-    return isinstance(extensions, dict) and EXTENSION in extensions
+class StationAlerts(Extension):
+    """`com.example/station-alerts`: a method, and a field on tool results."""
 
+    id = EXTENSION
 
-class AlertingServer(Server):
-    """A `Server` that also speaks `com.example/station-alerts`."""
+    def __init__(self) -> None:
+        self.methods = {LIST_ALERTS: self._list_alerts}
 
-    def capabilities(self) -> dict[str, Any]:
-        return {**super().capabilities(), "extensions": {EXTENSION: {"maxAlerts": 10}}}
+    def settings(self) -> dict[str, Any]:
+        return {"maxAlerts": 10}
 
-    def handler_for(self, method: str) -> Any:
-        if method == LIST_ALERTS:
-            return self._list_alerts
-        return super().handler_for(method)
-
-    async def handle(self, request: Request, **options: Any) -> dict[str, Any]:
-        result = await super().handle(request, **options)
-        meta = request.params.get("_meta") if isinstance(request.params.get("_meta"), dict) else {}
-        if request.method == "tools/call" and declared(meta.get(CLIENT_CAPABILITIES_KEY)):
-            result["_meta"][OPEN_ALERTS_KEY] = len(ALERTS)
+    async def around(self, ctx: RequestContext, call_next: CallNext) -> Any:
+        result = await call_next(ctx)
+        if ctx.method == "tools/call" and isinstance(result, dict) and declared(ctx, EXTENSION):
+            result.setdefault("_meta", {})[OPEN_ALERTS_KEY] = len(ALERTS)
         return result
 
     async def _list_alerts(self, ctx: RequestContext) -> dict[str, Any]:
-        if not declared(ctx.client_capabilities):
-            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {LIST_ALERTS} (declare the {EXTENSION} extension)")
         return {"alerts": ALERTS}
 
 
-def build_server() -> AlertingServer:
-    server = AlertingServer("alert-desk", "0.2.0", title="Alert desk (an extension example)")
+def build_server() -> Server:
+    server = Server("alert-desk", "0.2.0", title="Alert desk (an extension example)")
+    server.add_extension(StationAlerts())
 
     @server.tool(
         input_schema={"type": "object", "properties": {"station": {"type": "string"}}, "required": ["station"]},

@@ -12,7 +12,8 @@ from .trails import TRAILS
 def build() -> Server:
     server = step4_prompts.build()
     # Logging is deprecated in 2026-07-28 but still in it: a server that sends log messages declares
-    # the `logging` capability. Nothing is sent unless the request names a level in its `_meta`.
+    # the `logging` capability (mcpref would, since a handler takes `ctx`; here it is said outright).
+    # Nothing is sent unless the request names a level in its `_meta`.
     server.emits_logs = True
 
     @server.tool(

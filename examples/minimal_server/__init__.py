@@ -15,8 +15,9 @@ server = Server("minimal-server", "1.0.0")
         "required": ["message"],
     },
 )
-def echo(message: str) -> str:
+async def echo(message: str) -> str:
     """Return the message unchanged."""
+    # `async def` because it never blocks: a plain `def` handler would run in a worker thread.
     return message
 
 

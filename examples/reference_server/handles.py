@@ -13,7 +13,6 @@ cannot do (revoke early, be used only once) needs a store; see docs/patterns/ser
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
 import json
@@ -22,7 +21,7 @@ import time
 from typing import Any
 
 from mcpref import RequestContext, Server, ToolError
-from mcpref.mrtr import KEY_ENV_VAR
+from mcpref.mrtr import KEY_ENV_VAR, b64url_decode, b64url_encode
 
 from .data import STATIONS
 
@@ -47,12 +46,12 @@ class HandleSigner:
         payload = json.dumps(
             {"c": content, "p": principal, "exp": int(time.time()) + self.ttl_seconds}, separators=(",", ":")
         ).encode()
-        return f"{_b64(payload)}.{_b64(self._mac(payload))}"
+        return f"{b64url_encode(payload)}.{b64url_encode(self._mac(payload))}"
 
     def redeem(self, handle: str, principal: str | None) -> Any:
         body, _, mac = handle.partition(".")
         try:
-            payload, signature = _unb64(body), _unb64(mac)
+            payload, signature = b64url_decode(body), b64url_decode(mac)
         except ValueError:
             raise HandleRefused("it is not a handle this desk issued") from None
         if not hmac.compare_digest(signature, self._mac(payload)):
@@ -101,13 +100,3 @@ def register_handle_tools(server: Server) -> None:
             raise ToolError(f"This handle cannot be used: {refused}. Draft the alert again.") from None
         return f"Alert issued for {draft['station']}: {draft['message']}"
 
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).decode().rstrip("=")
-
-
-def _unb64(text: str) -> bytes:
-    try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (ValueError, TypeError) as exc:
-        raise ValueError(str(exc)) from None

@@ -13,7 +13,7 @@ Private modules, one concept each: `_client` (the methods, the MRTR loop), the t
 (OAuth without a user), `_redirect` (the loopback redirect for command-line clients), `_errors`.
 """
 
-from ._auth import AuthorizationError, ClientRegistration, OAuth, Tokens, TokenStore
+from ._auth import AuthorizationError, ClientRegistration, OAuth, Tokens, TokenStore, client_metadata_document
 from ._cache import CacheKey, ResultCache
 from ._client import Client, Transport
 from ._era import DEFAULT_ERA_CACHE, EraCache, EraInfo, origin_of
@@ -73,6 +73,7 @@ __all__ = [
     "Transport",
     "TransportError",
     "UnsupportedProtocolVersion",
+    "client_metadata_document",
     "error_from",
     "origin_of",
 ]

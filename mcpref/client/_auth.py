@@ -40,11 +40,10 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit, urlunsplit
 import httpx
 from authlib.common.security import generate_token
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
-from joserfc import jwt
-from joserfc.jwk import JWKRegistry
 
 from ._dpop import DPOP_HEADER, NONCE_HEADER, DPoPKey
 from ._errors import MCPClientError
+from ._http import default_ssl_context
 
 #: Takes the authorization URL, sends the user there, and returns the URL the authorization
 #: server redirected back to (with `code`, `state`, maybe `iss`). See `LoopbackRedirect`.
@@ -83,6 +82,8 @@ class ClientRegistration:
 
 @dataclass
 class Tokens:
+    """What a token response gave for one (issuer, resource): the access token and what comes with it."""
+
     access_token: str
     token_type: str = "Bearer"
     refresh_token: str | None = None
@@ -239,6 +240,13 @@ class OAuth(httpx.Auth):
         timeout: float = 30.0,
         http: Callable[[], httpx.AsyncClient] | None = None,
     ) -> None:
+        if not _safe_redirect(redirect_uri):
+            raise ValueError(
+                f"redirect_uri {redirect_uri!r} must be https, or http on a loopback address "
+                "(security-considerations.mdx, Communication Security)"
+            )
+        if client_metadata_url is not None and not _is_client_id_url(client_metadata_url):
+            raise ValueError(f"client_metadata_url {client_metadata_url!r} must be an https URL with a path")
         self.redirect = redirect
         self.redirect_uri = redirect_uri
         self.clients = dict(clients or {})
@@ -252,7 +260,8 @@ class OAuth(httpx.Auth):
         #: The DPoP key (RFC 9449), made when an authorization server first offers DPoP.
         self.dpop: DPoPKey | None = None
         self._dpop_allowed = dpop
-        self._new_http = http or (lambda: httpx.AsyncClient(timeout=timeout))
+        # The shared TLS context: building one loads the CA bundle, ~0.1 s of CPU per flow.
+        self._new_http = http or (lambda: httpx.AsyncClient(timeout=timeout, verify=default_ssl_context()))
         #: What discovery found, per MCP endpoint; dropped when a flow starts over.
         self.bindings: dict[str, Binding] = {}
         #: Scopes asked for, per (issuer, resource): step-up asks for these and the new ones.
@@ -542,12 +551,16 @@ def client_assertion(registration: ClientRegistration, audience: str, lifetime: 
         "exp": now + lifetime,
         "jti": generate_token(24),
     }
+    from joserfc import jwt  # here, not at the top: most clients never sign anything (import cost)
+
     key = signing_key(registration.private_key or "", registration.signing_algorithm)
     return jwt.encode({"alg": registration.signing_algorithm}, claims, key)
 
 
 def signing_key(pem: str, algorithm: str) -> Any:
     """A PEM private key as a JWK for `algorithm` (ES*: EC, RS*/PS*: RSA, EdDSA: OKP)."""
+    from joserfc.jwk import JWKRegistry
+
     kind = {"E": "EC", "R": "RSA", "P": "RSA"}.get(algorithm[0], "OKP")
     return JWKRegistry.import_key(pem, kind)
 
@@ -576,6 +589,35 @@ def _challenge(response: httpx.Response) -> dict[str, str]:
         return {}
     challenges = parse_www_authenticate(response.headers.get("www-authenticate", ""))
     return challenges.get("bearer") or challenges.get("dpop") or {}
+
+
+def client_metadata_document(
+    client_id: str, redirect_uris: Sequence[str], client_name: str, **more: Any
+) -> dict[str, Any]:
+    """The client ID metadata document to serve at `client_id` (an https URL with a path): the
+    fields client-registration.mdx requires, `client_id` equal to that URL, refresh included."""
+    if not _is_client_id_url(client_id):
+        raise ValueError(f"a client ID metadata document's URL must be https with a path, not {client_id!r}")
+    return {
+        "client_id": client_id,
+        "client_name": client_name,
+        "redirect_uris": list(redirect_uris),
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+        **more,
+    }
+
+
+def _is_client_id_url(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme == "https" and bool(parts.netloc) and parts.path not in ("", "/") and not parts.fragment
+
+
+def _safe_redirect(uri: str) -> bool:
+    """https, or http to a loopback address: a code must not cross the network in the clear."""
+    parts = urlsplit(uri)
+    return parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in ("localhost", "127.0.0.1", "::1"))
 
 
 def _application_type(redirect_uri: str) -> str:

@@ -16,8 +16,6 @@ import time
 from urllib.parse import urlsplit, urlunsplit
 
 from authlib.common.security import generate_token
-from joserfc import jws
-from joserfc.jwk import ECKey
 
 #: The header that carries the proof, and the one a server sends a nonce in.
 DPOP_HEADER = "DPoP"
@@ -30,6 +28,8 @@ class DPoPKey:
     algorithm = "ES256"
 
     def __init__(self) -> None:
+        from joserfc.jwk import ECKey  # here: only a client that meets DPoP pays for the import
+
         self._key = ECKey.generate_key("P-256")
         self._public = self._key.as_dict(private=False)
         #: The latest nonce each server (by origin) asked for.
@@ -49,6 +49,8 @@ class DPoPKey:
         nonce = self.nonces.get(_origin(url))
         if nonce is not None:
             claims["nonce"] = nonce
+        from joserfc import jws
+
         header = {"typ": "dpop+jwt", "alg": self.algorithm, "jwk": self._public}
         return jws.serialize_compact(header, json.dumps(claims, separators=(",", ":")).encode(), self._key)
 

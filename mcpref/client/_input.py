@@ -76,11 +76,14 @@ class InputHandlers:
         method, params = request["method"], request.get("params") or {}
         if not isinstance(params, dict):
             raise ProtocolError(f"inputRequests[{key!r}].params must be an object")
-        if method == SAMPLING and ("tools" in params or "toolChoice" in params):
-            # This client never declares sampling.tools, so a request with tools is an error (schema.mdx).
-            raise ProtocolError(
-                f"inputRequests[{key!r}] asks for sampling with tools, but sampling.tools was not declared"
-            )
+        if method == SAMPLING and self.sampling is not None:
+            # Tools in a sampling request need sampling.tools, the deprecated includeContext values
+            # sampling.context (client/sampling.mdx); the client errs on what it did not declare.
+            declared = self.capabilities() if self.declared is None else self.declared
+            missing = missing_capabilities(required_capability(request), declared).get("sampling", {})
+            if missing:
+                names = ", ".join(f"sampling.{name}" for name in missing)
+                raise ProtocolError(f"inputRequests[{key!r}] needs {names}, which this client never declared")
         handler = self._handler_for(method, params)
         if handler is None:
             # The server must only ask for what the client declared (mrtr.mdx §Server Requirements).
@@ -101,10 +104,7 @@ class InputHandlers:
             mode = params.get("mode", "form")
             return self.elicitation if mode in self.elicitation_modes else None
         if method == SAMPLING:
-            # Tools (or context) in a sampling request need what the client declared for them.
-            declared = self.capabilities() if self.declared is None else self.declared
-            needed = required_capability({"method": method, "params": params})
-            return self.sampling if not missing_capabilities(needed, declared) else None
+            return self.sampling
         if method == ROOTS:
             return self.roots
         return None

@@ -8,6 +8,7 @@ import pytest
 
 from mcpref.client._auth import (
     AuthorizationError,
+    _application_type,
     authorization_server_metadata_urls,
     check_iss,
     parse_www_authenticate,
@@ -18,8 +19,7 @@ from mcpref.client._auth import (
 
 def test_a_challenge_with_quoted_and_token_parameters():
     header = (
-        'Bearer error="insufficient_scope", scope="files:read files:write", '
-        'resource_metadata="https://a.example/x, y"'
+        'Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="https://a.example/x, y"'
     )
     assert parse_www_authenticate(header) == {
         "bearer": {
@@ -101,3 +101,58 @@ def test_the_rfc_9207_table(advertised, iss, accepted):
     else:
         with pytest.raises(AuthorizationError):
             check_iss(callback, ISSUER, metadata)
+
+
+@pytest.mark.parametrize(
+    ("redirect_uri", "kind"),
+    [
+        ("http://127.0.0.1:33418/callback", "native"),
+        ("http://localhost:8080/cb", "native"),
+        ("com.example.app:/callback", "native"),
+        ("https://app.example.com/callback", "web"),
+    ],
+)
+def test_the_application_type_follows_the_redirect_uri(redirect_uri, kind):
+    assert _application_type(redirect_uri) == kind
+
+
+def test_the_application_type_follows_the_redirect():
+    from mcpref.client._auth import _application_type
+
+    assert _application_type("http://127.0.0.1:33418/callback") == "native"
+    assert _application_type("http://localhost/cb") == "native"
+    assert _application_type("https://app.example.com/oauth/callback") == "web"
+
+
+def test_redirects_and_metadata_urls_that_would_leak_are_refused_up_front():
+    from mcpref.client import OAuth
+
+    async def redirect(url: str) -> str:
+        return url
+
+    OAuth(redirect=redirect, redirect_uri="https://app.example.com/cb")
+    with pytest.raises(ValueError, match="loopback"):
+        OAuth(redirect=redirect, redirect_uri="http://app.example.com/cb")
+    with pytest.raises(ValueError, match="https URL with a path"):
+        OAuth(redirect=redirect, client_metadata_url="https://app.example.com/")
+
+
+def test_a_client_metadata_document_names_itself():
+    from mcpref.client import client_metadata_document
+
+    document = client_metadata_document("https://app.example.com/client.json", ["http://127.0.0.1:1/cb"], "App")
+    assert document["client_id"] == "https://app.example.com/client.json"
+    assert {"client_id", "client_name", "redirect_uris"} <= set(document)
+    assert "refresh_token" in document["grant_types"]
+    with pytest.raises(ValueError):
+        client_metadata_document("http://app.example.com/client.json", [], "App")
+
+
+def test_oauth_is_for_http_only():
+    from mcpref.client import Client, OAuth, StdioTransport
+
+    async def redirect(url: str) -> str:
+        return url
+
+    with pytest.raises(TypeError, match="HTTP"):
+        Client(StdioTransport(["true"]), auth=OAuth(redirect=redirect))

@@ -219,18 +219,25 @@ def shared_test_problems(good: list[Entry]) -> list[str]:
     once), but two entries of different sections backed by exactly the same items are what an entry
     pasted with its neighbour's evidence looks like. Where that is intended (the spec states some
     rules twice), the later entry says so with `same_evidence_as: <the other's id>`. Entries of one
-    section may share their whole evidence: one statement, several obligations."""
+    section may share their whole evidence: one statement, several obligations; and evidence made of
+    page sections alone may be shared, since one section of frames often shows several rules."""
     by_id = {entry.id: entry for entry in good}
     seen: dict[frozenset[str], list[Entry]] = defaultdict(list)
     found = []
     for entry in good:
         key = frozenset(entry.evidence)
+        if not any(TEST_ID.fullmatch(item) for item in key):
+            key = frozenset()  # frames alone may be shared: one section of frames shows several rules
         twin = by_id.get(entry.same_evidence_as or "")
         if entry.same_evidence_as and (twin is None or frozenset(twin.evidence) != key):
             found.append(f"{entry.id}: same_evidence_as {entry.same_evidence_as!r} names no entry with this evidence")
         if key:
             earlier = [e for e in seen[key] if (e.spec, _plain(e.section)) != (entry.spec, _plain(entry.section))]
-            if earlier and entry.same_evidence_as not in {e.id for e in seen[key]}:
+            linked = entry.same_evidence_as in {e.id for e in seen[key]} or any(
+                e.same_evidence_as == entry.id
+                for e in seen[key]  # either of the two may say it
+            )
+            if earlier and not linked:
                 found.append(
                     f"{entry.id}: the same evidence as {earlier[0].id}, from another spec section "
                     f"({', '.join(sorted(key))}); name what shows each one in particular, or say "

@@ -49,7 +49,9 @@ def test_a_broken_link_or_anchor_fails_the_build(tmp_path: Path) -> None:
     (docs / "b.md").write_text("# B\n\n## A heading\n", encoding="utf-8")
     config = tmp_path / "mkdocs.yml"
     config.write_text(
-        f"INHERIT: {ROOT / 'mkdocs.yml'}\ndocs_dir: {docs}\nnav:\n  - index.md\n  - b.md\nplugins:\n  - search\n",
+        # No hooks: their paths are relative to the site's own mkdocs.yml, and these pages need none.
+        f"INHERIT: {ROOT / 'mkdocs.yml'}\ndocs_dir: {docs}\nnav:\n  - index.md\n  - b.md\nplugins:\n  - search\n"
+        "hooks: []\n",
         encoding="utf-8",
     )
     (docs / "index.md").write_text("# A\n\n[next](b.md#a-heading)\n", encoding="utf-8")

@@ -122,8 +122,12 @@ def test_evidence_pasted_into_another_section_is_reported_but_not_within_one() -
         id="http.standard-headers", section="Standard Request Headers", same_evidence_as=GOOD["id"]
     )
     assert found(GOOD, said_on_purpose) == []
+    said_by_the_first = changed(same_evidence_as="http.standard-headers")
+    assert found(said_by_the_first, changed(id="http.standard-headers", section="Standard Request Headers")) == []
     wrong_twin = changed(id="http.standard-headers", section="Standard Request Headers", same_evidence_as="x.nope")
     assert any("same_evidence_as 'x.nope' names no entry" in p for p in found(GOOD, wrong_twin))
+    frames_only = {"evidence": GOOD["evidence"][1:]}
+    assert found(changed(**frames_only), changed(id="x.other", section="Standard Request Headers", **frames_only)) == []
     one_shared = changed(id="http.standard-headers", section="Standard Request Headers", evidence=GOOD["evidence"][:1])
     assert found(GOOD, one_shared) == []
 
@@ -192,3 +196,19 @@ def test_the_page_shows_each_entry_with_its_links() -> None:
     linked = matrix.render([matrix.Entry(**GOOD)], PAGES, repo_url="https://example.com/mcpref/")
     test_file = "https://example.com/mcpref/blob/main/tests/docs/test_requirements.py"
     assert f"[`tests/docs/test_requirements.py::test_a_good_entry_has_no_problems`]({test_file})" in linked
+
+
+def test_the_site_build_warns_on_a_broken_matrix(monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
+    """The mkdocs hook renders the page and logs each problem as a warning, which --strict refuses."""
+    from types import SimpleNamespace
+
+    from tests.docs import matrix_hook
+
+    page = SimpleNamespace(file=SimpleNamespace(src_uri=matrix_hook.PAGE))
+    monkeypatch.setattr(matrix, "load_raw", lambda: [("requirements.yaml", changed(evidence=[]))])
+    with caplog.at_level("WARNING", logger="mkdocs.hooks.compliance"):
+        text = matrix_hook.on_page_markdown(f"# C\n\n{matrix_hook.MARKER}\n", page, config={})
+    assert "**0 entries**" in text and matrix_hook.MARKER not in text  # a broken entry is left out
+    assert any("names its evidence" in record.getMessage() for record in caplog.records)
+    other = SimpleNamespace(file=SimpleNamespace(src_uri="index.md"))
+    assert matrix_hook.on_page_markdown(matrix_hook.MARKER, other, config={}) == matrix_hook.MARKER

@@ -4,23 +4,17 @@ The guides show each step's file, then run it in the next block; this keeps what
 and what runs from drifting apart.
 """
 
-import re
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-SHOWN = re.compile(
-    r'^(?P<fence>```+)\w+ title="Illustration — (?P<path>(?:examples|tests)/[\w/.-]+\.py),[^"]*"\n'
-    r"(?P<body>.*?)^(?P=fence)$",
-    re.MULTILINE | re.DOTALL,
-)
+from tests.docs.shown_files import ROOT, shown
 
 
 def shown_files() -> list[tuple[str, str, str]]:
     found = []
     for page in sorted((ROOT / "docs").rglob("*.md")):
-        for match in SHOWN.finditer(page.read_text()):
+        for match in shown(page.read_text()):
             found.append((str(page.relative_to(ROOT)), match["path"], match["body"]))
     return found
 
@@ -31,6 +25,7 @@ def test_the_guides_show_files():
 
 @pytest.mark.parametrize(("page", "path", "body"), shown_files(), ids=lambda value: str(value)[:60])
 def test_a_shown_file_is_the_file(page: str, path: str, body: str) -> None:
-    file = ROOT / path
+    file = Path(ROOT / path)
     assert file.is_file(), f"{page} shows {path}, which does not exist"
-    assert body == file.read_text(), f"{page} shows {path}, but the file differs: run the page's sync"
+    refresh = f"python -m tests.docs.shown_files {page}"
+    assert body == file.read_text(), f"{page} shows {path}, but the file differs: {refresh}"

@@ -1,12 +1,23 @@
 """The guide server, step by step: each step keeps what the one before it offered, and adds."""
 
 import asyncio
+import importlib
 
 import httpx
 import pytest
 
 from examples.guide_server import step1_first_tool, step6_input, step7_cache_and_pages
 from mcpref.client import Client, EraCache, MissingRequiredClientCapability
+
+STEPS = [
+    "step1_first_tool",
+    "step2_tools",
+    "step3_resources",
+    "step4_prompts",
+    "step5_progress",
+    "step6_input",
+    "step7_cache_and_pages",
+]
 
 
 def run_with(app, work, **options):
@@ -31,6 +42,24 @@ def test_each_step_keeps_the_tools_before_it():
     assert run_with(step7_cache_and_pages.app, tool_names) == [
         "greet", "find_trails", "walking_time", "trail_card", "check_conditions", "book_shelter"
     ]
+
+
+def test_each_step_offers_everything_the_step_before_it_did():
+    offered = []
+    for name in STEPS:
+        server = importlib.import_module(f"examples.guide_server.{name}").build()
+        now = (
+            [tool.name for tool in server.tools],
+            [resource.uri for resource in server.resources.resources.values()],
+            [prompt.name for prompt in server.prompts],
+            sorted(server.capabilities()),
+        )
+        settings = (server.cache, server.page_size)
+        if offered:
+            before, _ = offered[-1]
+            assert all(set(b) <= set(a) for b, a in zip(before, now, strict=True)), f"{name} drops something"
+            assert (now, settings) != offered[-1], f"{name} adds nothing"
+        offered.append((now, settings))
 
 
 def test_steps_do_not_share_a_server():

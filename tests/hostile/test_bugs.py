@@ -126,3 +126,26 @@ def test_a_client_closing_a_json_response_cancels_the_tool(serve) -> None:
     while record.cancelled < calls and time.monotonic() < deadline:
         time.sleep(0.05)
     assert (record.started, record.cancelled, record.finished) == (calls, calls, 0)
+
+
+# -- a sync handler that blocks does not stall the loop -----------------------------------------
+
+
+def test_a_blocking_sync_tool_runs_in_a_thread_and_others_are_answered_meanwhile(serve) -> None:
+    import threading
+
+    http = serve(StreamableHTTP(hostile_server()))
+    blocked: list[httpx.Response] = []
+    message = body("tools/call", {"name": "block", "arguments": {"seconds": 3}})
+    thread = threading.Thread(
+        target=lambda: blocked.append(http.post("/mcp", json=message, headers=headers("tools/call", "block")))
+    )
+    thread.start()
+    time.sleep(0.2)
+    started = time.monotonic()
+    listed = http.post("/mcp", json=body("tools/list"), headers=headers("tools/list"))
+    waited = time.monotonic() - started
+    thread.join()
+    assert listed.status_code == 200
+    assert waited < 2.0, f"tools/list waited {waited:.2f} s behind a blocking tool"
+    assert blocked[0].json()["result"]["content"][0]["text"] == "unblocked"

@@ -1,12 +1,10 @@
-"""The endpoint's own bounds on what it reads: the body's size and deadline, and parsing a large
-body without stalling everyone else. Against a real uvicorn."""
+"""The endpoint's own bounds on what it reads: the body's size, and parsing a large body without
+stalling everyone else. Against a real uvicorn."""
 
 from __future__ import annotations
 
-import json
 import socket
 import threading
-import time
 
 from mcpref import StreamableHTTP
 from mcpref.limits import ServerLimits
@@ -18,20 +16,6 @@ LIMITS = ServerLimits(header_timeout=5)
 def head(length: int) -> bytes:
     fields = "".join(f"{name}: {value}\r\n" for name, value in headers("tools/list").items())
     return f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n{fields}Content-Length: {length}\r\n\r\n".encode()
-
-
-def test_a_slow_body_is_408_after_the_body_deadline_and_the_connection_closed() -> None:
-    app = StreamableHTTP(hostile_server(), body_timeout_seconds=0.5)
-    with guarded(app, LIMITS) as address, socket.create_connection(address, timeout=5) as sock:
-        started = time.monotonic()
-        sock.sendall(head(1000) + b'{"jsonrpc":')
-        answer = read_all(sock)
-        elapsed = time.monotonic() - started
-    status_line, _, rest = answer.partition(b"\r\n")
-    assert status_line == b"HTTP/1.1 408 Request Timeout", answer[:200]
-    assert b"connection: close" in rest
-    assert json.loads(rest.partition(b"\r\n\r\n")[2])["error"]["code"] == -32600
-    assert 0.4 < elapsed < 3
 
 
 def test_an_oversized_body_is_413_and_the_rest_is_never_read() -> None:

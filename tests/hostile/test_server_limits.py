@@ -10,7 +10,9 @@ from mcpref import StreamableHTTP
 from mcpref.limits import ServerLimits
 from tests.hostile.conftest import guarded, hostile_server, raw_request, read_all
 
-QUICK = ServerLimits(max_header_bytes=4096, header_timeout=0.5, keepalive_timeout=0.5, max_connections=50)
+QUICK = ServerLimits(
+    max_header_bytes=4096, header_timeout=0.5, body_timeout=0.5, keepalive_timeout=0.5, max_connections=50
+)
 
 
 def connect(address: tuple[str, int]) -> socket.socket:
@@ -61,6 +63,36 @@ def test_a_slowloris_head_is_408_after_the_head_deadline() -> None:
         elapsed = time.monotonic() - started
     assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer[:100]
     assert elapsed < 3
+
+
+def test_a_slow_body_is_408_after_the_body_deadline_and_the_connection_closed() -> None:
+    with guarded(StreamableHTTP(hostile_server()), QUICK) as address, connect(address) as sock:
+        request = raw_request("tools/list")
+        started = time.monotonic()
+        sock.sendall(request[:-10])  # all but the last ten bytes of the body
+        answer = read_all(sock)
+        elapsed = time.monotonic() - started
+    assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer[:100]
+    assert b"connection: close" in answer
+    assert 0.4 < elapsed < 3
+
+
+def test_a_body_trickled_a_byte_at_a_time_is_408_at_the_deadline() -> None:
+    with guarded(StreamableHTTP(hostile_server()), QUICK) as address, connect(address) as sock:
+        request = raw_request("tools/list")
+        split = request.index(b"\r\n\r\n") + 4
+        sock.sendall(request[:split])
+        started = time.monotonic()
+        for byte in request[split:]:
+            try:
+                sock.sendall(bytes([byte]))
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            time.sleep(0.05)
+            if time.monotonic() - started > 3:
+                break
+        answer = read_all(sock)
+    assert answer.startswith(b"HTTP/1.1 408 "), answer[:100]
 
 
 def test_a_connection_that_never_sends_is_closed_after_the_head_deadline() -> None:

@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import json
 import statistics
+import sys
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
@@ -60,7 +61,9 @@ class Connection:
         host, port = server.url.removeprefix("http://").split(":")
         return cls(*await asyncio.open_connection(host, int(port)))
 
-    async def send(self, method: str, params: dict[str, Any], request_id: int) -> tuple[int, dict[str, str]]:
+    async def send(
+        self, method: str, params: dict[str, Any], request_id: int, extra: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str]]:
         """Send one MCP request with the headers a correct client sends; read the status and headers."""
         params = {**params, "_meta": META}
         body = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode()
@@ -70,6 +73,7 @@ class Connection:
             "Accept": ACCEPT,
             "Content-Length": str(len(body)),
             **request_headers(method, params),
+            **(extra or {}),
         }
         head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
         self.writer.write(f"POST /mcp HTTP/1.1\r\n{head}\r\n".encode() + body)
@@ -81,9 +85,11 @@ class Connection:
         status, headers = await self.send(method, params, request_id)
         return status, json.loads(await self.reader.readexactly(int(headers["content-length"])))
 
-    async def events(self, method: str, params: dict[str, Any], request_id: int) -> AsyncIterator[dict[str, Any]]:
+    async def events(
+        self, method: str, params: dict[str, Any], request_id: int, extra: dict[str, str] | None = None
+    ) -> AsyncIterator[dict[str, Any]]:
         """The JSON-RPC messages of a chunked SSE answer, as they arrive."""
-        status, headers = await self.send(method, params, request_id)
+        status, headers = await self.send(method, params, request_id, extra)
         if status != 200 or headers.get("transfer-encoding") != "chunked":
             raise ConnectionError(f"listen answered {status} {headers}")
         pending = b""
@@ -119,7 +125,9 @@ async def listen(
     connection = await Connection.open(server)
     try:
         params = {"notifications": {"resourceSubscriptions": [GREETING_URI]}}
-        async for message in connection.events("subscriptions/listen", params, request_id):
+        # Each listener its own caller, as separate clients are: one caller holds a few slots at most.
+        caller = {"Authorization": f"Bearer listener-{request_id}"}
+        async for message in connection.events("subscriptions/listen", params, request_id, caller):
             if message.get("method") == "notifications/subscriptions/acknowledged":
                 tally.acknowledged += 1
                 ready.set()
@@ -196,6 +204,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=50, help="connections sending at once (default 50)")
     parser.add_argument("--listeners", type=int, default=500, help="open subscriptions/listen streams (default 500)")
     parser.add_argument("--seconds", type=float, default=60, help="stop sending after this long (default 60)")
+    parser.add_argument("--hostile", action="store_true", help="see tests/robustness/hostile.py (own options)")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--hostile" in argv:
+        from tests.robustness import hostile
+
+        return hostile.main([arg for arg in argv if arg != "--hostile"])
     args = parser.parse_args(argv)
     with uvicorn_processes(APP, [{}]) as (server,):
         print(f"loading {server.url}/mcp (pid {server.pid}) ...", flush=True)

@@ -54,9 +54,12 @@ class ServerProcess:
         return int(found.group(1)) if found else 0
 
 
-def _start(app: str, env: Mapping[str, str], log_dir: Path, index: int) -> ServerProcess:
+def _start(app: str, env: Mapping[str, str], log_dir: Path, index: int, own_runner: bool) -> ServerProcess:
     log_path = log_dir / f"uvicorn-{index}.log"
-    command = [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", "0", "--no-access-log"]
+    if own_runner:  # `python -m <module>`: the module's own command line, through mcpref.run
+        command = [sys.executable, "-m", app.partition(":")[0], "--host", "127.0.0.1", "--port", "0"]
+    else:
+        command = [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", "0", "--no-access-log"]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             command, cwd=ROOT, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
@@ -86,13 +89,16 @@ def _stop(server: ServerProcess) -> None:
 
 
 @contextmanager
-def uvicorn_processes(app: str, envs: list[Mapping[str, str]], timeout: float = 30) -> Iterator[list[ServerProcess]]:
+def uvicorn_processes(
+    app: str, envs: list[Mapping[str, str]], timeout: float = 30, *, own_runner: bool = False
+) -> Iterator[list[ServerProcess]]:
     """Start one uvicorn process per entry of `envs` (extra environment for each), all at once,
-    and stop them all (SIGTERM, then SIGKILL) on the way out."""
+    and stop them all (SIGTERM, then SIGKILL) on the way out. `own_runner` starts the app's
+    module as `python -m module` (through `mcpref.run`, with its bounds) instead of the uvicorn CLI."""
     with tempfile.TemporaryDirectory(prefix="mcpref-uvicorn-") as log_dir, ExitStack() as stack:
         servers = []
         for index, env in enumerate(envs):
-            server = _start(app, env, Path(log_dir), index)
+            server = _start(app, env, Path(log_dir), index, own_runner)
             stack.callback(_stop, server)
             servers.append(server)
         deadline = time.monotonic() + timeout

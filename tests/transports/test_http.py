@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from mcpref import OriginPolicy, Server, StreamableHTTP, ToolError
+from mcpref.mrtr import InputRequired, elicit_form
 from tests.conftest import ACCEPT, META, VERSION, MCPClient, running, sse_messages
 
 server = Server("http-test-server", "0.1.0", page_size=2)
@@ -45,6 +46,14 @@ def confirm() -> str:
 @server.tool()
 def broken() -> str:
     raise ToolError("the disk is full")
+
+
+@server.tool()
+def ask_first(ctx) -> str | InputRequired:  # type: ignore[no-untyped-def]
+    """Needs a form answer; it says so only when it runs (no `requires`)."""
+    if ctx.input_response("ok") is None:
+        return InputRequired({"ok": elicit_form("Go ahead?", {"go": {"type": "boolean"}})})
+    return "went ahead"
 
 
 @server.tool()
@@ -106,9 +115,11 @@ def test_discover_answers_with_json_and_no_session(client: MCPClient) -> None:
     assert "mcp-session-id" not in response.headers
     result = response.json()["result"]
     assert result["supportedVersions"] == [VERSION]
+    # Its tools log (ctx.log), so it declares `logging` (server/utilities/logging.mdx §Capabilities).
     assert result["capabilities"] == {
         "resources": {"subscribe": True, "listChanged": True},
         "tools": {"listChanged": True},
+        "logging": {},
     }
     assert (result["ttlMs"], result["cacheScope"]) == (0, "private")
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == {"name": "http-test-server", "version": "0.1.0"}
@@ -122,7 +133,7 @@ def test_tools_list_pages_through_every_tool_in_order(client: MCPClient) -> None
         cursor = result.get("nextCursor")
         if cursor is None:
             break
-    assert names == ["echo", "deploy", "confirm", "broken", "slow", "forever"]
+    assert names == ["echo", "deploy", "confirm", "broken", "ask_first", "slow", "forever"]
 
 
 def test_tools_call_returns_text_content(client: MCPClient) -> None:
@@ -400,6 +411,29 @@ def test_missing_client_capability_is_400_with_required_capabilities(client: MCP
     error = client.error("tools/call", {"name": "confirm", "arguments": {}}, status=400)
     assert error["code"] == -32021
     assert error["data"] == {"requiredCapabilities": {"elicitation": {}}}
+
+
+@pytest.mark.parametrize("streamed", [{"progressToken": "p"}, {"io.modelcontextprotocol/logLevel": "info"}])
+def test_a_capability_found_missing_while_running_is_still_400_on_a_would_be_stream(
+    client: MCPClient, streamed: dict
+) -> None:
+    """basic/index.mdx: a missing client capability is -32021 with HTTP 400, also when the request
+    asked for progress or logs. The stream opens on the first notification, so a handler that
+    finds the capability missing before sending any is answered with the status, not in a 200 stream."""
+    response = client.post("tools/call", {"name": "ask_first", "arguments": {}}, meta={**META, **streamed})
+    assert (response.status_code, response.headers["content-type"]) == (400, "application/json")
+    error = response.messages[-1]["error"]  # type: ignore[attr-defined]
+    assert error["code"] == -32021
+    assert error["data"] == {"requiredCapabilities": {"elicitation": {}}}
+
+
+def test_a_stream_that_sent_nothing_before_the_answer_is_still_a_stream(client: MCPClient) -> None:
+    """A request that asked for progress gets an SSE answer even when the handler reported none."""
+    response = client.post(
+        "tools/call", {"name": "echo", "arguments": {"message": "hi"}}, meta={**META, "progressToken": 3}
+    )
+    assert (response.status_code, response.headers["content-type"]) == (200, "text/event-stream")
+    assert response.messages[-1]["result"]["content"][0]["text"] == "hi"  # type: ignore[attr-defined]
 
 
 def test_declared_client_capability_is_served(client: MCPClient) -> None:

@@ -1,0 +1,40 @@
+"""Blocks that show a repository file: a fenced block titled `Illustration — <path>.py, <why>`.
+
+The guides show each example file and run it in the next block; the shown block must be the file,
+byte for byte (`tests/docs/test_shown_files.py`). After changing a file, refresh the pages with
+`python -m tests.docs.shown_files docs/guides/*.md`, then review the diff.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOWN = re.compile(
+    r'^(?P<fence>```+)\w+ title="Illustration — (?P<path>(?:examples|tests)/[\w/.-]+\.py),[^"]*"\n'
+    r"(?P<body>.*?)^(?P=fence)$",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+def shown(text: str) -> Iterator[re.Match[str]]:
+    return SHOWN.finditer(text)
+
+
+def refreshed(text: str) -> str:
+    """The page with every shown block replaced by the file it names."""
+
+    def fill(match: re.Match[str]) -> str:
+        head = match.group(0)[: match.start("body") - match.start()]
+        return head + (ROOT / match["path"]).read_text() + match["fence"]
+
+    return SHOWN.sub(fill, text)
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:]:
+        page = Path(name)
+        page.write_text(refreshed(page.read_text()))

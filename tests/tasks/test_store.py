@@ -1,0 +1,97 @@
+"""The task stores, SQLite and PostgreSQL, against the one interface the extension uses."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from mcpref.tasks import TaskRecord, TaskStore
+from mcpref.tasks.record import CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING
+
+
+def record(task_id: str = "t1", *, ttl_ms: int | None = 60_000, created_at: float | None = None) -> TaskRecord:
+    now = time.time() if created_at is None else created_at
+    return TaskRecord(
+        task_id=task_id,
+        principal="alice",
+        status=WORKING,
+        created_at=now,
+        updated_at=now,
+        ttl_ms=ttl_ms,
+        poll_interval_ms=500,
+        client_capabilities={"elicitation": {}},
+    )
+
+
+def test_a_created_task_is_found_as_it_was_stored(store: TaskStore) -> None:
+    store.create(record())
+    found = store.get("t1")
+    assert found == record(created_at=found.created_at)
+    assert store.get("nope") is None
+
+
+def test_only_legal_transitions_happen(store: TaskStore) -> None:
+    store.create(record())
+    assert store.move("t1", WORKING) is False  # working -> working is no transition
+    assert store.move("t1", COMPLETED, result={"content": []}) is True
+    for status in (WORKING, INPUT_REQUIRED, FAILED, CANCELLED, COMPLETED):
+        assert store.move("t1", status) is False, f"a completed task moved to {status}"
+    assert store.get("t1").result == {"content": []}
+
+
+def test_touch_changes_only_active_tasks(store: TaskStore) -> None:
+    store.create(record())
+    assert store.touch("t1", status_message="half way") is True
+    assert store.get("t1").status_message == "half way"
+    store.move("t1", CANCELLED)
+    assert store.touch("t1", status_message="too late") is False
+
+
+def test_input_is_asked_and_answered_key_by_key(store: TaskStore) -> None:
+    store.create(record())
+    assert store.ask("t1", {"a": {"method": "elicitation/create"}, "b": {"method": "elicitation/create"}}, "waiting")
+    store.answer("t1", {"a": {"action": "accept"}, "zzz": {"action": "accept"}})  # an unknown key is ignored
+    task = store.get("t1")
+    assert task.status == INPUT_REQUIRED and list(task.outstanding) == ["b"]
+    assert task.input_responses == {"a": {"action": "accept"}}
+    store.answer("t1", {"a": {"action": "decline"}})  # an answered key keeps its first answer
+    assert store.get("t1").input_responses["a"] == {"action": "accept"}
+
+
+def test_a_key_is_never_reused_in_one_task(store: TaskStore) -> None:
+    store.create(record())
+    store.ask("t1", {"a": {"method": "roots/list"}}, None)
+    store.answer("t1", {"a": {"roots": []}})
+    store.move("t1", WORKING)
+    with pytest.raises(ValueError, match="unique"):
+        store.ask("t1", {"a": {"method": "roots/list"}}, None)
+
+
+def test_expired_tasks_are_purged_and_unlimited_ones_kept(store: TaskStore) -> None:
+    store.create(record("old", ttl_ms=1000, created_at=time.time() - 5))
+    store.create(record("forever", ttl_ms=None))
+    assert store.purge(time.time()) == 1
+    assert store.get("old") is None and store.get("forever") is not None
+
+
+def test_of_two_racing_endings_exactly_one_wins(store: TaskStore) -> None:
+    """A worker completing and a cancel landing at once: the task ends once, never twice."""
+    for n in range(20):
+        store.create(record(f"race{n}"))
+    wins: list[str] = []
+    lock = threading.Lock()
+
+    def end(status: str) -> None:
+        for n in range(20):
+            if store.move(f"race{n}", status):
+                with lock:
+                    wins.append(status)
+
+    threads = [threading.Thread(target=end, args=(status,)) for status in (COMPLETED, CANCELLED)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(wins) == 20
