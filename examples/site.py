@@ -4,10 +4,10 @@
 reference server at `/mcp` (both eras, 2025-11-25 and 2026-07-28), the same server 2026-07-28-only
 at `/modern/mcp` (for the versioning page; `/dual/mcp` is an old alias of `/mcp`), a second server
 at `/tides/mcp` (for the composition page), the server the guides build at `/guide/mcp`, a server
-with an extension at `/alerts/mcp`, and the authorization demo (the local authorization server at
-`/auth`, a protected server at `/secure/mcp`, their well-known metadata), so every `curl` command
-on a page works as written against http://127.0.0.1:8000. One ASGI function picks the app by path;
-nothing else is shared.
+with an extension at `/alerts/mcp`, one whose tools run as tasks at `/tasks/mcp`, and the
+authorization demo (the local authorization server at `/auth`, a protected server at
+`/secure/mcp`, their well-known metadata), so every `curl` command on a page works as written
+against http://127.0.0.1:8000. One ASGI function picks the app by path; nothing else is shared.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from examples import extension_server, reference_server
+from examples import extension_server, reference_server, tasks_server
 from examples.guide_server import step7_cache_and_pages as guide_server
 from examples.reference_server import tides
 from examples.secure_server import demo
@@ -36,6 +36,7 @@ MCP_FACTORIES = {
     "/tides/mcp": tides.create_app,
     "/guide/mcp": guide_server.create_app,
     "/alerts/mcp": extension_server.create_app,
+    "/tasks/mcp": tasks_server.create_app,
 }
 #: What the docs harness builds afresh for each frame, by exact path: the MCP endpoints, and for
 #: the authorization demo's paths a whole new demo (authorization server, protected server, key).
