@@ -87,8 +87,9 @@ async def _run(args: argparse.Namespace) -> int:
                 print(f"{type(error).__name__}: {error}", file=sys.stderr)
                 status = 1
         if args.frames:
-            for frame in host.frames.frames:
-                print(frame.line())
+            for label in host.servers:  # server by server: discovery runs on all of them at once
+                for frame in host.frames.of(label):
+                    print(frame.line())
         return status
 
 

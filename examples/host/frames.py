@@ -18,6 +18,8 @@ import httpx
 
 #: The headers a frame keeps (the rest is plumbing: Accept, Content-Type, Content-Length).
 KEPT = ("mcp-method", "mcp-name", "mcp-protocol-version", "authorization")
+#: Strings longer than this are shortened in `Frame.line()`.
+LONG = 48
 
 
 @dataclass(frozen=True)
@@ -41,15 +43,15 @@ class Frame:
 
     def line(self) -> str:
         """One readable line: server, path, the MCP headers (a token only as "Bearer …"), the params
-        (a `requestState` as `<sealed>`: it is opaque, and new on every run)."""
+        (a `requestState` as `<sealed>`, other long strings cut short: opaque, and new on every run)."""
         shown = {
             name: value.partition(" ")[0] + " …" if name == "authorization" else value
             for name, value in self.headers.items()
             if name != "mcp-protocol-version"
         }
         headers = " ".join(f"{name}={value}" for name, value in shown.items())
-        shown_params = {k: "<sealed>" if k == "requestState" else v for k, v in self.params.items()}
-        params = json.dumps(shown_params, sort_keys=True) if shown_params else ""
+        shown_params = {k: "<sealed>" if k == "requestState" else _short(v) for k, v in self.params.items()}
+        params = json.dumps(shown_params, sort_keys=True, ensure_ascii=False) if shown_params else ""
         return " ".join(part for part in (f"{self.server:<8} POST {self.path}", headers, params) if part)
 
 
@@ -87,6 +89,17 @@ class FrameLog:
 
     def of(self, server: str) -> Iterator[Frame]:
         return (frame for frame in self.frames if frame.server == server)
+
+
+def _short(value: Any) -> Any:
+    """Long opaque strings (handles a server minted) cut to their first characters."""
+    if isinstance(value, str) and len(value) > LONG:
+        return value[:8] + "…"
+    if isinstance(value, dict):
+        return {k: _short(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_short(v) for v in value]
+    return value
 
 
 def _redacted(name: str, value: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from mcpref.client import Client, MCPClientError, ProtocolError, TransportError
+from mcpref.client import Client, MCPClientError, ProtocolError, Subscription, TransportError
 from mcpref.client._http import default_ssl_context
 
 from .consent import CALL, INPUT, ConsentGate, ConsentQuestion
@@ -224,12 +224,11 @@ class Host:
             await connection.http.aclose()
 
     async def start(self) -> None:
-        """Discover every server at once; a server that fails is marked down, the rest go on."""
+        """Discover every server at once; a server that fails is marked down, the rest go on.
+        Then open the listen streams, each acknowledged before this returns."""
         await asyncio.gather(*(self._discover(connection) for connection in self.servers.values()))
         if self.listen:
-            for connection in self.servers.values():
-                if connection.down is None and (connection.capabilities.get("tools") or {}).get("listChanged"):
-                    connection.listen_task = asyncio.create_task(self._listen(connection))
+            await asyncio.gather(*(self._start_listening(connection) for connection in self.servers.values()))
 
     async def refresh(self, label: str | None = None) -> None:
         """List the tools again (all servers, or one). A down server gets another chance; a
@@ -331,20 +330,31 @@ class Host:
         logger.warning("server %s marked unavailable: %s", connection.label, reason)
         connection.down = reason
 
-    async def _listen(self, connection: Connection) -> None:
+    async def _start_listening(self, connection: Connection) -> None:
+        if connection.down is not None or not (connection.capabilities.get("tools") or {}).get("listChanged"):
+            return
+        subscription = connection.client.listen(tools_list_changed=True)
+        try:
+            await subscription.start()
+        except MCPClientError as failure:
+            logger.warning("%s offers tools.listChanged but its listen stream failed: %s", connection.label, failure)
+            return
+        connection.listening = True
+        connection.listen_task = asyncio.create_task(self._pump(connection, subscription))
+
+    async def _pump(self, connection: Connection, subscription: Subscription) -> None:
         """One listen stream for one server; the client re-opens it when it breaks. Each
         `tools/list_changed` (the client has already dropped the cached list) re-lists that
         server's tools, and only that server's."""
         try:
-            async with connection.client.listen(tools_list_changed=True) as subscription:
-                connection.listening = True
-                async for note in subscription:
-                    if note.method == TOOLS_CHANGED:
-                        await self._discover(connection)
-                        if self.on_change is not None:
-                            self.on_change(connection.label)
+            async for note in subscription:
+                if note.method == TOOLS_CHANGED:
+                    await self._discover(connection)
+                    if self.on_change is not None:
+                        self.on_change(connection.label)
         except MCPClientError as failure:
             # Beyond its reconnects: no push any more; the slice is refreshed on expiry (refresh()).
             logger.warning("listen stream of %s ended: %s", connection.label, failure)
         finally:
             connection.listening = False
+            await subscription.aclose()
