@@ -103,7 +103,8 @@ class LabelledResult:
     def for_model(self) -> str:
         """The result as a model should get it: fenced and attributed, so text in it that names
         another server's tools reads as that server's data, not as an instruction from the host."""
-        return f'<result server="{self.server}" tool="{self.tool}">\n{self.text}\n</result>'
+        text = self.text.replace("</result", "<\\/result")  # a result cannot close its own fence
+        return f'<result server="{self.server}" tool="{self.tool}">\n{text}\n</result>'
 
 
 @dataclass(frozen=True)
