@@ -161,7 +161,9 @@ class Host:
       elicitation and servers cannot ask.
     - `listen`: open one `subscriptions/listen` stream per server that announces
       `tools.listChanged`, and refresh that server's slice on each `tools/list_changed`.
-    - `on_change`: called with a server's label after its slice was refreshed.
+      A stream that breaks or ends is opened again after `listen_backoff` seconds (doubling, up
+      to `listen_backoff_max`), and that server's tools are listed again.
+    - `on_change`: called with a server's label after its slice was refreshed by its stream.
     - `frames`: the `FrameLog` the requests are recorded into.
     """
 
@@ -175,11 +177,15 @@ class Host:
         listen: bool = True,
         on_change: Callable[[str], Any] | None = None,
         frames: FrameLog | None = None,
+        listen_backoff: float = 0.5,
+        listen_backoff_max: float = 30.0,
     ) -> None:
         self.principal = principal
         self.consent = consent if consent is not None else ConsentGate()
         self.ask_user = ask_user
         self.listen = listen
+        self.listen_backoff = listen_backoff
+        self.listen_backoff_max = listen_backoff_max
         self.on_change = on_change
         self.frames = frames if frames is not None else FrameLog()
         self.servers: dict[str, Connection] = {}
@@ -334,28 +340,49 @@ class Host:
     async def _start_listening(self, connection: Connection) -> None:
         if connection.down is not None or not (connection.capabilities.get("tools") or {}).get("listChanged"):
             return
-        subscription = connection.client.listen(tools_list_changed=True)
+        subscription = await self._open_listen(connection)
+        if subscription is not None:
+            connection.listen_task = asyncio.create_task(self._pump(connection, subscription))
+
+    async def _open_listen(self, connection: Connection) -> Subscription | None:
+        """A listen stream for this server, acknowledged; `None` if it cannot be opened now.
+        The client's own reconnecting is off (`max_reconnects=0`): the host re-opens the stream
+        itself, because after a gap it must also list the tools again (notifications sent while
+        no stream was open are lost, subscriptions.mdx)."""
+        subscription = connection.client.listen(tools_list_changed=True, max_reconnects=0)
         try:
             await subscription.start()
         except MCPClientError as failure:
-            logger.warning("%s offers tools.listChanged but its listen stream failed: %s", connection.label, failure)
-            return
+            logger.warning("listen stream of %s could not be opened: %s", connection.label, failure)
+            return None
         connection.listening = True
-        connection.listen_task = asyncio.create_task(self._pump(connection, subscription))
+        return subscription
 
-    async def _pump(self, connection: Connection, subscription: Subscription) -> None:
-        """One listen stream for one server; the client re-opens it when it breaks. Each
-        `tools/list_changed` (the client has already dropped the cached list) re-lists that
-        server's tools, and only that server's."""
-        try:
-            async for note in subscription:
-                if note.method == TOOLS_CHANGED:
-                    await self._discover(connection)
-                    if self.on_change is not None:
-                        self.on_change(connection.label)
-        except MCPClientError as failure:
-            # Beyond its reconnects: no push any more; the slice is refreshed on expiry (refresh()).
-            logger.warning("listen stream of %s ended: %s", connection.label, failure)
-        finally:
-            connection.listening = False
-            await subscription.aclose()
+    async def _pump(self, connection: Connection, subscription: Subscription | None) -> None:
+        """The listen stream of one server, for as long as the host runs. Each `tools/list_changed`
+        (the client has already dropped the cached list) re-lists that server's tools, and only
+        that server's. A stream that breaks, or that the server ends, is opened again after a
+        backoff that doubles up to `listen_backoff_max`, and the tools are listed again."""
+        delay = self.listen_backoff
+        while True:
+            if subscription is not None:
+                try:
+                    async for note in subscription:
+                        delay = self.listen_backoff
+                        if note.method == TOOLS_CHANGED:
+                            await self._changed(connection)
+                except MCPClientError as failure:
+                    logger.warning("listen stream of %s broke: %s", connection.label, failure)
+                finally:
+                    connection.listening = False
+                    await subscription.aclose()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.listen_backoff_max)
+            subscription = await self._open_listen(connection)
+            if subscription is not None:
+                await self._changed(connection)  # whatever changed during the gap
+
+    async def _changed(self, connection: Connection) -> None:
+        await self._discover(connection)
+        if self.on_change is not None:
+            self.on_change(connection.label)

@@ -36,7 +36,7 @@ from examples.reference_server import tides
 from examples.secure_server.demo import DOCS_CLIENT
 from examples.site import app as site_app
 from mcpref import CacheHints, Server, StreamableHTTP
-from mcpref.client import ClientRegistration, OAuth
+from mcpref.client import ClientRegistration, OAuth, ResultCache
 from tests.conftest import running
 
 REDIRECT = DOCS_CLIENT.redirect_uris[0]
@@ -495,6 +495,52 @@ async def test_list_changed_on_one_servers_stream_refreshes_that_slice_only(lab:
         ("/changing/mcp", "server/discover"),
         ("/changing/mcp", "tools/list"),
     ]
+
+
+@pytest.mark.anyio
+async def test_a_listen_stream_the_server_ends_is_opened_again_and_the_gap_is_relisted(lab: Lab) -> None:
+    changed: list[str] = []
+    registry = Registry()
+    registry.add("changing", f"{lab.url}/changing/mcp")
+    async with Host(registry, principal="alice", on_change=changed.append, listen_backoff=0.05) as host:
+        await host.start()
+        lab.seen.clear()
+        assert lab.changing is not None
+        lab.changing.subscriptions.end_all()  # as on a redeploy: every stream ends with its result
+        for _ in range(200):
+            if changed:
+                break
+            await asyncio.sleep(0.02)
+        assert changed == ["changing"] and host.servers["changing"].listening
+        methods = [s.body["method"] for s in lab.at("/changing/mcp")]
+        assert methods == ["subscriptions/listen", "server/discover", "tools/list"]
+
+        @lab.changing.tool(input_schema={"type": "object"})
+        def third() -> str:
+            """Added after the stream was opened again."""
+            return "3"
+
+        for _ in range(200):
+            if len(changed) == 2:
+                break
+            await asyncio.sleep(0.02)
+        assert "changing.third" in host.catalogue
+
+
+@pytest.mark.anyio
+async def test_a_servers_slice_is_listed_again_when_its_ttl_runs_out(lab: Lab) -> None:
+    now = [1000.0]
+    registry = Registry()
+    weather = registry.add("weather", f"{lab.url}/mcp")  # tools/list: ttlMs 60000, public
+    weather.cache = ResultCache(clock=lambda: now[0])
+    async with Host(registry, principal="alice", listen=False) as host:
+        await host.start()
+        lab.seen.clear()
+        await host.refresh()
+        assert lab.seen == []  # fresh: served from the cache
+        now[0] += 61
+        await host.refresh()
+    assert [s.body["method"] for s in lab.seen] == ["tools/list"]
 
 
 # -- failures ------------------------------------------------------------------------------
