@@ -54,6 +54,7 @@ class Seen:
 
     path: str
     authorization: str | None
+    host: str
     body: dict[str, Any]
     answer: dict[str, Any] | None = None
 
@@ -154,7 +155,12 @@ def build_lab() -> tuple[Any, Lab]:
             body = {"raw": raw.decode("latin-1")}
         headers = dict(scope["headers"])
         auth = headers.get(b"authorization")
-        seen = Seen(scope["path"], auth.decode() if auth else None, body if isinstance(body, dict) else {})
+        seen = Seen(
+            scope["path"],
+            auth.decode() if auth else None,
+            headers.get(b"host", b"").decode(),
+            body if isinstance(body, dict) else {},
+        )
         lab.seen.append(seen)
         sent = False
 
@@ -264,6 +270,34 @@ async def test_a_token_reaches_only_the_server_it_was_obtained_for(lab: Lab) -> 
     # Each server has its own store: the secure server's token is in its store alone.
     assert list(stores["secure"]) == [(f"{lab.url}/auth", f"{lab.url}/secure/mcp")]
     assert stores["evil"] == {}
+
+
+@pytest.mark.anyio
+async def test_two_protected_servers_each_get_only_their_own_token(lab: Lab) -> None:
+    """The secure server twice, at two origins (two issuers, two resources): each is sent only
+    the token obtained for it, never the other's."""
+    other = lab.url.replace("127.0.0.1", "localhost")
+    registry = Registry()
+    registry.add("one", f"{lab.url}/secure/mcp", auth=oauth_factory(lab.url))
+    registry.add("two", f"{other}/secure/mcp", auth=oauth_factory(other))
+    gate = ConsentGate()
+    gate.allow("one", "whoami")
+    gate.allow("two", "whoami")
+    async with Host(registry, principal="alice", consent=gate, listen=False) as host:
+        await host.start()
+        assert (await host.call("one.whoami")).text == f"{lab.url}/auth#alice"
+        assert (await host.call("two.whoami")).text == f"{other}/auth#alice"
+    sent = {
+        origin: {s.authorization for s in lab.at("/secure/mcp") if s.authorization and s.host == origin.split("//")[1]}
+        for origin in (lab.url, other)
+    }
+    assert sent[lab.url] and sent[other] and not sent[lab.url] & sent[other]
+
+
+def test_one_auth_instance_for_two_servers_is_refused(lab: Lab) -> None:
+    shared = oauth_factory(lab.url)()
+    with pytest.raises(TypeError, match="factory"):
+        Registry().add("secure", f"{lab.url}/secure/mcp", auth=shared)  # type: ignore[arg-type]
 
 
 @pytest.mark.anyio
