@@ -309,8 +309,9 @@ class Host:
 
         async def handle(params: dict[str, Any]) -> dict[str, Any]:
             server, tool = _current_call.get((label, "?"))
-            assert server == label, "an input request reached the handler of another server"
-            assert self.ask_user is not None
+            if server != label or self.ask_user is None:
+                # Only a call through this host, to this server, may ask this user anything.
+                raise ProtocolError(f"{label} asked for input outside a call the host made to it")
             answer = self.ask_user(InputQuestion(label, tool, method, params))
             if inspect.isawaitable(answer):
                 answer = await answer
