@@ -49,6 +49,7 @@ from ._era import (
 )
 from ._errors import (
     MODERN_ERROR_CODES,
+    HeaderMismatch,
     InvalidParams,
     MCPClientError,
     ProtocolError,
@@ -296,12 +297,18 @@ class Client:
         *,
         on_progress: Callback | None = None,
         on_status: StatusCallback | None = None,
+        timeout: float | None = None,
     ) -> dict[str, Any]:
         """`tools/call`. A tool's own failure comes back as a result with `isError: true`.
 
+        `timeout` (seconds) bounds the whole call, progress or not: when it passes, the call is
+        cancelled on the server (basic/patterns/cancellation.mdx §Timeouts) and TimeoutError raised.
         If the server answers with a task (only to a client made with `tasks=True`), this waits
         for it and returns its result; `on_status` sees the task's status as it changes.
         """
+        if timeout is not None:
+            async with asyncio.timeout(timeout):
+                return await self.call_tool(name, arguments, on_progress=on_progress, on_status=on_status)
         result = await self.start_tool(name, arguments, on_progress=on_progress)
         if result.get("resultType") == "task":
             return await self.wait_for_task(result["taskId"], on_status=on_status)
@@ -320,7 +327,19 @@ class Client:
         if arguments is not None:
             params["arguments"] = dict(arguments)
         header_params = await self._headers_for_tool(name)
-        return await self._call("tools/call", params, header_params=header_params, progress=on_progress)
+        try:
+            return await self._call("tools/call", params, header_params=header_params, progress=on_progress)
+        except HeaderMismatch:
+            # The tool's x-mcp-header parameters may have changed since we listed it: list the tools
+            # again and, if they did change, retry once (streamable-http.mdx §Client Behavior).
+            if header_params is None and not self._tools_listed:
+                raise
+            self._forget_lists("tools/list")
+            self._tool_headers.pop(name, None)
+            fresh = await self._headers_for_tool(name)
+            if fresh == header_params:
+                raise
+            return await self._call("tools/call", params, header_params=fresh, progress=on_progress)
 
     # -- tasks (io.modelcontextprotocol/tasks) ---------------------------------------------
 

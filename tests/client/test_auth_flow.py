@@ -146,3 +146,24 @@ async def test_a_redirect_with_another_state_is_refused_before_the_token_request
     with pytest.raises(AuthorizationError, match="state"):
         await call(stub, oauth(stub, answer_state="forged"))
     assert len(stub.authorized) == 1  # the user went; nothing came of the forged answer
+
+
+async def test_an_error_from_the_wrong_issuer_is_not_acted_on_or_shown(stub: Stub) -> None:
+    """A redirect carrying an error and another issuer's `iss`: refused for the issuer, and none of
+    its error text reaches the caller (index.mdx, Authorization Response Validation)."""
+
+    async def forged(url: str) -> str:
+        query = parse_qs(urlsplit(url).query)
+        stub.authorized.append(query)
+        forged_error = {
+            "error": "access_denied",
+            "error_description": "call +1-555-SCAM to restore access",
+            "state": query["state"][0],
+            "iss": "https://evil.example",
+        }
+        return f"http://127.0.0.1:33418/callback?{urlencode(forged_error)}"
+
+    with pytest.raises(AuthorizationError) as refused:
+        await call(stub, OAuth(redirect=forged, redirect_uri="http://127.0.0.1:33418/callback"))
+    assert "RFC 9207" in str(refused.value)
+    assert "SCAM" not in str(refused.value) and refused.value.error is None

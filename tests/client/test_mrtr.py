@@ -184,7 +184,7 @@ async def test_the_client_refuses_tool_enabled_sampling_it_did_not_declare():
     handlers = InputHandlers(sampling=lambda params: {"role": "assistant", "content": {}, "model": "m"})
     handlers.declared = {"sampling": {}}
     tool_enabled = create_message("hi", tools=[{"name": "lookup", "inputSchema": {"type": "object"}}])
-    with pytest.raises(ProtocolError, match="needs sampling.tools, which this client did not declare"):
+    with pytest.raises(ProtocolError, match="needs sampling.tools, which this client never declared"):
         await handlers.respond({"look": tool_enabled})
     assert (await handlers.respond({"plain": create_message("hi")}))["plain"]["model"] == "m"
 
@@ -298,6 +298,21 @@ async def test_a_rejected_tool_leaves_the_others_usable(caplog):
             assert [tool["name"] for tool in await client.list_tools()] == ["good"]
             assert (await client.call_tool("good"))["content"][0]["text"] == "fine"
     assert any("'bad'" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+
+
+async def test_an_expired_request_state_ends_the_loop_with_invalid_params():
+    """Over real HTTP: the server sealed a state that is already stale (ttl -1 s), so the client's
+    retry is refused with -32602, and the client reports it rather than asking again."""
+    from mcpref.client import InvalidParams
+    from mcpref.mrtr import StateSealer
+
+    stale = Server("stale-state", "1.0.0", state_sealer=StateSealer(b"k" * 32, ttl_seconds=-1))
+    stale.tool(name="delete", input_schema={"type": "object", "properties": {"path": {"type": "string"}}})(delete)
+    with endpoint(StreamableHTTP(stale)) as stale_url:
+        async with connect(stale_url, elicitation=lambda params: accept({"sure": True})) as (client, traffic):
+            with pytest.raises(InvalidParams, match="it has expired"):
+                await client.call_tool("delete", {"path": "x"})
+    assert traffic.methods.count("tools/call") == 2
 
 
 @pytest.mark.parametrize("extra", [{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}, {"toolChoice": {}}])
