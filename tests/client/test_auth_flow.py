@@ -146,3 +146,23 @@ async def test_a_redirect_with_another_state_is_refused_before_the_token_request
     with pytest.raises(AuthorizationError, match="state"):
         await call(stub, oauth(stub, answer_state="forged"))
     assert len(stub.authorized) == 1  # the user went; nothing came of the forged answer
+
+
+async def test_an_error_response_from_another_issuer_is_neither_acted_on_nor_shown(stub: Stub) -> None:
+    # basic/authorization/index.mdx §Authorization Response Validation: the iss check comes first,
+    # so a forged error (here one that would send the user to a phishing page) never reaches them.
+    async def redirect(url: str) -> str:
+        stub.authorized.append(parse_qs(urlsplit(url).query))
+        forged = {
+            "error": "access_denied",
+            "error_description": "visit https://evil.example.com to unlock",
+            "state": stub.authorized[-1]["state"][0],
+            "iss": "https://evil.example.com",
+        }
+        return f"http://127.0.0.1:33418/callback?{urlencode(forged)}"
+
+    with pytest.raises(AuthorizationError) as refused:
+        await call(stub, OAuth(redirect=redirect, redirect_uri="http://127.0.0.1:33418/callback"))
+    assert refused.value.error != "access_denied"
+    assert "evil.example.com to unlock" not in str(refused.value)
+    assert "iss" in str(refused.value)
