@@ -9,6 +9,7 @@ table does not score it.
 from __future__ import annotations
 
 import atexit
+import json
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .messages import Call
+from .pyload import CALLS as PYLOAD_CALLS
 
 LUA = """\
 wrk.method = "POST"
@@ -66,6 +68,10 @@ def run(url: str, call: Call, connections: int, seconds: int, cpu: int) -> Run:
         command = _wrk_command(url, call, connections, seconds)
     else:
         command = [sys.executable, "-m", "bench.pyload", url, call.name, str(connections), str(seconds)]
+        if call.name not in PYLOAD_CALLS:  # a request made at run time (a task id): pass it whole
+            spec = _workdir / f"call-{abs(hash(call.body))}.json"
+            spec.write_text(json.dumps({"body": call.body.decode(), "headers": call.headers, "expect": call.expect}))
+            command.append(str(spec))
     done = subprocess.run(["taskset", "-c", str(cpu), *command], capture_output=True, text=True, timeout=seconds + 60)
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     if done.returncode != 0 or not lines:
@@ -80,11 +86,12 @@ atexit.register(shutil.rmtree, _workdir, True)
 
 
 def _wrk_command(url: str, call: Call, connections: int, seconds: float) -> list[str]:
-    if call.name not in _scripts:
+    key = f"{call.name}-{abs(hash(call.body))}"
+    if key not in _scripts:
         headers = "\n".join(f'wrk.headers["{name}"] = "{value}"' for name, value in call.headers.items())
         script = LUA.format(body=call.body.decode(), headers=headers, expect=call.expect)
-        path = _workdir / f"{call.name.replace('/', '-')}.lua"
+        path = _workdir / f"{key.replace('/', '-')}.lua"
         path.write_text(script)
-        _scripts[call.name] = path
+        _scripts[key] = path
     # One wrk thread: the load generator has one CPU of its own, as the server has.
-    return ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "-s", str(_scripts[call.name]), url]
+    return ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "-s", str(_scripts[key]), url]

@@ -11,6 +11,7 @@ table says which generator ran.
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import time
 from urllib.parse import urlsplit
@@ -77,9 +78,17 @@ async def main(url: str, call: Call, connections: int, seconds: float) -> str:
     return f"RESULT {elapsed * 1e6:.0f} {tally['good']} {tally['bad']} {tally['errors']} {p50:.0f} {p99:.0f}"
 
 
+def _call_from(path: str, name: str) -> Call:
+    """A request made at run time (it names a task id), written to a JSON file by `bench.load`."""
+    with open(path) as file:
+        spec = json.load(file)
+    return Call(name, spec["body"].encode(), spec["headers"], spec["expect"])
+
+
 if __name__ == "__main__":
     url, method, connections, seconds = sys.argv[1:5]
-    work = main(url, CALLS[method], int(connections), float(seconds))
+    call = _call_from(sys.argv[5], method) if len(sys.argv) > 5 else CALLS[method]
+    work = main(url, call, int(connections), float(seconds))
     try:
         import uvloop
     except ImportError:

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import inproc, instructions, listen, load
+from . import inproc, instructions, listen, load, tasks
 from .messages import DISCOVER, TOOLS_CALL, TOOLS_LIST, Call
 from .procs import ServerProcess, Spec, cold_start, import_seconds
 
@@ -45,6 +45,8 @@ SCENARIOS: list[tuple[Spec, Call]] = [
     (SDK, TOOLS_CALL),
 ]
 CONNECTIONS = (1, 32)
+#: Connections for the tasks cells (split between the instances when there are two).
+TASKS_CONNECTIONS = 16
 
 
 @dataclass
@@ -395,11 +397,15 @@ def main(argv: list[str] | None = None) -> None:
         results.notes.append("valgrind not installed: no instruction counts")
     _progress(f"{mode.listeners} idle listen streams")
     results.listen = listen.measure(OURS_OWN_RUNNER, mode.listeners, mode.hold, SERVER_CPU, LOAD_CPU)
+    _progress("tasks: creation and polling on SQLite and PostgreSQL")
+    tasks_report = tasks.measure(mode.seconds, TASKS_CONNECTIONS, SERVER_CPU, LOAD_CPU)
     if not args.skip_suite:
         _progress("timing ./scripts/test and mkdocs build --strict")
         measure_suite(results)
 
     print_tables(results, specs)
+    tasks.print_report(tasks_report, TASKS_CONNECTIONS)
+    print()
     print_targets(results)
     for note in results.notes:
         print(f"note: {note}")

@@ -1,12 +1,13 @@
 """The documentation site and the reference MCP endpoint on one origin.
 
 `./scripts/serve` runs this with uvicorn: the built pages (mkdocs output in `site/`) at `/`, the
-reference server at `/mcp`, the same server dual-era at `/dual/mcp` (for the versioning page) and
-a second server at `/tides/mcp` (for the composition page), the server the guides build at
-`/guide/mcp`, a server with an extension at `/alerts/mcp`, and the authorization demo (the local
-authorization server at `/auth`, a protected server at `/secure/mcp`, their well-known metadata),
-so every `curl` command on a page works as written against http://127.0.0.1:8000. One ASGI
-function picks the app by path; nothing else is shared.
+reference server at `/mcp` (both eras, 2025-11-25 and 2026-07-28), the same server 2026-07-28-only
+at `/modern/mcp` (for the versioning page; `/dual/mcp` is an old alias of `/mcp`), a second server
+at `/tides/mcp` (for the composition page), the server the guides build at `/guide/mcp`, a server
+with an extension at `/alerts/mcp`, one whose tools run as tasks at `/tasks/mcp`, and the
+authorization demo (the local authorization server at `/auth`, a protected server at
+`/secure/mcp`, their well-known metadata), so every `curl` command on a page works as written
+against http://127.0.0.1:8000. One ASGI function picks the app by path; nothing else is shared.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from examples import extension_server, reference_server
+from examples import extension_server, reference_server, tasks_server
 from examples.guide_server import step7_cache_and_pages as guide_server
 from examples.reference_server import tides
 from examples.secure_server import demo
@@ -30,10 +31,12 @@ SITE_DIR = Path(os.environ.get("MCPREF_SITE_DIR", Path(__file__).resolve().paren
 #: How to build each MCP endpoint, by exact path.
 MCP_FACTORIES = {
     "/mcp": reference_server.create_app,
+    "/modern/mcp": reference_server.create_modern_app,
     "/dual/mcp": reference_server.create_dual_app,
     "/tides/mcp": tides.create_app,
     "/guide/mcp": guide_server.create_app,
     "/alerts/mcp": extension_server.create_app,
+    "/tasks/mcp": tasks_server.create_app,
 }
 #: What the docs harness builds afresh for each frame, by exact path: the MCP endpoints, and for
 #: the authorization demo's paths a whole new demo (authorization server, protected server, key).

@@ -13,9 +13,10 @@ given to `Server.add_extension`, that says:
 - `methods`: the methods it adds. The core serves them only to requests that declare the
   extension, and answers the others with -32021 naming it (a method the client never asked for);
 - `result_types`: the `resultType` values its handlers may return. The core refuses to send one
-  to a client that did not declare the extension (that would be extension behaviour it cannot
-  read), and refuses any value no one registered;
+  to a client that did not declare the extension (extension behaviour that client cannot read);
 - `name_fields`: which parameter the `Mcp-Name` header mirrors for its methods;
+- `listen_keys`: the `subscriptions/listen` filter keys it defines, refused (-32021) to clients
+  that did not declare it;
 - `around(ctx, call_next)`: a hook around every request the client sent declaring the
   extension, or not, to change how a core method is answered (tasks answers a slow
   `tools/call` with a task handle).
@@ -48,6 +49,9 @@ class Extension:
     result_types: frozenset[str] = frozenset()
     #: Method -> the parameter its `Mcp-Name` header mirrors (streamable-http.mdx §Standard Headers).
     name_fields: Mapping[str, str] = {}
+    #: Keys of `subscriptions/listen`'s `notifications` filter this extension defines (tasks: `taskIds`);
+    #: a client that asks for one without declaring the extension gets -32021.
+    listen_keys: frozenset[str] = frozenset()
 
     def added_to(self, server: Any) -> None:
         """Called by `Server.add_extension`: keep the server if the extension needs it (its tools)."""
@@ -75,3 +79,6 @@ def declared(ctx_or_capabilities: RequestContext | Mapping[str, Any], extension_
 def requirement(extension_id: str) -> dict[str, Any]:
     """The `requiredCapabilities` that names one extension, for a -32021 error."""
     return {"extensions": {extension_id: {}}}
+
+
+__all__ = ["CallNext", "Extension", "Handler", "declared", "requirement"]

@@ -62,7 +62,7 @@ class HostPolicy:
     def __init__(self, allowed: list[str] | None = None) -> None:
         self.allowed = frozenset(host.lower() for host in (allowed or []))
         #: Host values already judged good, so the usual request costs one set lookup.
-        self._good: set[str] = set()
+        self.known_good: set[str] = set()
         #: Whether each local address this server answers on is a loopback one.
         self._loopback: dict[str, bool] = {}
 
@@ -75,7 +75,7 @@ class HostPolicy:
     def allows(self, host: str | None, server: tuple[str, int] | None) -> bool:
         """Whether a request with this `Host` (None when absent), received on the local address
         `server`, may be served; if not, 421."""
-        if host is None or host in self._good or not server:
+        if host is None or host in self.known_good or not server:
             return True
         loopback = self._loopback.get(server[0])
         if loopback is None:
@@ -84,8 +84,8 @@ class HostPolicy:
             return True
         name = _host_name(host.lower())
         if name in LOOPBACK_HOSTS or name in self.allowed or "*" in self.allowed:
-            if len(self._good) < 64:
-                self._good.add(host)
+            if len(self.known_good) < 64:
+                self.known_good.add(host)
             return True
         return False
 

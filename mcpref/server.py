@@ -25,7 +25,15 @@ from .jsonrpc import (
     MCPError,
     Request,
 )
-from .meta import LATEST_VERSION, MODERN_VERSIONS, SERVER_INFO_KEY, RequestMeta, read_request_meta, require_capabilities
+from .meta import (
+    CLIENT_CAPABILITIES_KEY,
+    LATEST_VERSION,
+    MODERN_VERSIONS,
+    SERVER_INFO_KEY,
+    RequestMeta,
+    read_request_meta,
+    require_capabilities,
+)
 from .mrtr import MRTR_METHODS, InputRequired, StateSealer, params_digest, read_input_responses, required_capability
 from .pagination import paginate
 from .prompts import Prompt, PromptRegistry
@@ -370,18 +378,15 @@ class Server:
         return self._finish(result)
 
     def _check_result_type(self, ctx: RequestContext, result_type: Any) -> None:
-        """Send an extension's `resultType` only to a client that declared that extension."""
-        if result_type in CORE_RESULT_TYPES:
-            return
+        """Send an extension's `resultType` only to a client that declared that extension.
+
+        A value no extension registered is left alone: it is the handler's to answer for (the
+        client tests use one to check that clients refuse it).
+        """
         for extension in self.extensions.values():
-            if result_type in extension.result_types:
-                if declared(ctx, extension.id):
-                    return
+            if result_type in extension.result_types and not declared(ctx, extension.id):
                 logger.error("%s answered resultType %r to a client without %s", ctx.method, result_type, extension.id)
-                break
-        else:
-            logger.error("%s answered resultType %r, which no extension registered", ctx.method, result_type)
-        raise MCPError(INTERNAL_ERROR, f"Internal error while handling {ctx.method}")
+                raise MCPError(INTERNAL_ERROR, f"Internal error while handling {ctx.method}")
 
     def _read_round(self, ctx: RequestContext) -> None:
         """Take `inputResponses` and open `requestState` on an MRTR retry (basic/patterns/mrtr.mdx)."""
@@ -429,7 +434,22 @@ class Server:
     def open_subscription(self, request: Request, caller: str = "") -> Subscription:
         """Start a `subscriptions/listen` subscription; the transport streams it. `caller` (a
         principal, or a peer address) is whose fair share of the listen slots it counts against."""
+        self._check_listen_keys(request.params)
         return self.subscriptions.open(request.id, request.params, self.capabilities(), caller)
+
+    def _check_listen_keys(self, params: dict[str, Any]) -> None:
+        """A filter an extension defines is refused (-32021) to a client that did not declare it."""
+        requested = params.get("notifications")
+        if not isinstance(requested, dict):
+            return  # the hub refuses it, with the reason
+        for extension in self.extensions.values():
+            if extension.listen_keys & requested.keys() and not declared(_declared_in(params), extension.id):
+                raise MCPError(
+                    MISSING_REQUIRED_CLIENT_CAPABILITY,
+                    f"Missing required client capability: {', '.join(sorted(extension.listen_keys))} "
+                    f"needs the {extension.id} extension",
+                    {"requiredCapabilities": requirement(extension.id)},
+                )
 
     def notify_list_changed(self, kind: str) -> None:
         """Tell listening clients that the list of `kind` ("tools", "prompts", "resources") changed."""
@@ -530,6 +550,13 @@ class Server:
 
     async def _complete(self, ctx: RequestContext) -> dict[str, Any]:
         return await complete(ctx.params, self.prompts, self.resources)
+
+
+def _declared_in(params: dict[str, Any]) -> dict[str, Any]:
+    """The client capabilities a request's `_meta` declares, `{}` if it declares none."""
+    meta = params.get("_meta")
+    capabilities = meta.get(CLIENT_CAPABILITIES_KEY) if isinstance(meta, dict) else None
+    return capabilities if isinstance(capabilities, dict) else {}
 
 
 def _around(extension: Extension, call_next: Handler) -> Handler:

@@ -4,6 +4,10 @@
   from the page's own TL;DR, so a new page needs no second list to keep in step.
 - Diagram source stays out of the search index (a result preview showed raw mermaid), and reaches
   the Markdown alternate as a ```mermaid block rather than an anonymous one.
+- Each page links its Markdown copy (built beside it by the llmstxt plugin) and the llms files.
+  Added to the finished page, so neither search nor the Markdown copy picks the link up. An
+  <a rel="alternate">, not a <link>: Material takes every <link rel="alternate"> for a language
+  version and fetches a sitemap beside it.
 """
 
 from __future__ import annotations
@@ -72,3 +76,18 @@ def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files
     return _MERMAID.sub(
         r'<div class="language-mermaid" data-search-exclude><pre class="mermaid"><code>\1</code></pre></div>', html
     )
+
+
+_ALTERNATE = (
+    '<p class="mcpref-alternate"><a href="{page}" rel="alternate" type="text/markdown">This page as Markdown</a>'
+    ' · <a href="{root}llms.txt">llms.txt</a> · <a href="{root}llms-full.txt">llms-full.txt</a></p>'
+)
+
+
+def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
+    if not page.file.src_uri.endswith(".md") or "</article>" not in output:
+        return output
+    depth = page.url.count("/")  # "internals/overview/" -> 2: the site root is ../../
+    link = _ALTERNATE.format(page="index.md", root="../" * depth or "./")
+    head, _, tail = output.rpartition("</article>")
+    return f"{head}{link}</article>{tail}"

@@ -188,6 +188,39 @@ def test_expired_state_and_other_keys_are_refused() -> None:
         StateSealer(b"b" * 32).open(token, method="tools/call", digest="d", principal=None, now=1005)
 
 
+def test_a_state_is_good_until_its_expiry_second_and_refused_after() -> None:
+    sealer = StateSealer(b"a" * 32, ttl_seconds=10)
+    token = sealer.seal("s", method="tools/call", digest="d", principal=None, now=1000)
+    assert sealer.open(token, method="tools/call", digest="d", principal=None, now=1010) == "s"
+    with pytest.raises(MCPError, match="it has expired"):
+        sealer.open(token, method="tools/call", digest="d", principal=None, now=1010.5)
+
+
+def test_the_dispatcher_refuses_a_retry_whose_state_has_expired() -> None:
+    """A state lives `ttl_seconds`; a retry after that is -32602 and the tool does not run again."""
+    server = Server("mrtr", "1", state_sealer=StateSealer(b"k" * 32, ttl_seconds=-1))
+    ran: list[str] = []
+
+    @server.tool()
+    def confirm(ctx) -> str | InputRequired:  # type: ignore[no-untyped-def]
+        ran.append("round")
+        if ctx.input_response("ok") is None:
+            return InputRequired({"ok": elicit_form("Sure?", {"sure": {"type": "boolean"}})}, state={"step": 1})
+        return "done"
+
+    first = call(server, "tools/call", {"name": "confirm", "arguments": {}})
+    retry = {
+        "name": "confirm",
+        "arguments": {},
+        "requestState": first["requestState"],
+        "inputResponses": {"ok": {"action": "accept", "content": {"sure": True}}},
+    }
+    with pytest.raises(MCPError, match="requestState refused: it has expired") as caught:
+        call(server, "tools/call", retry)
+    assert caught.value.code == INVALID_PARAMS
+    assert ran == ["round"]
+
+
 def test_state_key_from_the_environment_is_shared_by_instances(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MCP_STATE_KEY", "shared-secret")
     token = StateSealer().seal(1, method="m", digest="d", principal=None)

@@ -15,8 +15,17 @@ from mcpref._quickcheck import quick_check
 NAMES = st.sampled_from(["a", "b", "message", "n"])
 TYPES = st.sampled_from(["string", "integer", "number", "boolean", "null", "object", "array"])
 
+#: Drawn on their own: among all floats, the non-whole ones an `integer` must refuse are rare enough
+#: that a property drawing `st.floats()` inside nested schemas almost never meets one where it matters.
+NON_WHOLE = st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: not x.is_integer())
+
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=3),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | NON_WHOLE
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=3),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(NAMES, inner, max_size=3),
     max_leaves=8,
 )
@@ -42,8 +51,14 @@ def _schemas(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 schemas = st.recursive(st.just(True) | _schemas(st.just(True)), _schemas, max_leaves=6)
 
 
+#: Non-whole numbers where the drawn schemas' names and items put them: alone, as properties, as items.
+non_whole_placed = (
+    NON_WHOLE | st.dictionaries(NAMES, NON_WHOLE, min_size=1, max_size=3) | st.lists(NON_WHOLE, min_size=1)
+)
+
+
 @settings(max_examples=400, deadline=None)
-@given(schemas, st.lists(json_values, min_size=1, max_size=5))
+@given(schemas, st.lists(json_values | non_whole_placed, min_size=1, max_size=5))
 def test_a_quick_pass_is_a_jsonschema_pass(schema: Any, instances: list[Any]) -> None:
     check = quick_check(schema)
     if check is None:
@@ -53,6 +68,39 @@ def test_a_quick_pass_is_a_jsonschema_pass(schema: Any, instances: list[Any]) ->
     for instance in instances:
         if check(instance):
             assert validator.is_valid(instance), (schema, instance)
+
+
+def _where_an_integer_is_expected(value: float) -> list[tuple[Any, Any]]:
+    """(schema, instance) pairs that put `value` where only an integer may stand."""
+    return [
+        ({"type": "integer"}, value),
+        ({"type": ["integer", "string"]}, value),
+        ({"type": "object", "properties": {"n": {"type": "integer"}}}, {"n": value}),
+        ({"type": "object", "properties": {"o": {"properties": {"n": {"type": "integer"}}}}}, {"o": {"n": value}}),
+        ({"type": "array", "items": {"type": "integer"}}, [1, value]),
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(NON_WHOLE)
+def test_an_integer_is_never_a_non_whole_number(value: float) -> None:
+    for schema, instance in _where_an_integer_is_expected(value):
+        check = quick_check(schema)
+        assert check is not None and not check(instance), (schema, instance)
+
+
+def test_a_tool_declared_with_an_integer_refuses_one_and_a_half() -> None:
+    """The validation bypass a looser quick check would open: `{"n": 1.5}` must never reach the tool."""
+    server = Server("t", "1")
+
+    @server.tool(input_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})
+    def repeat(n: int) -> str:
+        return "x" * n
+
+    tool = server.tools.require("repeat")
+    for value in (1.5, -0.5, 2.000001):
+        with pytest.raises(ToolError, match=r"at n: .* is not of type 'integer'"):
+            tool.check_arguments({"n": value})
 
 
 @pytest.mark.parametrize(

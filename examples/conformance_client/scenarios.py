@@ -20,6 +20,7 @@ from mcpref.client import (
     OAuth,
     ProtocolError,
 )
+from mcpref.client._http import default_ssl_context
 
 Handler = Callable[[str, dict[str, Any]], Awaitable[None]]
 
@@ -150,7 +151,7 @@ CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 async def follow_authorization(url: str) -> str:
     """The redirect step with no user: the mock authorization server approves at once, so the
     answer to the authorization URL is the redirect back, `Location` included."""
-    async with httpx.AsyncClient() as http:
+    async with httpx.AsyncClient(verify=default_ssl_context()) as http:
         response = await http.get(url)
     if not response.is_redirect:
         raise SystemExit(f"the authorization endpoint answered {response.status_code}, not a redirect")

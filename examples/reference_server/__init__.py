@@ -16,7 +16,8 @@ Each tool shows one thing a reader meets on the wire:
 Plus a resource, a resource whose backend is down (reading it is -32603), a resource template and
 a prompt whose arguments complete.
 Run it alone with `uvicorn examples.reference_server:app`, or with the site via `./scripts/serve`.
-The same desk also runs dual-era (serving 2025-11-25 clients too) at `/dual/mcp`: `create_dual_app`.
+`/mcp` serves 2025-11-25 clients too (statelessly, see mcpref/legacy.py); the same desk runs
+2026-07-28 only at `/modern/mcp` (`create_modern_app`), and `/dual/mcp` is an alias of `/mcp`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from .tools import register_tools
 INSTRUCTIONS = "Weather desk: forecasts, station reports and unit conversion. Data is synthetic."
 
 
-def build_server(*, serve_legacy: bool = False) -> Server:
+def build_server(*, serve_legacy: bool = True) -> Server:
     """A fresh server with everything registered; nothing is shared between two calls."""
     server = Server(
         "weather-desk",
@@ -41,8 +42,7 @@ def build_server(*, serve_legacy: bool = False) -> Server:
         # Lists change only on deploy: any client may reuse them for a minute.
         cache=CacheHints(ttl_ms=60_000, scope="public"),
         cache_for={"server/discover": CacheHints(ttl_ms=3_600_000, scope="public")},
-        # Modern-only at /mcp, so the pages show what 2026-07-28 alone does with a 2025-era client;
-        # mcpref serves both eras by default (see mcpref/legacy.py), as /dual/mcp does.
+        # Both eras at /mcp, as mcpref serves by default; /modern/mcp turns the legacy era off.
         serve_legacy=serve_legacy,
     )
     register_tools(server)
@@ -87,15 +87,25 @@ def build_server(*, serve_legacy: bool = False) -> Server:
 
 
 def create_app() -> StreamableHTTP:
-    """The MCP endpoint at `/mcp`, built fresh: the docs harness calls this once per request."""
+    """The MCP endpoint at `/mcp`, built fresh (the docs harness calls this once per request).
+
+    Dual-era, like any mcpref server by default: the URL `./scripts/serve` prints must work with
+    the clients people have, and many still speak 2025-11-25 (basic/versioning.mdx §Dual-era servers).
+    """
     return StreamableHTTP(build_server())
 
 
+def create_modern_app() -> StreamableHTTP:
+    """The same desk at `/modern/mcp`, 2026-07-28 only: what a modern-only server answers a
+    2025-era client (the versioning page shows it)."""
+    return StreamableHTTP(build_server(serve_legacy=False), path="/modern/mcp")
+
+
 def create_dual_app() -> StreamableHTTP:
-    """The same desk, dual-era, at `/dual/mcp`: 2025-11-25 clients are served too (statelessly)."""
-    return StreamableHTTP(build_server(serve_legacy=True), path="/dual/mcp")
+    """`/dual/mcp`, kept as an alias of `/mcp` for links made when `/mcp` was modern-only."""
+    return StreamableHTTP(build_server(), path="/dual/mcp")
 
 
 app = create_app()
 
-__all__ = ["app", "build_server", "create_app", "create_dual_app"]
+__all__ = ["app", "build_server", "create_app", "create_dual_app", "create_modern_app"]

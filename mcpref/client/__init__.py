@@ -38,6 +38,7 @@ from ._input import InputHandler, InputHandlers
 from ._listen import Subscription
 from ._redirect import LoopbackRedirect
 from ._stdio import StdioTransport
+from ._tasks import TaskCancelled
 
 __all__ = [
     "DEFAULT_ERA_CACHE",
@@ -68,6 +69,7 @@ __all__ = [
     "SessionExpired",
     "StdioTransport",
     "Subscription",
+    "TaskCancelled",
     "TokenStore",
     "Tokens",
     "Transport",

@@ -34,6 +34,7 @@ from ..meta import (
     PROTOCOL_VERSION_KEY,
 )
 from ..mrtr import MRTR_METHODS
+from ..tasks.record import TASK_METHODS, TASKS_EXTENSION
 from ._cache import CacheKey, ResultCache
 from ._era import (
     AUTO,
@@ -48,6 +49,7 @@ from ._era import (
 )
 from ._errors import (
     MODERN_ERROR_CODES,
+    HeaderMismatch,
     InvalidParams,
     MCPClientError,
     ProtocolError,
@@ -59,6 +61,7 @@ from ._errors import (
 from ._http import HTTPTransport, default_ssl_context
 from ._input import InputHandler, InputHandlers
 from ._listen import Subscription
+from ._tasks import CANCEL, GET, UPDATE, StatusCallback, TaskWaiter, task_params
 
 CLIENT_INFO = {"name": "mcpref-client", "version": "0.1.0"}
 
@@ -143,6 +146,8 @@ class Client:
     - `auth`: an `httpx.Auth` for every request, such as `mcpref.client.OAuth` (the whole
       authorization flow of basic/authorization/, started by the server's 401).
     - `http`, `timeout`: the `httpx.AsyncClient` to use (else one is made and owned), and its timeout.
+    - `tasks`: declare the tasks extension (`io.modelcontextprotocol/tasks`), so the server may
+      answer a slow `tools/call` with a task; `call_tool` then waits for it (see `_tasks`).
     """
 
     def __init__(
@@ -167,6 +172,7 @@ class Client:
         auth: httpx.Auth | None = None,
         timeout: float = 30.0,
         max_rounds: int = 8,
+        tasks: bool = False,
     ) -> None:
         if version not in (AUTO, LEGACY) and kind_of(version) == "legacy" and version not in LEGACY_VERSIONS:
             raise ValueError(f"legacy version {version!r} is not one this client speaks: {', '.join(LEGACY_VERSIONS)}")
@@ -176,6 +182,9 @@ class Client:
         self.client_info = dict(client_info or CLIENT_INFO)
         self.inputs = InputHandlers(elicitation, sampling, roots, tuple(elicitation_modes))
         self.capabilities = {**self.inputs.capabilities(), **(capabilities or {})}
+        if tasks:
+            self.capabilities["extensions"] = {**self.capabilities.get("extensions", {}), TASKS_EXTENSION: {}}
+        self.tasks = TaskWaiter(self)
         self.inputs.declared = self.capabilities
         self.on_progress = on_progress
         self.on_log = on_log
@@ -282,9 +291,34 @@ class Client:
         return kept
 
     async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        on_progress: Callback | None = None,
+        on_status: StatusCallback | None = None,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """`tools/call`. A tool's own failure comes back as a result with `isError: true`.
+
+        `timeout` (seconds) bounds the whole call, progress or not: when it passes, the call is
+        cancelled on the server (basic/patterns/cancellation.mdx §Timeouts) and TimeoutError raised.
+        If the server answers with a task (only to a client made with `tasks=True`), this waits
+        for it and returns its result; `on_status` sees the task's status as it changes.
+        """
+        if timeout is not None:
+            async with asyncio.timeout(timeout):
+                return await self.call_tool(name, arguments, on_progress=on_progress, on_status=on_status)
+        result = await self.start_tool(name, arguments, on_progress=on_progress)
+        if result.get("resultType") == "task":
+            return await self.wait_for_task(result["taskId"], on_status=on_status)
+        return result
+
+    async def start_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, *, on_progress: Callback | None = None
     ) -> dict[str, Any]:
-        """`tools/call`. A tool's own failure comes back as a result with `isError: true`."""
+        """`tools/call`, returning what the server answered: a `CallToolResult`, or a
+        `CreateTaskResult` (`resultType: "task"`) whose `taskId` the caller keeps."""
         if not isinstance(name, str) or not name:
             raise ValueError("tool name must be a non-empty string")
         if arguments is not None and not isinstance(arguments, Mapping):
@@ -293,7 +327,37 @@ class Client:
         if arguments is not None:
             params["arguments"] = dict(arguments)
         header_params = await self._headers_for_tool(name)
-        return await self._call("tools/call", params, header_params=header_params, progress=on_progress)
+        try:
+            return await self._call("tools/call", params, header_params=header_params, progress=on_progress)
+        except HeaderMismatch:
+            # The tool's x-mcp-header parameters may have changed since we listed it: list the tools
+            # again and, if they did change, retry once (streamable-http.mdx §Client Behavior).
+            if header_params is None and not self._tools_listed:
+                raise
+            self._forget_lists("tools/list")
+            self._tool_headers.pop(name, None)
+            fresh = await self._headers_for_tool(name)
+            if fresh == header_params:
+                raise
+            return await self._call("tools/call", params, header_params=fresh, progress=on_progress)
+
+    # -- tasks (io.modelcontextprotocol/tasks) ---------------------------------------------
+
+    async def get_task(self, task_id: str) -> dict[str, Any]:
+        """`tasks/get`: the task's status, and its input requests, result or error."""
+        return await self._call(GET, task_params(task_id))
+
+    async def update_task(self, task_id: str, input_responses: Mapping[str, Any]) -> None:
+        """`tasks/update`: answers to some or all of the task's outstanding input requests."""
+        await self._call(UPDATE, {**task_params(task_id), "inputResponses": dict(input_responses)})
+
+    async def cancel_task(self, task_id: str) -> None:
+        """`tasks/cancel`: ask the server to stop the task; it may finish anyway."""
+        await self._call(CANCEL, task_params(task_id))
+
+    async def wait_for_task(self, task_id: str, *, on_status: StatusCallback | None = None) -> dict[str, Any]:
+        """Poll the task to its end and return its result (also after a restart, given the id)."""
+        return await self.tasks.wait(task_id, on_status=on_status)
 
     async def list_resources(self) -> list[dict[str, Any]]:
         """Every resource, all pages."""
@@ -398,6 +462,11 @@ class Client:
             result = await self._request(method, attempt, header_params=header_params, progress=progress)
             kind = result.get("resultType", "complete")
             if kind == "complete":
+                return result, rounds
+            if kind == "task":
+                # Only for a client that declared tasks, and only where a task may stand in (SEP-2663).
+                if TASKS_EXTENSION not in self.capabilities.get("extensions", {}) or method not in TASK_METHODS:
+                    raise ProtocolError(f"{method} answered with a task, which this request cannot take")
                 return result, rounds
             if kind != "input_required":
                 raise ProtocolError(f"{method} answered with unknown resultType {kind!r}")

@@ -24,6 +24,7 @@ from httpx_sse import EventSource, SSEError
 from ..headers import PROTOCOL_VERSION_HEADER, request_headers
 from ..jsonrpc import MCPError, decode_json, encode
 from ..meta import PROTOCOL_VERSION_KEY
+from ..tasks.record import NAME_FIELDS as EXTENSION_NAME_FIELDS
 from ._errors import SessionExpired, TransportError, error_from
 
 ACCEPT = "application/json, text/event-stream"
@@ -67,7 +68,8 @@ class HTTPTransport:
         params = message.get("params") or {}
         if isinstance((params.get("_meta") or {}).get(PROTOCOL_VERSION_KEY), str):
             if "id" in message:
-                headers.update(request_headers(message["method"], params, header_params))
+                method = message["method"]
+                headers.update(request_headers(method, params, header_params, EXTENSION_NAME_FIELDS.get(method)))
             else:
                 # Header rules for notification POSTs are not defined (streamable-http.mdx Note);
                 # the version is the one header every POST is asked to carry.

@@ -83,7 +83,7 @@ class InputHandlers:
             missing = missing_capabilities(required_capability(request), declared).get("sampling", {})
             if missing:
                 names = ", ".join(f"sampling.{name}" for name in missing)
-                raise ProtocolError(f"inputRequests[{key!r}] needs {names}, which this client did not declare")
+                raise ProtocolError(f"inputRequests[{key!r}] needs {names}, which this client never declared")
         handler = self._handler_for(method, params)
         if handler is None:
             # The server must only ask for what the client declared (mrtr.mdx §Server Requirements).

@@ -9,7 +9,6 @@ for exactly one redirect, with a deadline. HTTP parsing is h11's (the parser htt
 from __future__ import annotations
 
 import asyncio
-import webbrowser
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
@@ -76,6 +75,8 @@ class LoopbackRedirect:
 
 
 def _system_browser(url: str) -> None:
+    import webbrowser  # here: importing it costs every client, and only this one uses it
+
     print(f"Open this URL to authorize: {url}")
     webbrowser.open(url)
 

@@ -116,11 +116,13 @@ class StdioTransport:
             if token is not None:
                 self._tokens.pop(token, None)
             if not answered and self._alive():
-                # The client gave up on it: tell the server to stop (stdio.mdx, cancellation.mdx).
+                # The client gave up on it: tell the server to stop (stdio.mdx, cancellation.mdx),
+                # and say why in the log, for whoever debugs a request that never finished.
+                reason = "the caller stopped waiting"
+                logger.debug("cancelling %s request %r: %s", message["method"], request_id, reason)
                 with contextlib.suppress(TransportError):
-                    await self.notify(
-                        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id}}
-                    )
+                    params = {"requestId": request_id, "reason": reason}
+                    await self.notify({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
 
     async def notify(self, message: dict[str, Any]) -> None:
         """Send a notification (no answer expected), starting the server first if needed."""

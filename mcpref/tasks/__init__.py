@@ -5,7 +5,8 @@ from mcpref import Server
 from mcpref.tasks import SQLiteTaskStore, TasksExtension
 
 server = Server("jobs", "1.0.0")
-tasks = server.add_extension(TasksExtension(SQLiteTaskStore("tasks.sqlite3")))
+# ":memory:" for this example; a file name keeps the tasks across restarts.
+tasks = server.add_extension(TasksExtension(SQLiteTaskStore(":memory:")))
 
 @server.tool()
 async def build(target: str, ctx):
@@ -20,8 +21,8 @@ async def build(target: str, ctx):
 `mcpref.tasks.postgres.PostgresTaskStore` keeps them in PostgreSQL instead, for several instances.
 """
 
-from .extension import TASKS_EXTENSION, Task, TasksExtension
-from .record import TaskRecord
+from .extension import Task, TasksExtension
+from .record import TASKS_EXTENSION, TaskRecord
 from .store import SQLiteTaskStore, TaskStore
 
 __all__ = ["TASKS_EXTENSION", "SQLiteTaskStore", "Task", "TaskRecord", "TaskStore", "TasksExtension"]

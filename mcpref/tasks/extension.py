@@ -37,11 +37,21 @@ from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CA
 from ..meta import require_capabilities
 from ..mrtr import InputRequired, read_input_responses, required_capability
 from ..tools import ToolError, ToolResult, text
-from .record import ACTIVE, CANCELLED, COMPLETED, FAILED, TERMINAL, WORKING, TaskRecord
+from .record import (
+    ACTIVE,
+    CANCEL,
+    CANCELLED,
+    COMPLETED,
+    FAILED,
+    GET,
+    NAME_FIELDS,
+    TASKS_EXTENSION,
+    TERMINAL,
+    UPDATE,
+    WORKING,
+    TaskRecord,
+)
 from .store import SQLiteTaskStore, TaskStore
-
-TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-GET, UPDATE, CANCEL = "tasks/get", "tasks/update", "tasks/cancel"
 
 #: Defaults: how long a task is kept (from creation), how often clients should poll, and how long
 #: an instance's claim on running a task lasts without renewal.
@@ -100,7 +110,10 @@ class TasksExtension(Extension):
 
     id = TASKS_EXTENSION
     result_types = frozenset({"task"})
-    name_fields = {GET: "taskId", UPDATE: "taskId", CANCEL: "taskId"}
+    name_fields = NAME_FIELDS
+    #: Status notifications (`notifications/tasks`) are a MAY that mcpref does not send yet: a
+    #: declaring client asking for `taskIds` is acknowledged without them, and polls.
+    listen_keys = frozenset({"taskIds"})
 
     def __init__(
         self,

@@ -20,6 +20,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+#: The extension's identifier, and its methods (SEP-2663); `Mcp-Name` mirrors `taskId` on each.
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+GET, UPDATE, CANCEL = "tasks/get", "tasks/update", "tasks/cancel"
+NAME_FIELDS = {GET: "taskId", UPDATE: "taskId", CANCEL: "taskId"}
+#: The requests a task may stand in for (SEP-2663 §Supported Methods).
+TASK_METHODS = frozenset({"tools/call"})
+
 WORKING = "working"
 INPUT_REQUIRED = "input_required"
 COMPLETED = "completed"
@@ -45,6 +52,8 @@ def allowed_from(status: str) -> frozenset[str]:
 
 @dataclass
 class TaskRecord:
+    """One task as a `TaskStore` keeps it; `task()` and `detailed()` are what the wire shows."""
+
     task_id: str
     principal: str | None
     status: str

@@ -87,7 +87,7 @@ class StdioTransport:
             return
         if isinstance(message, Notification):
             if message.method == "notifications/cancelled":
-                self._cancel(message.params.get("requestId"))
+                self._cancel(message.params.get("requestId"), message.params.get("reason"))
             return
         if message.id in self._tasks:
             self._write(
@@ -99,13 +99,16 @@ class StdioTransport:
         self._tasks[message.id] = task
         task.add_done_callback(lambda _: self._tasks.pop(message.id, None))
 
-    def _cancel(self, request_id: Any) -> None:
+    def _cancel(self, request_id: Any, reason: Any = None) -> None:
         """Cancel the request a `notifications/cancelled` names. One that names none of ours, or
         is malformed, is ignored (cancellation.mdx §Error Handling). Ids match as JSON-RPC ids do,
-        by type and value: Python would take `true` and `1.0` for the request with id 1."""
+        by type and value: Python would take `true` and `1.0` for the request with id 1. The reason
+        is logged, for whoever debugs why a request stopped (cancellation.mdx §Implementation Notes)."""
         if jsonrpc.is_request_id(request_id):
             task = self._tasks.get(request_id)
             if task is not None:
+                shown = reason if isinstance(reason, str) and reason else "no reason given"
+                logger.debug("request %r cancelled by the client: %.200s", request_id, shown)
                 task.cancel()
 
     async def _answer(self, request: Request) -> None:

@@ -3,7 +3,8 @@
 
 One browser for the whole package. Every page is visited once per viewport and palette; what a
 reader would see is measured in that one pass (`survey`), and the tests assert on the measurements.
-Screenshots go to `.artifacts/browser/` (git-ignored), one per page, viewport and palette.
+Screenshots go to `.artifacts/browser/` (git-ignored), one per page, viewport and palette
+(the whole page with MCPREF_FULL_SCREENSHOTS=1).
 
 No Chromium: the tests skip and say how to install it, except under CI=true, where that is a failure.
 """
@@ -37,6 +38,9 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+# Whole-page screenshots cost up to half a minute on the longest pages; the first screen of each
+# page is written by default, and every pixel with MCPREF_FULL_SCREENSHOTS=1.
+FULL_PAGE_SHOTS = os.environ.get("MCPREF_FULL_SCREENSHOTS") == "1"
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "mobile": {"width": 390, "height": 844}}
 
 
@@ -183,7 +187,7 @@ def survey(browser: Any, site_url: str, pages: list[str]) -> dict[str, Visit]:
 
     Each page is loaded once, in the light palette at desktop width; the window is then narrowed to
     a phone's, the palette toggled as a reader would, and the window widened again, measuring at
-    each step. Screenshots: the whole page at desktop width, the top of it on a phone."""
+    each step, with a screenshot at each."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     visits: dict[str, Visit] = {}
     context = open_context(browser, site_url, "desktop", "light")
@@ -209,7 +213,7 @@ def survey(browser: Any, site_url: str, pages: list[str]) -> dict[str, Visit]:
                 page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
                 visit.facts[(viewport, palette)] = page.evaluate(MEASURE)
                 shot = ARTIFACTS / f"{name}-{viewport}-{palette}.jpeg"
-                page.screenshot(path=str(shot), type="jpeg", quality=70, full_page=viewport == "desktop")
+                page.screenshot(path=str(shot), type="jpeg", quality=70, full_page=FULL_PAGE_SHOTS)
         visit.console_errors.extend(problem for problem in dict.fromkeys(problems) if problem)
         for event, listener in listeners.items():
             page.remove_listener(event, listener)

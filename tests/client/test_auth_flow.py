@@ -148,21 +148,22 @@ async def test_a_redirect_with_another_state_is_refused_before_the_token_request
     assert len(stub.authorized) == 1  # the user went; nothing came of the forged answer
 
 
-async def test_an_error_response_from_another_issuer_is_neither_acted_on_nor_shown(stub: Stub) -> None:
-    # basic/authorization/index.mdx §Authorization Response Validation: the iss check comes first,
-    # so a forged error (here one that would send the user to a phishing page) never reaches them.
-    async def redirect(url: str) -> str:
-        stub.authorized.append(parse_qs(urlsplit(url).query))
-        forged = {
+async def test_an_error_from_the_wrong_issuer_is_not_acted_on_or_shown(stub: Stub) -> None:
+    """A redirect carrying an error and another issuer's `iss`: refused for the issuer, and none of
+    its error text reaches the caller (index.mdx, Authorization Response Validation)."""
+
+    async def forged(url: str) -> str:
+        query = parse_qs(urlsplit(url).query)
+        stub.authorized.append(query)
+        forged_error = {
             "error": "access_denied",
-            "error_description": "visit https://evil.example.com to unlock",
-            "state": stub.authorized[-1]["state"][0],
-            "iss": "https://evil.example.com",
+            "error_description": "call +1-555-SCAM to restore access",
+            "state": query["state"][0],
+            "iss": "https://evil.example",
         }
-        return f"http://127.0.0.1:33418/callback?{urlencode(forged)}"
+        return f"http://127.0.0.1:33418/callback?{urlencode(forged_error)}"
 
     with pytest.raises(AuthorizationError) as refused:
-        await call(stub, OAuth(redirect=redirect, redirect_uri="http://127.0.0.1:33418/callback"))
-    assert refused.value.error != "access_denied"
-    assert "evil.example.com to unlock" not in str(refused.value)
-    assert "iss" in str(refused.value)
+        await call(stub, OAuth(redirect=forged, redirect_uri="http://127.0.0.1:33418/callback"))
+    assert "RFC 9207" in str(refused.value)
+    assert "SCAM" not in str(refused.value) and refused.value.error is None

@@ -288,12 +288,27 @@ async def test_a_rejected_tool_leaves_the_others_usable(caplog):
     assert any("'bad'" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
 
 
+async def test_an_expired_request_state_ends_the_loop_with_invalid_params():
+    """Over real HTTP: the server sealed a state that is already stale (ttl -1 s), so the client's
+    retry is refused with -32602, and the client reports it rather than asking again."""
+    from mcpref.client import InvalidParams
+    from mcpref.mrtr import StateSealer
+
+    stale = Server("stale-state", "1.0.0", state_sealer=StateSealer(b"k" * 32, ttl_seconds=-1))
+    stale.tool(name="delete", input_schema={"type": "object", "properties": {"path": {"type": "string"}}})(delete)
+    with endpoint(StreamableHTTP(stale)) as stale_url:
+        async with connect(stale_url, elicitation=lambda params: accept({"sure": True})) as (client, traffic):
+            with pytest.raises(InvalidParams, match="it has expired"):
+                await client.call_tool("delete", {"path": "x"})
+    assert traffic.methods.count("tools/call") == 2
+
+
 @pytest.mark.parametrize("extra", [{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}, {"toolChoice": {}}])
 async def test_sampling_with_tools_or_tool_choice_is_an_error_without_sampling_tools(extra):
     sampled: list[dict] = []
     ask = {"s": {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5, **extra}}}
     plain = InputHandlers(sampling=lambda params: sampled.append(params) or {})
-    with pytest.raises(ProtocolError, match="needs sampling.tools, which this client did not declare"):
+    with pytest.raises(ProtocolError, match="needs sampling.tools, which this client never declared"):
         await plain.respond(ask)
     assert sampled == []
     await plain.respond({"plain": {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}}})

@@ -21,10 +21,12 @@ import pytest
 
 import mcpref
 import mcpref.client
+import mcpref.extensions
+import mcpref.tasks
 from tests.conftest import running
 from tests.docs.pages import PAGE_ORIGIN
 
-MODULES = (mcpref, mcpref.client)
+MODULES = (mcpref, mcpref.client, mcpref.extensions, mcpref.tasks)
 FENCE = re.compile(r"```python\n(?P<code>.*?)```", re.DOTALL)
 
 

@@ -120,6 +120,19 @@ def test_a_cancellation_that_names_no_request_of_ours_is_ignored(child: Child, p
     assert answers[1]["content"][0]["text"] == "woke"
 
 
+@pytest.mark.parametrize("method", ["tools/list", "server/discover", "subscriptions/listen"])
+def test_an_unsupported_version_is_refused_on_stdio_too(child: Child, method: str) -> None:
+    """basic/versioning.mdx: a version the server does not speak is -32022 with the supported list;
+    stdio has no header to refuse it early, so the dispatcher alone must."""
+    meta = {**META, "io.modelcontextprotocol/protocolVersion": "2099-01-01"}
+    child.send({"jsonrpc": "2.0", "id": 4, "method": method, "params": {"_meta": meta}})
+    answer = child.read(method)
+    assert answer["id"] == 4
+    assert answer["error"]["code"] == -32022
+    assert answer["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2099-01-01"}
+    assert child.close() == 0
+
+
 def test_malformed_lines_get_errors_and_the_server_goes_on(child: Child) -> None:
     child.send(b"not json\n")
     assert child.read()["error"]["code"] == -32700

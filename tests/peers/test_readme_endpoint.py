@@ -1,0 +1,107 @@
+"""The URL the README prints works with the clients people have, in both eras.
+
+`./scripts/serve` runs `python -m examples.site` and prints `http://127.0.0.1:8000/mcp`. Here that
+same app runs under a real uvicorn process, and three kinds of client use its `/mcp`:
+
+- the official Python SDK client (`mcp` 2.3.0) in its three modes: `auto` (probe with
+  `server/discover`), `legacy` (the 2025-11-25 handshake) and pinned to 2026-07-28;
+- our own client, in the same three modes;
+- the official conformance suite, with every server scenario that needs no fixture tools (those
+  run against the everything server, tests/conformance/), once per era.
+
+Each client lists the tools and calls `get_forecast`, whose `city` also travels in a header.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import mcp_types as types
+import pytest
+from mcp.client import Client as SdkClient
+from mcp.client.streamable_http import streamable_http_client
+
+from examples.reference_server import build_server
+from mcpref.client import Client
+from tests.conformance.cli import ROOT, conformance_command
+from tests.conformance.results import load_checks
+from tests.robustness.processes import uvicorn_processes
+
+pytestmark = pytest.mark.anyio
+
+MODES = ["auto", "legacy", "2026-07-28"]
+ERA = {"auto": ("modern", "2026-07-28"), "legacy": ("legacy", "2025-11-25"), "2026-07-28": ("modern", "2026-07-28")}
+TOOLS = [tool.definition()["name"] for tool in build_server().tools]
+#: Server scenarios that use only what any server has (no `test_*` fixture tools), by era; each
+#: costs a Node start (seconds), and the everything server runs them all (tests/conformance/).
+SCENARIOS = {
+    "2025-11-25": ["server-initialize", "ping", "tools-list"],
+    "2026-07-28": ["tools-list", "caching", "http-header-validation", "sep-2164-resource-not-found"],
+}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    """The README's URL: `python -m examples.site`'s app, `/mcp`."""
+    with uvicorn_processes("examples.site:app", [{}]) as [server]:
+        yield server.url + "/mcp"
+        assert "Traceback" not in server.log(), server.log()
+
+
+def forecast_text(content: list) -> dict:
+    return json.loads(content[0]["text"] if isinstance(content[0], dict) else content[0].text)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_official_python_sdk_client(url: str, mode: str) -> None:
+    async with (
+        httpx2.AsyncClient(timeout=10) as http,
+        SdkClient(streamable_http_client(url, http_client=http), mode=mode) as client,
+    ):
+        assert client.protocol_version == ERA[mode][1]
+        listed = await client.list_tools()
+        result = await client.call_tool("get_forecast", {"city": "Osaka", "days": 2})
+    assert [tool.name for tool in listed.tools] == TOOLS
+    assert not result.is_error
+    text = [block.text for block in result.content if isinstance(block, types.TextContent)]
+    assert json.loads(text[0])["city"] == "Osaka"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_our_client(url: str, mode: str) -> None:
+    async with Client(url, version=mode) as client:
+        tools = await client.list_tools()
+        result = await client.call_tool("get_forecast", {"city": "Osaka", "days": 2})
+        assert (client.era.era, client.era.version) == ERA[mode]
+    assert [tool["name"] for tool in tools] == TOOLS
+    assert not result.get("isError")
+    assert forecast_text(result["content"])["city"] == "Osaka"
+
+
+@pytest.mark.parametrize(
+    ("era", "scenario"), [(era, scenario) for era, scenarios in SCENARIOS.items() for scenario in scenarios]
+)
+def test_the_conformance_suite(url: str, era: str, scenario: str, tmp_path: Path) -> None:
+    command, env = conformance_command()
+    completed = subprocess.run(
+        [command, "server", "--url", url, "--scenario", scenario, "--spec-version", era, "-o", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
+    checks = load_checks(tmp_path)
+    assert list(checks) == [scenario], completed.stdout[-2000:]
+    statuses = set(checks[scenario].values())
+    # INFO is a note, not a verdict; anything else but SUCCESS (FAILURE, WARNING, SKIPPED) fails.
+    assert "SUCCESS" in statuses and statuses <= {"SUCCESS", "INFO"}, (checks, completed.stdout[-2000:])
