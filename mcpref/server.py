@@ -323,11 +323,14 @@ class Server:
         handlers = [*self.tools, *self.prompts, *self.resources.resources.values(), *self.resources.templates]
         return any(handler._with_ctx for handler in handlers)
 
-    def header_params_for(self, method: str, params: dict[str, Any]) -> dict[str, tuple[str, ...]]:
-        """The `x-mcp-header` parameters the transport must check for this request."""
+    def header_params_for(
+        self, method: str, params: dict[str, Any], principal: str | None = None
+    ) -> dict[str, tuple[str, ...]]:
+        """The `x-mcp-header` parameters the transport must check for this request. A tool the
+        principal may not see has none, as an unknown one, so no header error betrays it."""
         if method == "tools/call":
             tool = self.tools.get(params.get("name"))
-            if tool is not None:
+            if tool is not None and (tool.visible is None or tool.visible(principal)):
                 return tool.header_params
         return {}
 

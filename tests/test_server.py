@@ -691,6 +691,15 @@ def test_an_entry_the_caller_may_not_see_fails_like_an_unknown_one(gated: Server
     assert not isinstance(as_principal(gated, "alice", method, params(hidden)), MCPError)
 
 
+def test_a_hidden_tool_has_no_header_parameters_to_betray_it() -> None:
+    server = Server("unit", "1")
+    schema = {"type": "object", "properties": {"region": header("Region")}}
+    server.tool("audit", input_schema=schema, visible=lambda principal: principal == "alice")(lambda region: region)
+    assert server.header_params_for("tools/call", {"name": "audit"}, "alice")
+    hidden = server.header_params_for("tools/call", {"name": "audit"}, "bob")
+    assert hidden == server.header_params_for("tools/call", {"name": "nope"}, "bob") == {}
+
+
 def test_the_prompt_list_is_the_same_whoever_asks(server: Server) -> None:
     listed_alike(server, "prompts/list", "prompts")
 
