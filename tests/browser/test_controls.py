@@ -22,23 +22,31 @@ def page(browser: Any, site_url: str) -> Iterator[Any]:
 
 
 def search(page: Any, query: str) -> list[dict[str, str]]:
-    """Type `query` into the search box; the results as shown: each one's link and preview text."""
+    """Put `query` into the search box; the results as shown: each one's link and preview text.
+
+    Emptied first, then filled in one go (one query, as a paste is), and read once the worker has
+    answered it and the list has stopped changing: on a busy machine answers take their time."""
     box = page.locator("input.md-search__input")
     box.click()
     box.fill("")
-    box.type(query)
-    page.wait_for_function(
-        """([q]) => {
-            const meta = document.querySelector('.md-search-result__meta');
-            const typed = document.querySelector('input.md-search__input').value === q;
-            return typed && meta && !/Initializing/.test(meta.textContent);
-        }""",
-        arg=[query],
-    )
-    page.wait_for_timeout(150)  # the worker answers each keystroke; let the last answer land
+    box.press("End")  # Material reads the box on keyup
+    box.fill(query)
+    box.press("End")
     return page.evaluate(
-        """() => [...document.querySelectorAll('.md-search-result__item > .md-search-result__link')].map(a => ({
-            href: a.getAttribute('href'), text: a.innerText }))"""
+        """async () => {
+            const read = () => [...document.querySelectorAll('.md-search-result__item > .md-search-result__link')]
+                .map(a => ({ href: a.getAttribute('href'), text: a.innerText }));
+            let last = null, stable = 0;
+            for (let i = 0; i < 200 && stable < 4; i++) {
+                await new Promise(r => setTimeout(r, 100));
+                const meta = document.querySelector('.md-search-result__meta')?.textContent || '';
+                const now = JSON.stringify(read());
+                // "Type to start searching" until the worker answers this query, then "N matching ..."
+                stable = now === last && /matching/i.test(meta) ? stable + 1 : 0;
+                last = now;
+            }
+            return read();
+        }"""
     )
 
 
