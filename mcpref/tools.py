@@ -13,9 +13,10 @@ import inspect
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
 
 from ._handlers import call_handler, wants_context
 from ._quickcheck import quick_check
@@ -193,6 +194,8 @@ def _compile(schema: dict[str, Any], what: str) -> Validator:
     """A validator for `schema`, in the dialect its `$schema` names (2020-12 when it names none)."""
     import jsonschema  # here, not at the top: a server whose schemas are all simple never needs it
     import referencing
+    import referencing.exceptions
+    import referencing.jsonschema
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     if "$schema" in schema and jsonschema.validators.validator_for(schema, default=None) is None:
@@ -202,9 +205,51 @@ def _compile(schema: dict[str, Any], what: str) -> Validator:
         cls.check_schema(schema)
     except jsonschema.SchemaError as exc:
         raise ValueError(f"{what} is not a valid JSON Schema: {exc.message}") from None
-    # An empty registry: a `$ref` to a network URI is never fetched (basic/index.mdx §$ref
-    # Resolution; jsonschema's default would download it). References inside the schema still work.
-    return cls(schema, format_checker=cls.FORMAT_CHECKER, registry=referencing.Registry())
+    # Only the schema itself and the resources embedded in it: a `$ref` to a network URI is never
+    # fetched (basic/index.mdx §$ref Resolution; jsonschema's default registry would download it),
+    # and one that does not resolve here is refused now, not found out at the first call.
+    specification = referencing.jsonschema.specification_with(
+        cls.META_SCHEMA.get("$schema", ""), default=referencing.jsonschema.DRAFT202012
+    )
+    resource = specification.create_resource(schema)
+    local = referencing.Registry().with_resource(resource.id() or "", resource).crawl()
+    for base, ref in _refs(schema, resource.id() or "", specification):
+        try:
+            local.resolver(base).lookup(ref)
+        except referencing.exceptions.Unresolvable:
+            raise ValueError(
+                f"{what} has a $ref that does not resolve within the schema: {ref!r} "
+                "(mcpref never fetches schemas from elsewhere)"
+            ) from None
+    return cls(schema, format_checker=cls.FORMAT_CHECKER, registry=local)
+
+
+#: Keywords whose values are data, not subschemas: a `$ref` inside them is not a reference.
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+#: Keywords whose values map names (which may be any string, "const" included) to subschemas.
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
+def _refs(node: Any, base: str, specification: Any) -> Iterator[tuple[str, str]]:
+    """Every `$ref` in a schema, with the base URI it is resolved against (the nearest `$id`)."""
+    if isinstance(node, list):
+        for item in node:
+            yield from _refs(item, base, specification)
+    elif isinstance(node, dict):
+        node_id = specification.id_of(node)
+        if isinstance(node_id, str):
+            base = urljoin(base, node_id)
+        if isinstance(node.get("$ref"), str):
+            yield base, node["$ref"]
+        for keyword, value in node.items():
+            if keyword in _SCHEMA_MAPS and isinstance(value, dict):
+                values: Any = value.values()  # keys are names, any name; the values are schemas
+            elif keyword in _DATA_KEYWORDS:
+                continue
+            else:
+                values = [value]
+            for item in values:
+                yield from _refs(item, base, specification)
 
 
 class ToolRegistry:

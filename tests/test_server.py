@@ -284,6 +284,22 @@ def test_an_empty_server_offers_only_discovery() -> None:
         assert fails(empty, method).code == METHOD_NOT_FOUND
 
 
+def test_a_subclass_may_override_handler_for() -> None:
+    """`handle` works out what is offered by itself, not through a side effect of `handler_for`."""
+
+    async def listed(ctx: Any) -> dict[str, Any]:
+        return {"tools": []}
+
+    class Routed(Server):
+        def handler_for(self, method: str):  # type: ignore[no-untyped-def]
+            return listed if method == "tools/list" else super().handler_for(method)
+
+    routed = Routed("unit", "1")
+    routed.tool(name="echo")(lambda: "echo")  # a registration clears what was computed as offered
+    assert call(routed, "tools/list")["tools"] == []
+    assert call(routed, "tools/call", {"name": "echo"})["content"][0]["text"] == "echo"
+
+
 def test_registration_refuses_bad_tools() -> None:
     server = Server("unit", "1")
     with pytest.raises(ValueError, match="type 'object'"):

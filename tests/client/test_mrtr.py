@@ -177,18 +177,6 @@ async def test_tool_enabled_sampling_needs_the_client_to_declare_sampling_tools(
     }
 
 
-async def test_the_client_refuses_tool_enabled_sampling_it_did_not_declare():
-    """A server that asks anyway gets no answer from the handler: the client did not declare it."""
-    from mcpref.client._input import InputHandlers
-
-    handlers = InputHandlers(sampling=lambda params: {"role": "assistant", "content": {}, "model": "m"})
-    handlers.declared = {"sampling": {}}
-    tool_enabled = create_message("hi", tools=[{"name": "lookup", "inputSchema": {"type": "object"}}])
-    with pytest.raises(ProtocolError, match="needs sampling.tools, which this client never declared"):
-        await handlers.respond({"look": tool_enabled})
-    assert (await handlers.respond({"plain": create_message("hi")}))["plain"]["model"] == "m"
-
-
 async def test_the_round_limit_stops_a_server_that_keeps_asking(url):
     async with connect(url, elicitation=lambda params: accept({"x": "y"}), max_rounds=3) as (client, traffic):
         with pytest.raises(ProtocolError, match="3 rounds"):
@@ -320,9 +308,12 @@ async def test_sampling_with_tools_or_tool_choice_is_an_error_without_sampling_t
     sampled: list[dict] = []
     ask = {"s": {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5, **extra}}}
     plain = InputHandlers(sampling=lambda params: sampled.append(params) or {})
-    with pytest.raises(ProtocolError, match="never declared"):
+    with pytest.raises(ProtocolError, match="needs sampling.tools, which this client never declared"):
         await plain.respond(ask)
     assert sampled == []
+    await plain.respond({"plain": {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}}})
+    assert len(sampled) == 1
+    sampled.clear()
     with_tools = InputHandlers(
         sampling=lambda params: sampled.append(params) or {}, declared={"sampling": {"tools": {}}}
     )
