@@ -6,6 +6,7 @@ import pytest
 
 from mcpref.jsonrpc import (
     INVALID_REQUEST,
+    MAX_MESSAGE_CHARS,
     MAX_NESTING_DEPTH,
     PARSE_ERROR,
     MCPError,
@@ -14,7 +15,9 @@ from mcpref.jsonrpc import (
     encode,
     error_response,
     is_request_id,
+    notification,
     parse_message,
+    result_response,
     same_id,
 )
 
@@ -104,3 +107,48 @@ def test_encode_is_compact_utf8() -> None:
 def test_ids_match_by_json_type_and_value(received: object, sent: int | str, same: bool) -> None:
     assert same_id(received, sent) is same
     assert is_request_id(received) is (type(received) in (str, int))
+
+
+def test_an_error_message_is_cut_after_the_limit() -> None:
+    """A message quoting what the client sent never echoes a large input back."""
+    assert MCPError(1, "x" * MAX_MESSAGE_CHARS).message == "x" * MAX_MESSAGE_CHARS
+    long = MCPError(1, "y" * (MAX_MESSAGE_CHARS + 1), http_status=400)
+    assert long.message == "y" * MAX_MESSAGE_CHARS + "... (cut)" and str(long) == long.message
+    assert (long.code, long.data, long.http_status, long.http_headers, long.request_id) == (1, None, 400, None, None)
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b'{"jsonrpc":"1.0","id":"r","method":"m"}', 'Invalid Request: "jsonrpc" must be "2.0"'),
+        (b'{"id":"r","method":"m"}', 'Invalid Request: "jsonrpc" must be "2.0"'),
+        (b'{"jsonrpc":"2.0","id":"r","method":5}', 'Invalid Request: "method" must be a string'),
+        (b'{"jsonrpc":"2.0","id":"r","result":{}}', "Invalid Request: clients must not send JSON-RPC responses"),
+        (b'{"jsonrpc":"2.0","id":"r","method":"m","params":[]}', 'Invalid Request: "params" must be an object'),
+    ],
+)
+def test_an_envelope_refusal_is_worded_and_keeps_the_id(body: bytes, reason: str) -> None:
+    with pytest.raises(MCPError) as caught:
+        parse_message(body)
+    assert (caught.value.code, caught.value.message, caught.value.request_id) == (INVALID_REQUEST, reason, "r")
+
+
+@pytest.mark.parametrize(
+    "body", [b'{"jsonrpc":"2.0","id":null,"method":"m"}', b'{"jsonrpc":"2.0","id":[1],"method":"m"}']
+)
+def test_an_unusable_id_is_not_echoed(body: bytes) -> None:
+    with pytest.raises(MCPError) as caught:
+        parse_message(body)
+    assert caught.value.request_id is None
+
+
+def test_a_notification_and_a_request_keep_their_params() -> None:
+    assert parse_message(b'{"jsonrpc":"2.0","method":"n","params":{"a":1}}') == Notification("n", {"a": 1})
+    request = parse_message(b'{"jsonrpc":"2.0","id":1,"method":"m","params":{}}')
+    assert isinstance(request, Request) and request.has_params
+
+
+def test_the_messages_the_server_writes() -> None:
+    assert result_response(0, {}) == {"jsonrpc": "2.0", "id": 0, "result": {}}
+    assert notification("n", {"a": 1}) == {"jsonrpc": "2.0", "method": "n", "params": {"a": 1}}
+    assert error_response(0, MCPError(-1, "m")) == {"jsonrpc": "2.0", "id": 0, "error": {"code": -1, "message": "m"}}
