@@ -152,3 +152,37 @@ def test_the_messages_the_server_writes() -> None:
     assert result_response(0, {}) == {"jsonrpc": "2.0", "id": 0, "result": {}}
     assert notification("n", {"a": 1}) == {"jsonrpc": "2.0", "method": "n", "params": {"a": 1}}
     assert error_response(0, MCPError(-1, "m")) == {"jsonrpc": "2.0", "id": 0, "error": {"code": -1, "message": "m"}}
+
+
+def test_objects_count_towards_nesting_too() -> None:
+    deep = b'{"a":' * (MAX_NESTING_DEPTH + 1) + b"1" + b"}" * (MAX_NESTING_DEPTH + 1)
+    with pytest.raises(MCPError) as caught:
+        parse_message(deep)
+    assert caught.value.message == f"Parse error: JSON nests deeper than {MAX_NESTING_DEPTH} levels"
+
+
+def test_an_escaped_backslash_before_a_closing_quote_ends_the_string() -> None:
+    """`"\\\\"` is a one-backslash string: what follows it is outside strings again."""
+    body = b'{"jsonrpc":"2.0","method":"m","params":{"s":"\\\\","t":"' + b"[" * (MAX_NESTING_DEPTH + 1) + b'"}}'
+    assert isinstance(parse_message(body), Notification)
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b"NaN", "Parse error: NaN is not a JSON value"),
+        (b"-Infinity", "Parse error: -Infinity is not a JSON value"),
+        (b"1e999", "Parse error: the number 1e999 is too large"),
+        (b"-1e999", "Parse error: the number -1e999 is too large"),
+        (b"-" + b"9" * 60 + b"e999", "Parse error: the number -" + b"9".decode() * 39 + " is too large"),
+    ],
+)
+def test_what_is_not_json_is_refused_by_name(body: bytes, reason: str) -> None:
+    with pytest.raises(MCPError) as caught:
+        parse_message(body)
+    assert caught.value.code == PARSE_ERROR and caught.value.message == reason
+
+
+def test_a_lone_surrogate_is_written_as_its_escape() -> None:
+    """A client may send `"\\ud800"`; echoed back, it must still be valid UTF-8."""
+    assert encode({"a": "\ud800"}) == b'{"a":"\\ud800"}'
