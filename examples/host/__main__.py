@@ -25,7 +25,7 @@ from typing import Any
 from mcpref.client import ClientRegistration, LoopbackRedirect, OAuth
 
 from . import ConsentGate, ConsentQuestion, Host, HostError, InputQuestion, Registry
-from .consent import ConsentRefused
+from .consent import CALL, ConsentRefused
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,6 +85,10 @@ async def _run(args: argparse.Namespace) -> int:
                 print(result.for_model())
             except (HostError, ConsentRefused) as error:
                 print(f"{type(error).__name__}: {error}", file=sys.stderr)
+                if isinstance(error, ConsentRefused) and not interactive:
+                    asked = error.question
+                    flag = "--allow" if asked.stage == CALL else "--allow-input"
+                    print(f"no terminal to ask on: {flag} {asked.server}.{asked.tool}", file=sys.stderr)
                 status = 1
         if args.frames:
             for label in host.servers:  # server by server: discovery runs on all of them at once

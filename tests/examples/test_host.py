@@ -658,7 +658,8 @@ def test_the_driver_lists_calls_and_refuses_without_consent(lab: Lab, capsys: py
     assert "tides.get_forecast: High and low tide times for a port, today." in listed
     assert "# tides: ready" in listed
     assert main([*servers, "call", "tides.get_forecast", '{"port": "oslo"}']) == 1  # no terminal, no consent
-    assert "ConsentRefused" in capsys.readouterr().err
+    refused = capsys.readouterr().err
+    assert "ConsentRefused" in refused and "no terminal to ask on: --allow tides.get_forecast" in refused
     assert (
         main([*servers, "--allow", "tides.get_forecast", "--frames", "call", "tides.get_forecast", '{"port": "oslo"}'])
         == 0
