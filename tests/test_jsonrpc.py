@@ -186,3 +186,23 @@ def test_what_is_not_json_is_refused_by_name(body: bytes, reason: str) -> None:
 def test_a_lone_surrogate_is_written_as_its_escape() -> None:
     """A client may send `"\\ud800"`; echoed back, it must still be valid UTF-8."""
     assert encode({"a": "\ud800"}) == b'{"a":"\\ud800"}'
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"[1]", "Invalid Request: the message is an array (batches are not part of MCP)"),
+        (b'"x"', "Invalid Request: the message is not an object"),
+        (b'{"jsonrpc":"2.0","id":null,"method":"m"}', 'Invalid Request: "id" must not be null'),
+        (b'{"jsonrpc":"2.0","id":1.5,"method":"m"}', 'Invalid Request: "id" must be a string or an integer'),
+    ],
+)
+def test_a_message_that_is_no_request_is_refused_in_words(body: bytes, message: str) -> None:
+    with pytest.raises(MCPError) as caught:
+        parse_message(body)
+    assert caught.value.message == message
+
+
+def test_an_error_carries_its_http_headers() -> None:
+    headers = [(b"retry-after", b"1")]
+    assert MCPError(1, "m", http_headers=headers).http_headers == headers
