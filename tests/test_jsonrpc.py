@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from mcpref.jsonrpc import (
@@ -206,3 +208,10 @@ def test_a_message_that_is_no_request_is_refused_in_words(body: bytes, message: 
 def test_an_error_carries_its_http_headers() -> None:
     headers = [(b"retry-after", b"1")]
     assert MCPError(1, "m", http_headers=headers).http_headers == headers
+
+
+@pytest.mark.parametrize("value", [Notification("m"), datetime(2026, 7, 28, tzinfo=UTC)])
+def test_encode_refuses_what_is_not_json(value: object) -> None:
+    """A dataclass or a datetime in a message is a bug to surface, not something to guess a JSON form for."""
+    with pytest.raises(TypeError):
+        encode({"a": value})
