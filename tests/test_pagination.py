@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+
 import pytest
 
 from mcpref.jsonrpc import INVALID_PARAMS, MCPError
@@ -58,3 +61,31 @@ def test_a_cursor_beyond_the_list_is_refused_but_one_at_its_end_is_an_empty_page
     with pytest.raises(MCPError) as caught:
         paginate(ITEMS, at_six, 2, "tools/list")
     assert caught.value.message == f"Invalid params: unknown cursor {at_six!r}"
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7])
+def test_every_cursor_of_a_long_walk_reads_back(size: int) -> None:
+    """Cursors have every length modulo 4: each is unpadded and padded again when read."""
+    items, seen, cursor = list(range(60)), [], None
+    while True:
+        page, cursor = paginate(items, cursor, size, "tools/list")
+        seen += page
+        if cursor is None:
+            break
+    assert seen == items
+
+
+@pytest.mark.parametrize("cursor", [3, "garbage", "dG9vbHMvbGlzdDoyOmJhZA"])
+def test_a_refused_cursor_is_quoted_in_the_error(cursor: object) -> None:
+    with pytest.raises(MCPError) as caught:
+        paginate(ITEMS, cursor, 2, "tools/list")
+    assert caught.value.message == f"Invalid params: unknown cursor {cursor!r}"
+
+
+def test_a_negative_offset_is_refused_even_with_a_well_formed_check() -> None:
+    """The check is no secret (a client can compute it); the offset itself is bounded too."""
+    check = hashlib.sha256(b"mcpref-cursor:tools/list:-1").hexdigest()[:8]
+    forged = base64.urlsafe_b64encode(f"tools/list:-1:{check}".encode()).decode().rstrip("=")
+    with pytest.raises(MCPError) as caught:
+        paginate(ITEMS, forged, 2, "tools/list")
+    assert caught.value.code == INVALID_PARAMS
