@@ -193,3 +193,135 @@ def test_header_integers_stay_within_the_safe_range(value: int) -> None:
     assert caught.value.code == HEADER_MISMATCH
     safe = {**params, "arguments": {"n": 2**53 - 1}}
     check_request_headers({**base, "mcp-param-n": str(2**53 - 1)}, "tools/call", safe, {"N": ("n",)})
+
+
+_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+_BASE = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "t"}
+
+
+def _mismatch(headers: dict, method: str, params: dict, by_header: dict | None = None, **kw: str) -> str:
+    with pytest.raises(MCPError) as caught:
+        check_request_headers(headers, method, params, by_header, **kw)
+    assert caught.value.code == HEADER_MISMATCH and caught.value.http_status == 400
+    return caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("header", "reason"),
+    [
+        ("mcp-protocol-version", "MCP-Protocol-Version is '2025-11-25' but the body says '2026-07-28'"),
+        ("mcp-method", "Mcp-Method is 'tools/list' but the body says 'tools/call'"),
+        ("mcp-name", "Mcp-Name is 'other' but the body says 't'"),
+    ],
+)
+def test_a_header_that_disagrees_with_the_body_is_named(header: str, reason: str) -> None:
+    wrong = {"mcp-protocol-version": "2025-11-25", "mcp-method": "tools/list", "mcp-name": "other"}
+    assert reason in _mismatch({**_BASE, header: wrong[header]}, "tools/call", {"name": "t", "_meta": _META})
+
+
+def test_only_mcp_name_and_params_are_base64_decoded() -> None:
+    """The version and method headers are compared as sent; a name travels encoded when it must."""
+    encoded_name = encode_value("a b ")
+    check_request_headers({**_BASE, "mcp-name": encoded_name}, "tools/call", {"name": "a b ", "_meta": _META})
+    encoded_method = "=?" + "base64?" + "dG9vbHMvY2FsbA==?="  # "tools/call"
+    _mismatch({**_BASE, "mcp-method": encoded_method}, "tools/call", {"name": "t", "_meta": _META})
+    region = {"mcp-param-region": encode_value("Zürich")}
+    params = {"name": "t", "arguments": {"region": "Zürich"}, "_meta": _META}
+    check_request_headers({**_BASE, **region}, "tools/call", params, {"Region": ("region",)})
+    # Sent literally, the sentinel form is not what the body says.
+    _mismatch(
+        {**_BASE, "mcp-param-region": region["mcp-param-region"]},
+        "tools/call",
+        {**params, "arguments": {"region": region["mcp-param-region"]}},
+        {"Region": ("region",)},
+    )
+
+
+def test_an_extension_method_mirrors_its_named_field() -> None:
+    params = {"target": "x", "_meta": _META}
+    headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": "ext/run"}
+    assert "Mcp-Name is missing" in _mismatch(headers, "ext/run", params, name_field="target")
+    check_request_headers({**headers, "mcp-name": "x"}, "ext/run", params, name_field="target")
+    assert request_headers("ext/run", params, name_field="target")["Mcp-Name"] == "x"
+
+
+def test_a_name_that_is_not_a_string_is_not_mirrored() -> None:
+    assert "Mcp-Name" not in request_headers("tools/call", {"name": 5})
+
+
+@pytest.mark.parametrize(("header", "body"), [("true", True), ("false", False)])
+def test_boolean_headers_are_lowercase_words(header: str, body: bool) -> None:
+    params = {"name": "t", "arguments": {"flag": body}, "_meta": _META}
+    check_request_headers({**_BASE, "mcp-param-flag": header}, "tools/call", params, {"Flag": ("flag",)})
+    other = "false" if body else "true"
+    _mismatch({**_BASE, "mcp-param-flag": other}, "tools/call", params, {"Flag": ("flag",)})
+    _mismatch({**_BASE, "mcp-param-flag": header.upper()}, "tools/call", params, {"Flag": ("flag",)})
+
+
+def test_a_param_header_for_an_absent_argument_is_a_mismatch() -> None:
+    params = {"name": "t", "arguments": {"count": 2}, "_meta": _META}
+    by_header = {"Region": ("region",), "Count": ("count",)}
+    reason = _mismatch({**_BASE, "mcp-param-region": "eu", "mcp-param-count": "2"}, "tools/call", params, by_header)
+    assert "Mcp-Param-Region is sent but the argument it mirrors is absent" in reason
+    # An absent argument with no header is fine, and the params after it are still checked.
+    check_request_headers({**_BASE, "mcp-param-count": "2"}, "tools/call", params, by_header)
+    _mismatch({**_BASE, "mcp-param-count": "3"}, "tools/call", params, by_header)
+
+
+@pytest.mark.parametrize("value", ["Xbox\x0c", "Xbox\r", "Xbox\n"])
+def test_only_spaces_and_tabs_are_trimmed(value: str) -> None:
+    """Other control characters are not framing (RFC 9110 §5.5): they make the value invalid."""
+    _mismatch({**_BASE, "mcp-name": value}, "tools/call", {"name": "Xbox", "_meta": _META})
+    check_request_headers({**_BASE, "mcp-name": " Xbox X\t"}, "tools/call", {"name": "Xbox X", "_meta": _META})
+
+
+def test_a_malformed_base64_value_is_named() -> None:
+    with pytest.raises(MCPError) as caught:
+        decode_value("=?base64?!!!?=")
+    assert "malformed base64 header value" in caught.value.message
+    # Only a value both opening and closing with the sentinel is encoded.
+    assert decode_value("=?base64?abc") == "=?base64?abc"
+    assert decode_value("abc?=") == "abc?="
+
+
+def test_header_params_reads_every_property() -> None:
+    schema = {"properties": {"a": "not a schema", "b": {"type": "string", "x-mcp-header": "B"}}}
+    assert header_params(schema) == {"B": ("b",)}
+
+
+def test_annotation_problems_say_where() -> None:
+    schema = {
+        "properties": {
+            "ok_int": {"type": "integer", "x-mcp-header": "Count"},
+            "ok_bool": {"type": "boolean", "x-mcp-header": "Flag"},
+            "nested": {"properties": {"deep": {"type": "array", "x-mcp-header": "Deep"}}},
+        },
+        "anyOf": [{"properties": {"x": {"type": "string", "x-mcp-header": "InAnyOf"}}}],
+        "$defs": {"d": {"type": "string", "x-mcp-header": "InDefs"}},
+    }
+    assert annotation_problems(schema) == [
+        "$.nested.deep: x-mcp-header needs type string, integer or boolean, not 'array'",
+        "$/anyOf[0].x: x-mcp-header is only allowed on plain `properties` chains",
+        "$/$defs/d: x-mcp-header is only allowed on plain `properties` chains",
+    ]
+
+
+def test_the_protocol_version_header_is_compared_as_sent() -> None:
+    encoded = "=?base64?MjAyNi0wNy0yOA==?="  # "2026-07-28" in the sentinel form; a version is never decoded
+    assert decode_value(encoded) == "2026-07-28"
+    reason = _mismatch({**_BASE, "mcp-protocol-version": encoded}, "tools/call", {"name": "t", "_meta": _META})
+    assert "MCP-Protocol-Version is" in reason
+
+
+def test_an_annotation_that_is_no_name_is_reported_once() -> None:
+    schema = {"properties": {"a": {"type": "string", "x-mcp-header": {"x-mcp-header": "Inner"}}}}
+    assert annotation_problems(schema) == [
+        "$.a: x-mcp-header must be a non-empty HTTP token, got {'x-mcp-header': 'Inner'}"
+    ]
+
+
+def test_a_numeric_header_is_at_most_64_characters() -> None:
+    """Decimal parses arbitrarily long input; the cap keeps a hostile header from costing CPU."""
+    _check_integer("4".rjust(64, "0"), 4)
+    with pytest.raises(MCPError):
+        _check_integer("4".rjust(65, "0"), 4)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from mcpref.jsonrpc import (
     INVALID_REQUEST,
+    MAX_MESSAGE_CHARS,
     MAX_NESTING_DEPTH,
     PARSE_ERROR,
     MCPError,
@@ -14,7 +17,9 @@ from mcpref.jsonrpc import (
     encode,
     error_response,
     is_request_id,
+    notification,
     parse_message,
+    result_response,
     same_id,
 )
 
@@ -104,3 +109,109 @@ def test_encode_is_compact_utf8() -> None:
 def test_ids_match_by_json_type_and_value(received: object, sent: int | str, same: bool) -> None:
     assert same_id(received, sent) is same
     assert is_request_id(received) is (type(received) in (str, int))
+
+
+def test_an_error_message_is_cut_after_the_limit() -> None:
+    """A message quoting what the client sent never echoes a large input back."""
+    assert MCPError(1, "x" * MAX_MESSAGE_CHARS).message == "x" * MAX_MESSAGE_CHARS
+    long = MCPError(1, "y" * (MAX_MESSAGE_CHARS + 1), http_status=400)
+    assert long.message == "y" * MAX_MESSAGE_CHARS + "... (cut)" and str(long) == long.message
+    assert (long.code, long.data, long.http_status, long.http_headers, long.request_id) == (1, None, 400, None, None)
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b'{"jsonrpc":"1.0","id":"r","method":"m"}', 'Invalid Request: "jsonrpc" must be "2.0"'),
+        (b'{"id":"r","method":"m"}', 'Invalid Request: "jsonrpc" must be "2.0"'),
+        (b'{"jsonrpc":"2.0","id":"r","method":5}', 'Invalid Request: "method" must be a string'),
+        (b'{"jsonrpc":"2.0","id":"r","result":{}}', "Invalid Request: clients must not send JSON-RPC responses"),
+        (b'{"jsonrpc":"2.0","id":"r","method":"m","params":[]}', 'Invalid Request: "params" must be an object'),
+    ],
+)
+def test_an_envelope_refusal_is_worded_and_keeps_the_id(body: bytes, reason: str) -> None:
+    with pytest.raises(MCPError) as caught:
+        parse_message(body)
+    assert (caught.value.code, caught.value.message, caught.value.request_id) == (INVALID_REQUEST, reason, "r")
+
+
+@pytest.mark.parametrize(
+    "body", [b'{"jsonrpc":"2.0","id":null,"method":"m"}', b'{"jsonrpc":"2.0","id":[1],"method":"m"}']
+)
+def test_an_unusable_id_is_not_echoed(body: bytes) -> None:
+    with pytest.raises(MCPError) as caught:
+        parse_message(body)
+    assert caught.value.request_id is None
+
+
+def test_a_notification_and_a_request_keep_their_params() -> None:
+    assert parse_message(b'{"jsonrpc":"2.0","method":"n","params":{"a":1}}') == Notification("n", {"a": 1})
+    request = parse_message(b'{"jsonrpc":"2.0","id":1,"method":"m","params":{}}')
+    assert isinstance(request, Request) and request.has_params
+
+
+def test_the_messages_the_server_writes() -> None:
+    assert result_response(0, {}) == {"jsonrpc": "2.0", "id": 0, "result": {}}
+    assert notification("n", {"a": 1}) == {"jsonrpc": "2.0", "method": "n", "params": {"a": 1}}
+    assert error_response(0, MCPError(-1, "m")) == {"jsonrpc": "2.0", "id": 0, "error": {"code": -1, "message": "m"}}
+
+
+def test_objects_count_towards_nesting_too() -> None:
+    deep = b'{"a":' * (MAX_NESTING_DEPTH + 1) + b"1" + b"}" * (MAX_NESTING_DEPTH + 1)
+    with pytest.raises(MCPError) as caught:
+        parse_message(deep)
+    assert caught.value.message == f"Parse error: JSON nests deeper than {MAX_NESTING_DEPTH} levels"
+
+
+def test_an_escaped_backslash_before_a_closing_quote_ends_the_string() -> None:
+    """`"\\\\"` is a one-backslash string: what follows it is outside strings again."""
+    body = b'{"jsonrpc":"2.0","method":"m","params":{"s":"\\\\","t":"' + b"[" * (MAX_NESTING_DEPTH + 1) + b'"}}'
+    assert isinstance(parse_message(body), Notification)
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b"NaN", "Parse error: NaN is not a JSON value"),
+        (b"-Infinity", "Parse error: -Infinity is not a JSON value"),
+        (b"1e999", "Parse error: the number 1e999 is too large"),
+        (b"-1e999", "Parse error: the number -1e999 is too large"),
+        (b"-" + b"9" * 60 + b"e999", "Parse error: the number -" + b"9".decode() * 39 + " is too large"),
+    ],
+)
+def test_what_is_not_json_is_refused_by_name(body: bytes, reason: str) -> None:
+    with pytest.raises(MCPError) as caught:
+        parse_message(body)
+    assert caught.value.code == PARSE_ERROR and caught.value.message == reason
+
+
+def test_a_lone_surrogate_is_written_as_its_escape() -> None:
+    """A client may send `"\\ud800"`; echoed back, it must still be valid UTF-8."""
+    assert encode({"a": "\ud800"}) == b'{"a":"\\ud800"}'
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"[1]", "Invalid Request: the message is an array (batches are not part of MCP)"),
+        (b'"x"', "Invalid Request: the message is not an object"),
+        (b'{"jsonrpc":"2.0","id":null,"method":"m"}', 'Invalid Request: "id" must not be null'),
+        (b'{"jsonrpc":"2.0","id":1.5,"method":"m"}', 'Invalid Request: "id" must be a string or an integer'),
+    ],
+)
+def test_a_message_that_is_no_request_is_refused_in_words(body: bytes, message: str) -> None:
+    with pytest.raises(MCPError) as caught:
+        parse_message(body)
+    assert caught.value.message == message
+
+
+def test_an_error_carries_its_http_headers() -> None:
+    headers = [(b"retry-after", b"1")]
+    assert MCPError(1, "m", http_headers=headers).http_headers == headers
+
+
+@pytest.mark.parametrize("value", [Notification("m"), datetime(2026, 7, 28, tzinfo=UTC)])
+def test_encode_refuses_what_is_not_json(value: object) -> None:
+    """A dataclass or a datetime in a message is a bug to surface, not something to guess a JSON form for."""
+    with pytest.raises(TypeError):
+        encode({"a": value})

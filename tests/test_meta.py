@@ -105,3 +105,54 @@ def test_every_meta_key_mcpref_uses_follows_the_naming_rules() -> None:
         assert not prefix or prefix.split(".")[:2] == ["io", "modelcontextprotocol"], key  # reverse DNS
     for bad in ("1io/x", "io./x", "io.-x/y", "io/-x", "io/x-"):
         assert not KEY.fullmatch(bad), bad
+
+
+@pytest.mark.parametrize(
+    ("params", "reason"),
+    [
+        ({"_meta": None}, "params._meta is required and must be an object"),
+        ({"_meta": {CAPS_KEY: {}}}, f'params._meta["{VERSION_KEY}"] is required and must be a string'),
+        ({"_meta": {VERSION_KEY: "2026-07-28"}}, f'params._meta["{CAPS_KEY}"] is required and must be an object'),
+    ],
+)
+def test_a_missing_key_is_named_in_the_error(params: dict, reason: str) -> None:
+    with pytest.raises(MCPError) as caught:
+        read_request_meta(params)
+    assert caught.value.message == f"Invalid params: {reason}"
+
+
+def test_an_unknown_log_level_error_lists_the_levels() -> None:
+    with pytest.raises(MCPError) as caught:
+        read_request_meta({"_meta": {VERSION_KEY: "2026-07-28", CAPS_KEY: {}, "io.modelcontextprotocol/logLevel": "x"}})
+    assert "use one of debug, info, notice, warning, error, critical, alert, emergency" in caught.value.message
+
+
+def test_the_whole_meta_is_kept_and_a_malformed_client_info_is_dropped() -> None:
+    sent = {VERSION_KEY: "2026-07-28", CAPS_KEY: {}, "io.modelcontextprotocol/clientInfo": "c", "x.example/k": 1}
+    read = read_request_meta({"_meta": sent})
+    assert read.raw == sent
+    assert read.client_info is None
+
+
+@pytest.mark.parametrize(("requested", "echoed"), [("1999-01-01", "1999-01-01"), (5, ""), (None, "")])
+def test_an_unsupported_version_echoes_only_a_string(requested: object, echoed: str) -> None:
+    error = meta.unsupported_version(requested, ("2026-07-28",))
+    assert error.code == UNSUPPORTED_PROTOCOL_VERSION
+    assert error.data == {"supported": ["2026-07-28"], "requested": echoed}
+
+
+@pytest.mark.parametrize(
+    ("required", "declared", "missing"),
+    [
+        ({"sampling": {"tools": {}}}, {"sampling": {}}, {"sampling": {"tools": {}}}),
+        ({"sampling": {"tools": {}, "context": {}}}, {"sampling": {"tools": {}}}, {"sampling": {"context": {}}}),
+    ],
+)
+def test_a_nested_capability_reports_only_what_is_lacking(required: dict, declared: dict, missing: dict) -> None:
+    assert missing_capabilities(required, declared) == missing
+
+
+def test_require_capabilities_names_them_in_order() -> None:
+    with pytest.raises(MCPError) as caught:
+        require_capabilities({"sampling": {}, "roots": {}}, {})
+    assert caught.value.message == "Missing required client capability: roots, sampling"
