@@ -165,3 +165,9 @@ def test_the_quick_check_passes_what_a_plain_schema_allows(schema: Any, instance
 def test_array_items_are_each_checked() -> None:
     check = quick_check({"type": "array", "items": {"type": "null"}})
     assert check is not None and check([None]) and not check([None, 1])
+
+
+def test_an_enum_passes_its_members_only() -> None:
+    """The property above draws a non-member only by chance; this is the rule itself."""
+    check = quick_check({"type": "string", "enum": ["a", "b"]})
+    assert check is not None and check("a") and check("b") and not check("c") and not check(1)
