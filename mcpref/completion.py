@@ -17,7 +17,9 @@ from .resources import ResourceRegistry
 MAX_VALUES = 100
 
 
-async def complete(params: dict[str, Any], prompts: PromptRegistry, resources: ResourceRegistry) -> dict[str, Any]:
+async def complete(
+    params: dict[str, Any], prompts: PromptRegistry, resources: ResourceRegistry, principal: str | None = None
+) -> dict[str, Any]:
     ref = params.get("ref")
     argument = params.get("argument")
     if not isinstance(ref, dict) or not isinstance(argument, dict):
@@ -27,7 +29,7 @@ async def complete(params: dict[str, Any], prompts: PromptRegistry, resources: R
         raise MCPError(INVALID_PARAMS, "Invalid params: argument.name and argument.value must be strings")
     context = _context_arguments(params.get("context"))
     if ref.get("type") == "ref/prompt":
-        prompt = prompts.require(ref.get("name"))
+        prompt = prompts.require(ref.get("name"), principal)
         completers = prompt.complete
     elif ref.get("type") == "ref/resource":
         template = resources.template_named(ref.get("uri"))

@@ -7,7 +7,7 @@ required argument. Prompt arguments are always strings on the wire.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,8 @@ class Prompt:
     argument_descriptions: dict[str, str] = field(default_factory=dict)
     #: Completion functions by argument name, for `completion/complete` with a `ref/prompt`.
     complete: dict[str, Completer] = field(default_factory=dict)
+    #: Who may see the prompt: called with the principal; None shows it to everyone.
+    visible: Callable[[str | None], bool] | None = None
 
     def __post_init__(self) -> None:
         self._with_ctx = wants_context(self.fn)
@@ -95,6 +97,8 @@ def _to_result(returned: Any, description: str | None) -> dict[str, Any] | Input
 class PromptRegistry:
     def __init__(self) -> None:
         self._prompts: dict[str, Prompt] = {}
+        #: How many have a `visible` predicate: with none, every list is the same for everyone.
+        self._gated = 0
         #: Called after every change, so the server can tell listening clients.
         self.on_change: Callable[[], None] = lambda: None
 
@@ -102,24 +106,36 @@ class PromptRegistry:
         if prompt.name in self._prompts:
             raise ValueError(f"a prompt named {prompt.name!r} is already registered")
         self._prompts[prompt.name] = prompt
+        self._gated += prompt.visible is not None
         self.on_change()
         return prompt
 
     def remove(self, name: str) -> None:
-        del self._prompts[name]
+        self._gated -= self._prompts.pop(name).visible is not None
         self.on_change()
 
     def get(self, name: Any) -> Prompt | None:
         return self._prompts.get(name) if isinstance(name, str) else None
 
-    def require(self, name: Any) -> Prompt:
+    def require(self, name: Any, principal: str | None = None) -> Prompt:
+        """The prompt called `name`; one the principal may not see is unknown, with the same error."""
         prompt = self.get(name)
-        if prompt is None:
+        if prompt is None or not _shows(prompt, principal):
             raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name}")
         return prompt
+
+    def visible_to(self, principal: str | None) -> tuple[Iterable[Prompt], bool]:
+        """The prompts this principal may see, and whether that list depends on who asks."""
+        if not self._gated:
+            return self._prompts.values(), False
+        return [prompt for prompt in self._prompts.values() if _shows(prompt, principal)], True
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self._prompts.values())
 
     def __len__(self) -> int:
         return len(self._prompts)
+
+
+def _shows(prompt: Prompt, principal: str | None) -> bool:
+    return prompt.visible is None or prompt.visible(principal)

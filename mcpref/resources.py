@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,8 @@ class Resource:
     title: str | None = None
     description: str | None = None
     mime_type: str | None = None
+    #: Who may see the resource: called with the principal; None shows it to everyone.
+    visible: Callable[[str | None], bool] | None = None
 
     def __post_init__(self) -> None:
         _check_scheme(self.uri)
@@ -139,6 +141,8 @@ def contents(uri: str, returned: Any, mime_type: str | None) -> list[dict[str, A
 class ResourceRegistry:
     def __init__(self) -> None:
         self.resources: dict[str, Resource] = {}
+        #: How many have a `visible` predicate: with none, every list is the same for everyone.
+        self._gated = 0
         self.templates: list[ResourceTemplate] = []
         #: Called after every change, so the server can tell listening clients.
         self.on_change: Callable[[], None] = lambda: None
@@ -147,17 +151,24 @@ class ResourceRegistry:
         if resource.uri in self.resources:
             raise ValueError(f"a resource with URI {resource.uri!r} is already registered")
         self.resources[resource.uri] = resource
+        self._gated += resource.visible is not None
         self.on_change()
         return resource
 
     def remove(self, uri: str) -> None:
-        del self.resources[uri]
+        self._gated -= self.resources.pop(uri).visible is not None
         self.on_change()
 
     def add_template(self, template: ResourceTemplate) -> ResourceTemplate:
         self.templates.append(template)
         self.on_change()
         return template
+
+    def visible_to(self, principal: str | None) -> tuple[Iterable[Resource], bool]:
+        """The resources this principal may see, and whether that list depends on who asks."""
+        if not self._gated:
+            return self.resources.values(), False
+        return [r for r in self.resources.values() if r.visible is None or r.visible(principal)], True
 
     def template_named(self, uri_template: Any) -> ResourceTemplate | None:
         return next((t for t in self.templates if t.uri_template == uri_template), None)
@@ -166,7 +177,8 @@ class ResourceRegistry:
         if not isinstance(uri, str):
             raise MCPError(INVALID_PARAMS, "Invalid params: uri must be a string")
         resource = self.resources.get(uri)
-        if resource is not None:
+        # A resource the caller may not see is not found, exactly like one that does not exist.
+        if resource is not None and (resource.visible is None or resource.visible(ctx.principal)):
             return await resource.read(ctx)
         for template in self.templates:
             variables = template.match(uri)

@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import dataclasses
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -53,10 +54,15 @@ def serve_http(
 
 
 def main(server: Server, app: Any = None, argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=f"Run the MCP server {server.info['name']!r}.")
+    parser = argparse.ArgumentParser(prog=_prog(), description=f"Run the MCP server {server.info['name']!r}.")
     parser.add_argument("--stdio", action="store_true", help="serve stdin/stdout instead of HTTP")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP address to bind (default: loopback)")
-    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")), help="HTTP port")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(os.environ.get("PORT", "8000")),
+        help="HTTP port (default: the PORT environment variable, else 8000)",
+    )
     add_limit_options(parser)
     parser.add_argument("--max-listen-streams", type=int, help="open subscriptions/listen streams in all")
     parser.add_argument("--max-listen-per-caller", type=int, help="open listen streams for one caller")
@@ -66,9 +72,23 @@ def main(server: Server, app: Any = None, argv: Sequence[str] | None = None) -> 
     if args.max_listen_per_caller is not None:
         server.subscriptions.max_per_caller = args.max_listen_per_caller
     if args.stdio:
+        if sys.stdin.isatty():
+            # stdout is the protocol channel, so the hint goes to stderr.
+            print(STDIO_TERMINAL_HINT, file=sys.stderr, flush=True)
         serve_stdio(server)
     else:
         serve_http(app or StreamableHTTP(server), [server], args.host, args.port, limits_from(args))
+
+
+STDIO_TERMINAL_HINT = "Reading JSON-RPC messages from stdin, one per line; answers go to stdout. Ctrl+D ends."
+
+
+def _prog() -> str | None:
+    """`python -m examples.minimal_server` when run with -m, where argparse would say `__main__.py`."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    if spec is None or not spec.name:
+        return None  # run as a script: argparse's own guess, the script's name, is right
+    return f"python -m {spec.name.removesuffix('.__main__')}"
 
 
 def add_limit_options(parser: argparse.ArgumentParser) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from .caching import CacheHints
@@ -190,8 +190,13 @@ class Server:
         annotations: dict[str, Any] | None = None,
         icons: list[dict[str, Any]] | None = None,
         requires: dict[str, Any] | None = None,
+        visible: Callable[[str | None], bool] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Register a function as a tool. Its description defaults to the docstring."""
+        """Register a function as a tool. Its description defaults to the docstring.
+
+        `visible(principal)` decides who sees it: the others get it neither in `tools/list` (then
+        answered with `cacheScope: "private"`) nor by calling it, which fails as for an unknown tool.
+        """
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.tools.add(
@@ -205,6 +210,7 @@ class Server:
                     annotations=annotations,
                     icons=icons,
                     requires=requires or {},
+                    visible=visible,
                 )
             )
             return fn
@@ -219,15 +225,14 @@ class Server:
         title: str | None = None,
         description: str | None = None,
         mime_type: str | None = None,
+        visible: Callable[[str | None], bool] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Register a function as the resource at `uri`; it returns str (text), bytes (a blob) or a list."""
+        """Register a function as the resource at `uri`; it returns str (text), bytes (a blob) or a list.
+        `visible(principal)` decides who sees it, as for `tool`."""
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-            self.resources.add(
-                Resource(
-                    uri, name or fn.__name__, fn, title, description if description is not None else _doc(fn), mime_type
-                )
-            )
+            description_ = description if description is not None else _doc(fn)
+            self.resources.add(Resource(uri, name or fn.__name__, fn, title, description_, mime_type, visible))
             return fn
 
         return register
@@ -269,8 +274,10 @@ class Server:
         description: str | None = None,
         arguments: dict[str, str] | None = None,
         complete: dict[str, Any] | None = None,
+        visible: Callable[[str | None], bool] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Register a function as a prompt; `arguments` maps argument names to descriptions."""
+        """Register a function as a prompt; `arguments` maps argument names to descriptions.
+        `visible(principal)` decides who sees it, as for `tool`."""
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.prompts.add(
@@ -281,6 +288,7 @@ class Server:
                     description if description is not None else _doc(fn),
                     arguments or {},
                     complete or {},
+                    visible,
                 )
             )
             return fn
@@ -315,11 +323,14 @@ class Server:
         handlers = [*self.tools, *self.prompts, *self.resources.resources.values(), *self.resources.templates]
         return any(handler._with_ctx for handler in handlers)
 
-    def header_params_for(self, method: str, params: dict[str, Any]) -> dict[str, tuple[str, ...]]:
-        """The `x-mcp-header` parameters the transport must check for this request."""
+    def header_params_for(
+        self, method: str, params: dict[str, Any], principal: str | None = None
+    ) -> dict[str, tuple[str, ...]]:
+        """The `x-mcp-header` parameters the transport must check for this request. A tool the
+        principal may not see has none, as an unknown one, so no header error betrays it."""
         if method == "tools/call":
             tool = self.tools.get(params.get("name"))
-            if tool is not None:
+            if tool is not None and (tool.visible is None or tool.visible(principal)):
                 return tool.header_params
         return {}
 
@@ -373,7 +384,10 @@ class Server:
                 raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
             return self._finish(asked)
         if request.method in CACHEABLE_METHODS:
+            private = result.get("cacheScope") == "private"  # a list that depends on who asks
             self.cache_for.get(request.method, self.cache).apply(result)
+            if private:
+                result["cacheScope"] = "private"
         self._check_result_type(ctx, result.get("resultType", "complete"))
         return self._finish(result)
 
@@ -517,11 +531,21 @@ class Server:
             result["nextCursor"] = next_cursor
         return result
 
+    def _page_of(self, ctx: RequestContext, shown: tuple[Iterable[Any], bool], key: str) -> dict[str, Any]:
+        """A page of the entries this caller may see. A list that depends on who asks is private
+        (server/utilities/caching.mdx): a shared cache must not hand one user's list to another.
+        Cursors are offsets into the caller's own list, so each principal pages consistently."""
+        entries, per_principal = shown
+        result = self._page(ctx, [entry.definition() for entry in entries], key)
+        if per_principal:
+            result["cacheScope"] = "private"
+        return result
+
     async def _list_tools(self, ctx: RequestContext) -> dict[str, Any]:
-        return self._page(ctx, [tool.definition() for tool in self.tools], "tools")
+        return self._page_of(ctx, self.tools.visible_to(ctx.principal), "tools")
 
     async def _call_tool(self, ctx: RequestContext) -> dict[str, Any]:
-        tool = self.tools.require(ctx.params.get("name"))
+        tool = self.tools.require(ctx.params.get("name"), ctx.principal)
         arguments = ctx.params.get("arguments", {})
         if not isinstance(arguments, dict):
             raise MCPError(INVALID_PARAMS, "Invalid params: arguments must be an object")
@@ -532,7 +556,7 @@ class Server:
             return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
 
     async def _list_resources(self, ctx: RequestContext) -> dict[str, Any]:
-        return self._page(ctx, [r.definition() for r in self.resources.resources.values()], "resources")
+        return self._page_of(ctx, self.resources.visible_to(ctx.principal), "resources")
 
     async def _list_templates(self, ctx: RequestContext) -> dict[str, Any]:
         return self._page(ctx, [t.definition() for t in self.resources.templates], "resourceTemplates")
@@ -542,14 +566,14 @@ class Server:
         return contents if isinstance(contents, InputRequired) else {"contents": contents}
 
     async def _list_prompts(self, ctx: RequestContext) -> dict[str, Any]:
-        return self._page(ctx, [p.definition() for p in self.prompts], "prompts")
+        return self._page_of(ctx, self.prompts.visible_to(ctx.principal), "prompts")
 
     async def _get_prompt(self, ctx: RequestContext) -> dict[str, Any]:
-        prompt = self.prompts.require(ctx.params.get("name"))
+        prompt = self.prompts.require(ctx.params.get("name"), ctx.principal)
         return await prompt.get(ctx.params.get("arguments"), ctx)
 
     async def _complete(self, ctx: RequestContext) -> dict[str, Any]:
-        return await complete(ctx.params, self.prompts, self.resources)
+        return await complete(ctx.params, self.prompts, self.resources, ctx.principal)
 
 
 def _declared_in(params: dict[str, Any]) -> dict[str, Any]:

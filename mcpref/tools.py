@@ -13,7 +13,7 @@ import inspect
 import json
 import logging
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
@@ -74,6 +74,8 @@ class Tool:
     icons: list[dict[str, Any]] | None = None
     #: Client capabilities a call needs, e.g. `{"elicitation": {}}`; missing ones get -32021.
     requires: dict[str, Any] = field(default_factory=dict)
+    #: Who may see the tool: called with the principal; None shows it to everyone (see `Server.tool`).
+    visible: Callable[[str | None], bool] | None = None
 
     def __post_init__(self) -> None:
         if self.input_schema.get("type") != "object":
@@ -257,6 +259,8 @@ class ToolRegistry:
 
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
+        #: How many have a `visible` predicate: with none, every list is the same for everyone.
+        self._gated = 0
         #: Called after every change, so the server can tell listening clients.
         self.on_change: Callable[[], None] = lambda: None
 
@@ -264,24 +268,36 @@ class ToolRegistry:
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
+        self._gated += tool.visible is not None
         self.on_change()
         return tool
 
     def remove(self, name: str) -> None:
-        del self._tools[name]
+        self._gated -= self._tools.pop(name).visible is not None
         self.on_change()
 
     def get(self, name: Any) -> Tool | None:
         return self._tools.get(name) if isinstance(name, str) else None
 
-    def require(self, name: Any) -> Tool:
+    def require(self, name: Any, principal: str | None = None) -> Tool:
+        """The tool called `name`; one the principal may not see is unknown, with the same error."""
         tool = self.get(name)
-        if tool is None:
+        if tool is None or (tool.visible is not None and not tool.visible(principal)):
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")
         return tool
+
+    def visible_to(self, principal: str | None) -> tuple[Iterable[Tool], bool]:
+        """The tools this principal may see, and whether that list depends on who asks."""
+        if not self._gated:
+            return self._tools.values(), False
+        return [tool for tool in self._tools.values() if _shows(tool, principal)], True
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self._tools.values())
 
     def __len__(self) -> int:
         return len(self._tools)
+
+
+def _shows(tool: Tool, principal: str | None) -> bool:
+    return tool.visible is None or tool.visible(principal)

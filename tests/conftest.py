@@ -1,14 +1,18 @@
-"""Shared fixtures: a real uvicorn on loopback, and an MCP client that checks every answer
-against the official schema before a test sees it."""
+"""Shared fixtures: a real uvicorn on loopback, an MCP client that checks every answer
+against the official schema before a test sees it, and the site built once for the run."""
 
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,6 +28,32 @@ META = {
     "io.modelcontextprotocol/clientCapabilities": {},
 }
 ACCEPT = "application/json, text/event-stream"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def build_site(site: Path, config: Path = ROOT / "mkdocs.yml") -> subprocess.CompletedProcess[str]:
+    """`mkdocs build --strict`, as the suite runs it, with the pinned mermaid in place first. Never
+    `--quiet`: it silences the warnings that strict mode counts, and a broken link or anchor would
+    then build without complaint."""
+    subprocess.run(["bash", str(ROOT / "scripts" / "_site_setup")], check=True, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config), "--site-dir", str(site)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},  # Material's end-of-life banner
+    )
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built once for the whole run (a build costs 15-40 s): tests/docs checks the files,
+    tests/browser serves them to Chromium. Tests only read it."""
+    site = tmp_path_factory.mktemp("site")
+    built = build_site(site)
+    assert built.returncode == 0, built.stderr
+    assert "WARNING" not in built.stderr, built.stderr
+    return site
 
 
 @contextmanager

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
 import signal
 import socket
 import subprocess
@@ -11,7 +13,9 @@ import time
 
 import httpx
 
+from mcpref.run import STDIO_TERMINAL_HINT
 from tests.conftest import ACCEPT, META, VERSION
+from tests.transports.test_stdio import request_line
 
 
 def free_port() -> int:
@@ -77,3 +81,50 @@ def test_http_binds_loopback_unless_told_otherwise(monkeypatch) -> None:  # type
     mcpref.run.main(Server("bind-test", "1"), argv=[])
     mcpref.run.main(Server("bind-test", "1"), argv=["--host", "0.0.0.0"])
     assert bound == ["127.0.0.1", "0.0.0.0"]
+
+
+def test_help_names_the_command_the_user_typed() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "examples.minimal_server", "--help"], capture_output=True, text=True, timeout=15
+    )
+    assert done.returncode == 0
+    assert done.stdout.startswith("usage: python -m examples.minimal_server ")
+    port_help = " ".join(done.stdout.split("--port PORT", 2)[2].split())  # the option's own entry
+    assert "PORT environment variable" in port_help and "8000" in port_help
+
+
+def test_stdio_on_a_terminal_says_what_it_reads_on_stderr_and_serves() -> None:
+    """On a terminal a silent server looks hung; stdout stays the protocol's alone."""
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "examples.minimal_server", "--stdio"],
+        stdin=terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    os.close(terminal)
+    try:
+        assert process.stderr is not None and process.stdout is not None
+        assert process.stderr.readline().decode().strip() == STDIO_TERMINAL_HINT
+        os.write(controller, request_line(1, "tools/list"))
+        assert json.loads(process.stdout.readline())["id"] == 1  # the hint did not land on stdout
+        os.write(controller, b"\x04")  # Ctrl+D: end of input
+        assert process.wait(timeout=10) == 0
+        assert process.stdout.read() == b""
+        assert b"Traceback" not in process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
+        os.close(controller)
+
+
+def test_stdio_on_a_pipe_prints_no_hint() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "examples.minimal_server", "--stdio"],
+        input=request_line(1, "tools/list"),
+        capture_output=True,
+        timeout=15,
+    )
+    assert done.returncode == 0 and json.loads(done.stdout)["id"] == 1
+    assert STDIO_TERMINAL_HINT.encode() not in done.stderr

@@ -239,6 +239,44 @@ def test_another_users_handle_is_refused(origin: str) -> None:
     assert stolen["isError"] is True and "issued to someone else" in stolen["content"][0]["text"]
 
 
+def list_tools(origin: str, token: str) -> dict[str, Any]:
+    """`tools/list` on the protected server for the token's user."""
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": VERSION,
+        "Mcp-Method": "tools/list",
+        "Authorization": f"Bearer {token}",
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
+    response = httpx.post(f"{origin}/secure/mcp", json=body, headers=headers)
+    assert response.status_code == 200, response.text
+    response.messages = checked(response, "tools/list")  # type: ignore[attr-defined]
+    return result(response)
+
+
+def test_each_user_sees_their_own_tool_list_privately(origin: str) -> None:
+    alice, bob = sign_in(origin, "alice")["access_token"], sign_in(origin, "bob")["access_token"]
+    for_alice, for_bob = list_tools(origin, alice), list_tools(origin, bob)
+    names = [tool["name"] for tool in for_alice["tools"]]
+    assert "audit_log" in names
+    assert [tool["name"] for tool in for_bob["tools"]] == [name for name in names if name != "audit_log"]
+    # The list depends on who asks, so no shared cache may hand Alice's to Bob.
+    assert for_alice["cacheScope"] == for_bob["cacheScope"] == "private"
+
+
+def test_a_tool_hidden_from_the_caller_is_refused_like_an_unknown_one(origin: str) -> None:
+    alice, bob = sign_in(origin, "alice")["access_token"], sign_in(origin, "bob")["access_token"]
+    hidden, unknown = call(origin, bob, "audit_log", {}), call(origin, bob, "audit_logs", {})
+    assert hidden.status_code == unknown.status_code == 200
+    refused, missing = hidden.messages[-1]["error"], unknown.messages[-1]["error"]  # type: ignore[attr-defined]
+    assert refused == {**missing, "message": missing["message"].replace("audit_logs", "audit_log")}
+    assert refused == {"code": -32602, "message": "Unknown tool: audit_log"}
+    result(call(origin, bob, "open_notebook", {}))
+    log = result(call(origin, alice, "audit_log", {}))["content"][0]["text"]
+    assert "opened by" in log and log.endswith("#bob")
+
+
 def test_a_refreshed_token_continues_the_round_and_another_user_cannot(origin: str) -> None:
     alice = sign_in(origin, "alice", "mcp:tools mcp:admin")
     bob = sign_in(origin, "bob", "mcp:tools mcp:admin")
@@ -451,7 +489,6 @@ def test_a_pre_registered_client_registers_nothing(signed_in: Flow) -> None:
     assert signed_in.token_form()["client_id"] == DOCS_CLIENT.client_id
 
 
-
 @pytest.mark.anyio
 async def test_a_rejected_token_is_refreshed_without_the_user(origin: str) -> None:
     """A 401 on a request that carried a token: the refresh token gets a new one, no new consent."""
@@ -466,7 +503,7 @@ async def test_a_rejected_token_is_refreshed_without_the_user(origin: str) -> No
     auth = OAuth(redirect=listener, redirect_uri=listener.redirect_uri, clients={f"{origin}/auth": registration})
     async with Client(f"{origin}/secure/mcp", auth=auth) as client:
         await client.call_tool("whoami", {})
-        (key, tokens), = auth.store.tokens.items()
+        ((key, tokens),) = auth.store.tokens.items()
         tokens.access_token = "revoked"  # what the server now refuses (revoked, or its key rotated)
         who = await client.call_tool("whoami", {})
     assert who["content"][0]["text"] == f"{origin}/auth#alice"

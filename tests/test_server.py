@@ -609,6 +609,97 @@ def test_the_resource_list_is_the_same_whoever_asks(server: Server) -> None:
     listed_alike(server, "resources/list", "resources")
 
 
+def as_principal(server: Server, principal: str | None, method: str, params: dict[str, Any] | None = None) -> Any:
+    """Dispatch one request on behalf of `principal`; the result, or the MCPError it raised."""
+    try:
+        return asyncio.run(server.handle(Request(1, method, {**(params or {}), "_meta": META}), principal=principal))
+    except MCPError as error:
+        return error
+
+
+@pytest.fixture
+def gated() -> Server:
+    """Every kind of entry twice: one for everyone, one that only alice sees."""
+    server = Server("unit", "1", cache=CacheHints(60_000, "public"), page_size=1)
+
+    def only_alice(principal: str | None) -> bool:
+        return principal == "alice"
+
+    server.tool("hello")(lambda: "hi")
+    server.tool("audit", visible=only_alice)(lambda: "the log")
+    server.tool("bye")(lambda: "bye")
+    server.prompt("greet")(lambda: "Hello")
+    server.prompt("review", visible=only_alice, complete={"x": lambda value: ["a"]})(lambda x: f"Review {x}")
+    server.resource("file:///public.txt")(lambda: "public")
+    server.resource("file:///secret.txt", visible=only_alice)(lambda: "secret")
+    return server
+
+
+def names(server: Server, principal: str | None, method: str, key: str) -> list[Any]:
+    """Every entry of a list the principal sees, page after page, each page private."""
+    listed, params = [], {}
+    while True:
+        page = as_principal(server, principal, method, params)
+        assert (page["ttlMs"], page["cacheScope"]) == (60_000, "private")
+        listed += [entry.get("name") for entry in page[key]]
+        if "nextCursor" not in page:
+            return listed
+        params = {"cursor": page["nextCursor"]}
+
+
+def test_each_principal_pages_through_only_what_it_may_see(gated: Server) -> None:
+    assert names(gated, "alice", "tools/list", "tools") == ["hello", "audit", "bye"]
+    assert names(gated, "bob", "tools/list", "tools") == names(gated, None, "tools/list", "tools") == ["hello", "bye"]
+    assert names(gated, "alice", "prompts/list", "prompts") == ["greet", "review"]
+    assert names(gated, "bob", "prompts/list", "prompts") == ["greet"]
+    assert len(names(gated, "alice", "resources/list", "resources")) == 2
+    assert len(names(gated, "bob", "resources/list", "resources")) == 1
+
+
+def test_a_list_that_does_not_depend_on_the_principal_keeps_its_scope(server: Server) -> None:
+    for principal in ("alice", "bob"):
+        listed = as_principal(server, principal, "tools/list")
+        assert (listed["ttlMs"], listed["cacheScope"]) == (1000, "public")
+
+
+def completing(name: str) -> dict[str, Any]:
+    return {"ref": {"type": "ref/prompt", "name": name}, "argument": {"name": "x", "value": ""}}
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        ("tools/call", lambda name: {"name": name}),
+        ("prompts/get", lambda name: {"name": name, "arguments": {"x": "1"}}),
+        ("resources/read", lambda name: {"uri": f"file:///{name}.txt"}),
+        ("completion/complete", completing),
+    ],
+)
+def test_an_entry_the_caller_may_not_see_fails_like_an_unknown_one(gated: Server, method: str, params: Any) -> None:
+    hidden = {"tools/call": "audit", "prompts/get": "review", "resources/read": "secret"}.get(method, "review")
+    refused, missing = (
+        as_principal(gated, "bob", method, params(hidden)),
+        as_principal(gated, "bob", method, params("nope")),
+    )
+    assert isinstance(refused, MCPError) and isinstance(missing, MCPError)
+    # The same code, message and data, but for the name: nothing tells "hidden" from "absent".
+    assert (refused.code, str(refused).replace(hidden, "?"), str(refused.data).replace(hidden, "?")) == (
+        missing.code,
+        str(missing).replace("nope", "?"),
+        str(missing.data).replace("nope", "?"),
+    )
+    assert not isinstance(as_principal(gated, "alice", method, params(hidden)), MCPError)
+
+
+def test_a_hidden_tool_has_no_header_parameters_to_betray_it() -> None:
+    server = Server("unit", "1")
+    schema = {"type": "object", "properties": {"region": header("Region")}}
+    server.tool("audit", input_schema=schema, visible=lambda principal: principal == "alice")(lambda region: region)
+    assert server.header_params_for("tools/call", {"name": "audit"}, "alice")
+    hidden = server.header_params_for("tools/call", {"name": "audit"}, "bob")
+    assert hidden == server.header_params_for("tools/call", {"name": "nope"}, "bob") == {}
+
+
 def test_the_prompt_list_is_the_same_whoever_asks(server: Server) -> None:
     listed_alike(server, "prompts/list", "prompts")
 

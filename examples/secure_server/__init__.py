@@ -11,6 +11,9 @@ part (metadata, 401/403 challenges, token validation); the tools only see who is
   through an MRTR elicitation, with the notebook in a sealed `requestState` bound to the
   principal. A token without `mcp:admin` gets 403 `insufficient_scope` (step-up); the round
   survives a token refresh (same user) and refuses another user's retry.
+- `audit_log` (`mcp:tools`): seen only by the admins (by user, not by scope). Everyone else gets a
+  `tools/list` without it, and calling it fails exactly as for a tool that does not exist. Since
+  the list depends on who asks, it is answered with `cacheScope: "private"`.
 
 Served by `./scripts/serve` at http://127.0.0.1:8000/secure/mcp, with the local authorization
 server (examples/authorization_server) at http://127.0.0.1:8000/auth.
@@ -33,7 +36,8 @@ ADMIN = "mcp:admin"
 NOTEBOOK = {"type": "object", "properties": {"notebook": {"type": "string"}}, "required": ["notebook"]}
 
 
-def create_server() -> Server:
+def create_server(admins: Collection[str] = ()) -> Server:
+    """The tools; `admins` are the principals (`issuer#subject`) who see `audit_log`."""
     server = Server(
         "secure-server",
         "1.0.0",
@@ -41,6 +45,7 @@ def create_server() -> Server:
         serve_legacy=False,
     )
     handles = HandleSigner("notebook")
+    opened: list[str] = []
 
     @server.tool(input_schema={"type": "object", "properties": {}})
     def whoami(ctx: RequestContext) -> str:
@@ -50,6 +55,7 @@ def create_server() -> Server:
     @server.tool(input_schema={"type": "object", "properties": {}})
     def open_notebook(ctx: RequestContext) -> str:
         """A handle to the caller's notebook; only the caller can use it."""
+        opened.append(str(ctx.principal))
         return handles.mint({"owner": ctx.principal}, ctx.principal)
 
     @server.tool(input_schema=NOTEBOOK)
@@ -71,6 +77,11 @@ def create_server() -> Server:
         confirmed = answer.get("action") == "accept" and (answer.get("content") or {}).get("confirm") is True
         return "deleted" if confirmed else "kept"
 
+    @server.tool(input_schema={"type": "object", "properties": {}}, visible=lambda principal: principal in admins)
+    def audit_log() -> str:
+        """Who opened a notebook, oldest first (admins only)."""
+        return "\n".join(f"opened by {who}" for who in opened) or "nothing yet"
+
     return server
 
 
@@ -88,11 +99,13 @@ def required_scopes(method: str | None, name: str | None) -> Collection[str]:
     return (BASIC,)
 
 
-def create_app(resource: str, issuer: str, keys: KeySet | str) -> ProtectedResource:
+def create_app(
+    resource: str, issuer: str, keys: KeySet | str, admins: Collection[str] = ("alice",)
+) -> ProtectedResource:
     """The protected endpoint at `resource`, trusting tokens from `issuer` signed by `keys`
-    (a `KeySet`, or the issuer's JWKS URL)."""
+    (a `KeySet`, or the issuer's JWKS URL); `admins` are the subjects who see `audit_log`."""
     return ProtectedResource(
-        StreamableHTTP(create_server(), path=None),
+        StreamableHTTP(create_server(admins={f"{issuer}#{subject}" for subject in admins}), path=None),
         resource=resource,
         authorization_servers=[issuer],
         validator=JWTValidator({issuer: keys}, audience=resource),

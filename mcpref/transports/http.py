@@ -230,7 +230,7 @@ class StreamableHTTP:
             headers,
             request.method,
             request.params,
-            self.server.header_params_for(request.method, request.params),
+            self.server.header_params_for(request.method, request.params, principal),
             self.server.name_field_for(request.method),
         )
         if meta.protocol_version not in self.server.supported_versions:

@@ -3,7 +3,7 @@
 
 One browser for the whole package. Every page is visited once per viewport and palette; what a
 reader would see is measured in that one pass (`survey`), and the tests assert on the measurements.
-Screenshots go to `.artifacts/browser/` (git-ignored), one per page, viewport and palette
+Screenshots go to `.artifacts/browser/` (git-ignored), one per page and palette at desktop width
 (the whole page with MCPREF_FULL_SCREENSHOTS=1).
 
 No Chromium: the tests skip and say how to install it, except under CI=true, where that is a failure.
@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,22 +58,6 @@ def chromium() -> str:
             pytest.fail(reason)
         pytest.skip(reason)
     return path
-
-
-@pytest.fixture(scope="package")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site as `mkdocs build --strict` makes it, with the pinned mermaid in place."""
-    subprocess.run(["bash", str(ROOT / "scripts" / "_site_setup")], check=True, cwd=ROOT)
-    site = tmp_path_factory.mktemp("browser-site")
-    build = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )
-    assert build.returncode == 0, build.stderr
-    return site
 
 
 @pytest.fixture(scope="package")
@@ -187,7 +169,8 @@ def survey(browser: Any, site_url: str, pages: list[str]) -> dict[str, Visit]:
 
     Each page is loaded once, in the light palette at desktop width; the window is then narrowed to
     a phone's, the palette toggled as a reader would, and the window widened again, measuring at
-    each step, with a screenshot at each."""
+    each step. Diagram contrast (which follows the palette, not the width) is measured at desktop
+    width, where the screenshot of each palette is taken too; the rest at every step."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     visits: dict[str, Visit] = {}
     context = open_context(browser, site_url, "desktop", "light")
@@ -211,9 +194,11 @@ def survey(browser: Any, site_url: str, pages: list[str]) -> dict[str, Visit]:
             for viewport in viewports:
                 page.set_viewport_size(VIEWPORTS[viewport])
                 page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-                visit.facts[(viewport, palette)] = page.evaluate(MEASURE)
-                shot = ARTIFACTS / f"{name}-{viewport}-{palette}.jpeg"
-                page.screenshot(path=str(shot), type="jpeg", quality=70, full_page=FULL_PAGE_SHOTS)
+                desktop = viewport == "desktop"
+                visit.facts[(viewport, palette)] = page.evaluate(MEASURE, {"withContrast": desktop})
+                if desktop:
+                    shot = ARTIFACTS / f"{name}-{palette}.jpeg"
+                    page.screenshot(path=str(shot), type="jpeg", quality=70, full_page=FULL_PAGE_SHOTS)
         visit.console_errors.extend(problem for problem in dict.fromkeys(problems) if problem)
         for event, listener in listeners.items():
             page.remove_listener(event, listener)

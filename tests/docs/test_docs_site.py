@@ -4,42 +4,15 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
-import pytest
 
 from examples.site import make_app
+from tests.conftest import ROOT, build_site
 
-ROOT = Path(__file__).resolve().parents[2]
 MERMAID = ROOT / "docs" / "assets" / "vendor" / "mermaid.min.js"
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
-
-
-def build(site: Path, config: Path = ROOT / "mkdocs.yml") -> subprocess.CompletedProcess[str]:
-    """`mkdocs build --strict`, as the suite runs it. Never `--quiet`: it silences the warnings that
-    strict mode counts, and a broken link or anchor would then build without complaint."""
-    if not MERMAID.exists():  # a fresh clone: fetch the pinned mermaid once, as scripts/serve would
-        subprocess.run(["bash", str(ROOT / "scripts" / "_site_setup")], check=True, cwd=ROOT)
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config), "--site-dir", str(site)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},  # Material's end-of-life banner
-    )
-
-
-@pytest.fixture(scope="module")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    site = tmp_path_factory.mktemp("site")
-    built = build(site)
-    assert built.returncode == 0, built.stderr
-    assert "WARNING" not in built.stderr, built.stderr
-    return site
 
 
 def test_a_broken_link_or_anchor_fails_the_build(tmp_path: Path) -> None:
@@ -56,14 +29,14 @@ def test_a_broken_link_or_anchor_fails_the_build(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     (docs / "index.md").write_text("# A\n\n[next](b.md#a-heading)\n", encoding="utf-8")
-    assert build(tmp_path / "good", config).returncode == 0
+    assert build_site(tmp_path / "good", config).returncode == 0
     for link, complaint in [
         ("[next](b.md#no-such-heading)", "does not contain an anchor '#no-such-heading'"),
         ("[next](c.md)", "the target is not found among documentation files"),
         ("[here](#nowhere)", "#nowhere"),
     ]:
         (docs / "index.md").write_text(f"# A\n\n{link}\n", encoding="utf-8")
-        broken = build(tmp_path / "bad", config)
+        broken = build_site(tmp_path / "bad", config)
         assert broken.returncode != 0 and complaint in broken.stderr, (link, broken.stderr)
 
 

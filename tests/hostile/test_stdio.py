@@ -3,13 +3,15 @@ serving. (A malformed `notifications/cancelled` is issue 9's, tested in tests/tr
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.hostile.stdio_server import LINE_LIMIT
-from tests.transports.test_stdio import Child
+from tests.transports.test_stdio import Child, request_line, run_on_stdin
 
 
 @pytest.fixture
@@ -29,6 +31,18 @@ def test_an_oversized_line_is_refused_and_the_next_one_served(child: Child) -> N
     error = child.read()["error"]
     assert error["code"] == -32600 and str(LINE_LIMIT) in error["message"]
     still_serving(child)
+
+
+def test_an_oversized_line_in_a_file_on_stdin_is_refused_too(tmp_path: Path) -> None:
+    """A regular file on stdin is read by a thread, not the event loop; the line limit holds there too."""
+    requests = tmp_path / "requests.jsonl"
+    requests.write_bytes(b"x" * (LINE_LIMIT * 3) + b"\n" + request_line("after", "tools/list"))
+    with requests.open("rb") as stdin:
+        done = run_on_stdin("tests.hostile.stdio_server", stdin)
+    assert done.returncode == 0, done.stderr.decode()
+    refused, answered = (json.loads(line) for line in done.stdout.splitlines())
+    assert refused["error"]["code"] == -32600 and str(LINE_LIMIT) in refused["error"]["message"]
+    assert answered["id"] == "after" and "result" in answered
 
 
 @pytest.mark.parametrize(

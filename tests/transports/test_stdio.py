@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +15,16 @@ import pytest
 from mcpref.validation import check_message
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def request_line(request_id: Any, method: str, params: dict[str, Any] | None = None) -> bytes:
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {"_meta": META, **(params or {})}}
+    return json.dumps(message).encode() + b"\n"
+
+
+def run_on_stdin(module: str, stdin: Any, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """Run `module` to completion with `stdin` (a file object or `subprocess.DEVNULL`) as its stdin."""
+    return subprocess.run([sys.executable, "-m", module, *args], stdin=stdin, capture_output=True, timeout=15)
 
 
 class Child:
@@ -28,7 +40,7 @@ class Child:
         self.process.stdin.flush()
 
     def request(self, request_id: Any, method: str, params: dict[str, Any] | None = None) -> None:
-        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": {"_meta": META, **(params or {})}})
+        self.send(request_line(request_id, method, params))
 
     def read(self, method: str | None = None, revision: str = "2026-07-28") -> dict[str, Any]:
         """The next line of stdout, checked against the official schema of `revision`."""
@@ -70,6 +82,27 @@ def test_the_minimal_server_answers_over_stdio_and_exits_at_eof() -> None:
         assert process.close() == 0
     finally:
         process.finish()
+
+
+def test_a_file_of_requests_on_stdin_gets_every_answer_then_exit_0(tmp_path: Path) -> None:
+    """`server --stdio < requests.jsonl`: a regular file is no pipe, and the event loop refuses it."""
+    requests = tmp_path / "requests.jsonl"
+    requests.write_bytes(b"".join(request_line(n, "tools/list") for n in range(50)))
+    with requests.open("rb") as stdin:
+        done = run_on_stdin("examples.minimal_server", stdin, "--stdio")
+    assert done.returncode == 0, done.stderr.decode()
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert sorted(answer["id"] for answer in answers) == list(range(50))
+    assert all(answer["result"]["tools"] for answer in answers)
+
+
+def test_dev_null_on_stdin_exits_0_at_once() -> None:
+    """/dev/null is a character device the event loop cannot watch: it must still read as EOF."""
+    started = time.monotonic()
+    done = run_on_stdin("examples.minimal_server", subprocess.DEVNULL, "--stdio")
+    assert done.returncode == 0 and done.stdout == b""
+    assert b"Traceback" not in done.stderr and b"Error" not in done.stderr, done.stderr.decode()
+    assert time.monotonic() - started < 10
 
 
 def test_progress_comes_before_the_answer(child: Child) -> None:
