@@ -116,6 +116,9 @@ def test_a_tool_declared_with_an_integer_refuses_one_and_a_half() -> None:
         {"additionalProperties": {"type": "string"}},
         {"properties": {"a": {"pattern": "^x"}}},
         {"description": 3},
+        {"enum": [1]},
+        {"enum": "a"},
+        {"properties": []},
         False,
     ],
 )
@@ -136,3 +139,35 @@ def test_jsonschema_decides_what_the_quick_check_does_not_pass() -> None:
         tool.check_arguments({"n": "x"})
     with pytest.raises(ToolError, match=r"at \(root\): 'n' is a required property"):
         tool.check_arguments({})
+
+
+ALL_TYPES = ["string", "integer", "number", "boolean", "null", "object", "array"]
+
+
+@pytest.mark.parametrize(
+    ("schema", "instance"),
+    [
+        (True, {"any": "thing"}),
+        ({"type": "object", "properties": {"a": {"type": "string"}}}, {"a": "x", "extra": 1}),
+        ({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False}, {"a": "x"}),
+        ({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False}, {}),
+        ({"type": ALL_TYPES}, 1),
+        ({"type": "array", "items": {"type": "integer"}}, [1, 2]),
+        ({"type": "array", "items": True}, [None]),
+    ],
+)
+def test_the_quick_check_passes_what_a_plain_schema_allows(schema: Any, instance: Any) -> None:
+    """It exists to spare jsonschema on the common case: a valid call must pass it, not only jsonschema."""
+    check = quick_check(schema)
+    assert check is not None and check(instance)
+
+
+def test_array_items_are_each_checked() -> None:
+    check = quick_check({"type": "array", "items": {"type": "null"}})
+    assert check is not None and check([None]) and not check([None, 1])
+
+
+def test_an_enum_passes_its_members_only() -> None:
+    """The property above draws a non-member only by chance; this is the rule itself."""
+    check = quick_check({"type": "string", "enum": ["a", "b"]})
+    assert check is not None and check("a") and check("b") and not check("c") and not check(1)
