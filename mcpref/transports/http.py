@@ -136,14 +136,7 @@ class StreamableHTTP:
             await self._preflight(_headers(scope), scope, send)
             return
         else:
-            await _json(
-                send,
-                405,
-                error_response(
-                    None, MCPError(jsonrpc.INVALID_REQUEST, "Method Not Allowed: the MCP endpoint takes POST only")
-                ),
-                extra=[(b"allow", b"POST")],
-            )
+            await _method_not_allowed(send, "the MCP endpoint takes POST only", b"POST")
             return
         origin = self._check_host_and_origin(headers, scope)
         if origin is not None:
@@ -190,14 +183,7 @@ class StreamableHTTP:
         MCP headers; others get 403 and no CORS headers, so the browser stops there."""
         origin = self._check_host_and_origin(headers, scope)
         if origin is None or "access-control-request-method" not in headers:
-            await _json(
-                send,
-                405,
-                error_response(
-                    None, MCPError(jsonrpc.INVALID_REQUEST, "Method Not Allowed: OPTIONS is for CORS preflights")
-                ),
-                extra=[(b"allow", b"POST, OPTIONS")],
-            )
+            await _method_not_allowed(send, "OPTIONS is for CORS preflights", b"POST, OPTIONS")
             return
         requested = headers.get("access-control-request-headers", "")
         allowed = [name.strip() for name in requested.lower().split(",") if _cors_header_allowed(name.strip())]
@@ -518,6 +504,12 @@ async def _unless_client_leaves(work: Awaitable[T], receive: Receive) -> T:
     if watch.disarm():  # the client left as the work finished
         raise _ClientLeft
     return result
+
+
+async def _method_not_allowed(send: Send, why: str, allow: bytes) -> None:
+    """405 with the methods the endpoint does take, and a JSON-RPC error saying why."""
+    error = MCPError(jsonrpc.INVALID_REQUEST, f"Method Not Allowed: {why}")
+    await _json(send, 405, error_response(None, error), extra=[(b"allow", allow)])
 
 
 async def _json(
