@@ -11,6 +11,7 @@ from .context import RequestContext
 from .jsonrpc import MCPError
 from .meta import LATEST_VERSION, MODERN_VERSIONS
 from .origins import OriginPolicy
+from .resources import ResourceNotFound
 from .server import Server
 from .tools import ToolError, ToolResult, text
 from .transports.http import StreamableHTTP
@@ -22,6 +23,7 @@ __all__ = [
     "MCPError",
     "OriginPolicy",
     "RequestContext",
+    "ResourceNotFound",
     "Server",
     "StreamableHTTP",
     "ToolError",

@@ -138,6 +138,17 @@ def contents(uri: str, returned: Any, mime_type: str | None) -> list[dict[str, A
     return [item]
 
 
+class ResourceNotFound(MCPError):
+    """Nothing serves `uri`: -32602 with the URI in `data` (server/resources.mdx §Error Handling),
+    which a legacy client gets as -32002 (`mcpref.legacy`). Raise it from a template's function
+    when the URI matches the template but names nothing."""
+
+    def __init__(self, uri: str) -> None:
+        # The data names the URI, unless it is too long to echo.
+        super().__init__(INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri} if len(uri) <= 2048 else None)
+        self.uri = uri
+
+
 class ResourceRegistry(Registry[Resource]):
     """Resources by URI, and the templates tried in order for a URI none of them has."""
 
@@ -169,8 +180,7 @@ class ResourceRegistry(Registry[Resource]):
             variables = template.match(uri)
             if variables is not None:
                 return await template.read(uri, variables, ctx)
-        # The data names the URI (server/resources.mdx §Error Handling), unless it is too long to echo.
-        raise MCPError(INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri} if len(uri) <= 2048 else None)
+        raise ResourceNotFound(uri)
 
     def __len__(self) -> int:
         """Everything registered, templates included: what the `resources` capability stands for."""
