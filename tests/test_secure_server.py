@@ -22,10 +22,10 @@ from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
 from joserfc.jwk import ECKey, KeySet
 
+from bench.procs import free_port
 from examples.authorization_server import Grant
 from examples.secure_server.demo import DOCS_CLIENT, AuthDemo
 from mcpref.client import AuthorizationError, Client, ClientRegistration, LoopbackRedirect, OAuth
-from tests.conformance.test_authorization_conformance import free_port
 from tests.conftest import META, VERSION, checked, running
 
 REDIRECT = DOCS_CLIENT.redirect_uris[0]

@@ -28,8 +28,8 @@ import pytest
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from bench.procs import server_processes
 from examples.everything_server import build_server
-from tests.robustness.processes import uvicorn_processes
 
 pytestmark = pytest.mark.anyio
 
@@ -47,8 +47,8 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    with uvicorn_processes("examples.everything_server:app", [{}]) as [server]:
-        yield server.url + "/mcp"
+    with server_processes("examples.everything_server:app", [{}]) as [server]:
+        yield server.url
         assert "Traceback" not in server.log(), server.log()
 
 
