@@ -162,11 +162,6 @@ async def test_the_client_authorizes_steps_up_and_confirms(origin: str) -> None:
     assert auth.requested[(f"{origin}/auth", f"{origin}/secure/mcp")] >= {"mcp:tools", "mcp:admin"}
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 # -- the protocol frames --------------------------------------------------------------------------
 
 

@@ -12,16 +12,10 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import httpx
-import pytest
 
 from mcpref.client import Client, EraCache
 from mcpref.client._http import default_ssl_context
 from tests.conftest import running
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 class Traffic:

@@ -40,11 +40,6 @@ VERSION = {"auto": "2026-07-28", "legacy": "2025-11-25", "2026-07-28": "2026-07-
 TOOLS = [tool.definition()["name"] for tool in build_server().tools]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
     with server_processes("examples.everything_server:app", [{}]) as [server]:

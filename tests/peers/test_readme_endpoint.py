@@ -44,11 +44,6 @@ SCENARIOS = {
 }
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
     """The README's URL: `python -m examples.site`'s app, `/mcp`."""
