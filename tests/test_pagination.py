@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
 
 import pytest
 
 from mcpref.jsonrpc import INVALID_PARAMS, MCPError
 from mcpref.pagination import paginate
+from mcpref.sealing import b64url_encode
 
 ITEMS = list(range(5))
 
@@ -85,7 +85,7 @@ def test_a_refused_cursor_is_quoted_in_the_error(cursor: object) -> None:
 def test_a_negative_offset_is_refused_even_with_a_well_formed_check() -> None:
     """The check is no secret (a client can compute it); the offset itself is bounded too."""
     check = hashlib.sha256(b"mcpref-cursor:tools/list:-1").hexdigest()[:8]
-    forged = base64.urlsafe_b64encode(f"tools/list:-1:{check}".encode()).decode().rstrip("=")
+    forged = b64url_encode(f"tools/list:-1:{check}".encode())
     with pytest.raises(MCPError) as caught:
         paginate(ITEMS, forged, 2, "tools/list")
     assert caught.value.code == INVALID_PARAMS

@@ -9,8 +9,9 @@ import pytest
 
 from mcpref import Server, StreamableHTTP
 from mcpref.jsonrpc import Request
-from mcpref.mrtr import StateSealer, b64url_decode, b64url_encode
+from mcpref.mrtr import StateSealer
 from mcpref.origins import HostPolicy
+from mcpref.sealing import b64url_decode, b64url_encode
 from tests.hostile.conftest import body, headers, hostile_server
 
 PAGE = "http://localhost:3000"
