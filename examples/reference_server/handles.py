@@ -90,4 +90,3 @@ def register_handle_tools(server: Server) -> None:
         except HandleRefused as refused:
             raise ToolError(f"This handle cannot be used: {refused}. Draft the alert again.") from None
         return f"Alert issued for {draft['station']}: {draft['message']}"
-
