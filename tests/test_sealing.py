@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 
 import pytest
 
@@ -118,17 +119,18 @@ def test_an_empty_part_is_a_signature_that_does_not_match(token: str) -> None:
     assert refusal(Sealer("test", KEY), token) == SIGNATURE
 
 
-@pytest.mark.parametrize(
-    "spelling",
-    [
-        lambda part: part + "=",  # appended padding
-        lambda part: part.replace("-", "+").replace("_", "/"),  # the standard alphabet
-        lambda part: part + "A",  # an impossible length
-        lambda part: part[:-1] + chr(ord(part[-1]) + 1),  # same bytes, other trailing bits (mostly)
-        lambda part: part + "\n",
-    ],
-)
-def test_a_token_has_one_spelling(spelling) -> None:  # type: ignore[no-untyped-def]
+#: Other spellings of a token's part, each of which must be refused.
+SPELLINGS: list[Callable[[str], str]] = [
+    lambda part: part + "=",  # appended padding
+    lambda part: part.replace("-", "+").replace("_", "/"),  # the standard alphabet
+    lambda part: part + "A",  # an impossible length
+    lambda part: part[:-1] + chr(ord(part[-1]) + 1),  # same bytes, other trailing bits (mostly)
+    lambda part: part + "\n",
+]
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_a_token_has_one_spelling(spelling: Callable[[str], str]) -> None:
     sealer = Sealer("test", KEY)
     token = sealed(sealer)
     body, mac = token.split(".")
