@@ -6,9 +6,11 @@ signs the draft into an opaque handle and returns it. `issue_alert` takes the ha
 argument, checks it, and acts on what it holds. Any instance with the deployment's
 `MCP_STATE_KEY` can check it, so the two calls may reach different instances.
 
-The handle is bound to the caller (a digest of its credentials) and expires. It is signed, not
-encrypted: a client can read what it holds, so nothing secret goes in. What a signed handle
-cannot do (revoke early, be used only once) needs a store; see docs/patterns/serverless-state.md.
+The handle is bound to the caller (a digest of its credentials) and to the server that minted it,
+and expires. It is sealed as `requestState` is (mcpref/sealing.py), under a key of its own. It
+is signed, not encrypted: a client can read what it holds, so nothing secret goes in. What a
+signed handle cannot do (revoke early, be used only once) needs a store; see
+docs/patterns/serverless-state.md.
 """
 
 from __future__ import annotations
