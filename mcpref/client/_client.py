@@ -16,7 +16,7 @@ import itertools
 import logging
 import uuid
 import weakref
-from collections.abc import AsyncGenerator, Awaitable, Callable, Hashable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, Protocol
 
@@ -32,10 +32,11 @@ from ..meta import (
     MODERN_VERSIONS,
     PROGRESS_TOKEN_KEY,
     PROTOCOL_VERSION_KEY,
+    SERVER_INFO_KEY,
 )
 from ..mrtr import MRTR_METHODS
 from ..tasks.record import TASK_METHODS, TASKS_EXTENSION
-from ._cache import CacheKey, ResultCache
+from ._cache import CacheKey, ResultCache, cache_key
 from ._era import (
     AUTO,
     DEFAULT_ERA_CACHE,
@@ -65,15 +66,6 @@ from ._tasks import CANCEL, GET, UPDATE, StatusCallback, TaskWaiter, task_params
 
 CLIENT_INFO = {"name": "mcpref-client", "version": "0.1.0"}
 
-#: Methods whose complete results carry `ttlMs`/`cacheScope`, and the params that shape each one.
-CACHE_PARAMS = {
-    "server/discover": (),
-    "tools/list": ("cursor",),
-    "prompts/list": ("cursor",),
-    "resources/list": ("cursor",),
-    "resources/templates/list": ("cursor",),
-    "resources/read": ("uri",),
-}
 #: Requests that get a `progressToken` when a progress callback is set: the ones that do work.
 PROGRESS_METHODS = MRTR_METHODS | {"completion/complete"}
 
@@ -603,11 +595,8 @@ class Client:
         raise AssertionError("unreachable")
 
     def _cache_key(self, method: str, params: dict[str, Any], era: EraInfo) -> CacheKey | None:
-        names = CACHE_PARAMS.get(method)
-        if names is None or era.era != "modern":
-            return None
-        shaping: tuple[tuple[str, Hashable], ...] = tuple((name, params[name]) for name in names if name in params)
-        return CacheKey(self.endpoint, method, era.version, shaping)
+        """Legacy results carry no cache hints: only a modern era's results are kept."""
+        return cache_key(self.endpoint, method, era.version, params) if era.era == "modern" else None
 
     async def _headers_for_tool(self, name: str) -> dict[str, tuple[str, ...]] | None:
         """The `x-mcp-header` parameters of a tool, learning them from `tools/list` if need be."""
@@ -741,7 +730,7 @@ class Client:
         self._set_era(EraInfo("legacy", negotiated))
 
     def _learn_discover(self, result: dict[str, Any]) -> None:
-        self.server_info = (result.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo")
+        self.server_info = (result.get("_meta") or {}).get(SERVER_INFO_KEY)
         self.server_capabilities = result.get("capabilities")
         self.instructions = result.get("instructions")
 

@@ -13,10 +13,6 @@ from typing import Any
 
 from .. import jsonrpc
 
-#: The pre-2026 resource-not-found code; old servers still send it, clients still accept it
-#: (server/resources.mdx §Error Handling). It maps to `InvalidParams`, its modern replacement.
-LEGACY_RESOURCE_NOT_FOUND = -32002
-
 
 class MCPClientError(Exception):
     """Base of every error the client raises. `code` is the JSON-RPC code, `None` when there is none;
@@ -142,7 +138,8 @@ ERRORS_BY_CODE: dict[int, type[MCPClientError]] = {
         UnsupportedProtocolVersion,
     )
 }
-ERRORS_BY_CODE[LEGACY_RESOURCE_NOT_FOUND] = InvalidParams
+#: Old servers still send the pre-2026 resource-not-found code; it means what -32602 means now.
+ERRORS_BY_CODE[jsonrpc.LEGACY_RESOURCE_NOT_FOUND] = InvalidParams
 
 #: Codes that only a 2026-07-28 (or later) server sends: seeing one proves the server is modern.
 MODERN_ERROR_CODES = frozenset(

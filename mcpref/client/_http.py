@@ -21,13 +21,12 @@ from typing import Any
 import httpx
 from httpx_sse import EventSource, SSEError
 
-from ..headers import PROTOCOL_VERSION_HEADER, request_headers
+from ..headers import ACCEPT, PROTOCOL_VERSION_HEADER, request_headers
 from ..jsonrpc import MCPError, decode_json, encode
 from ..meta import PROTOCOL_VERSION_KEY
 from ..tasks.record import NAME_FIELDS as EXTENSION_NAME_FIELDS
 from ._errors import SessionExpired, TransportError, error_from
 
-ACCEPT = "application/json, text/event-stream"
 SESSION_HEADER = "Mcp-Session-Id"
 #: How much of an unexpected body an error message quotes.
 _EXCERPT = 200
