@@ -16,9 +16,9 @@ import itertools
 import logging
 import uuid
 import weakref
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import aclosing
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
 
@@ -63,6 +63,7 @@ from ._http import HTTPTransport, default_ssl_context
 from ._input import InputHandler, InputHandlers
 from ._listen import Subscription
 from ._tasks import CANCEL, GET, UPDATE, StatusCallback, TaskWaiter, task_params
+from ._transport import HeaderParams, Transport
 
 CLIENT_INFO = {"name": "mcpref-client", "version": "0.1.0"}
 
@@ -73,43 +74,6 @@ Callback = Callable[[dict[str, Any]], Awaitable[None] | None]
 
 
 logger = logging.getLogger("mcpref.client")
-
-
-class Transport(Protocol):
-    """What the client needs from a transport: one request in, its messages out, response last.
-
-    `HTTPTransport` and `StdioTransport` are the two; pass either (or your own) to `Client`.
-    """
-
-    #: Whether requests mirror parts of their body in headers (Streamable HTTP does).
-    uses_headers: bool
-    #: Names the server in cache keys: the URL, or the stdio command line.
-    endpoint: str
-    #: Set after a legacy `initialize`; transports that carry a version outside the body use it.
-    legacy_version: str | None
-    #: Changes when the server's process-scoped state is gone (a restarted stdio server).
-    generation: int
-    #: Receives notifications that belong to no open exchange (stdio log messages).
-    on_stray: Callable[[dict[str, Any]], Awaitable[None]] | None
-
-    def exchange(
-        self,
-        message: dict[str, Any],
-        *,
-        header_params: Mapping[str, tuple[str, ...]] | None = None,
-        long_lived: bool = False,
-    ) -> AsyncGenerator[dict[str, Any], None]:
-        """Send one request; yield the messages that belong to it, its response last."""
-        ...
-
-    async def notify(self, message: dict[str, Any]) -> None:
-        """Send one notification."""
-
-    async def connect(self) -> None:
-        """Make sure the server can be reached (start a stdio server, or restart a dead one)."""
-
-    async def aclose(self) -> None:
-        """Release what the transport holds: end a legacy session, stop a stdio server."""
 
 
 class Client:
@@ -425,7 +389,7 @@ class Client:
         method: str,
         params: dict[str, Any],
         *,
-        header_params: Mapping[str, tuple[str, ...]] | None = None,
+        header_params: HeaderParams | None = None,
         progress: Callback | None = None,
     ) -> dict[str, Any]:
         era = await self._ready()
@@ -444,7 +408,7 @@ class Client:
         self,
         method: str,
         params: dict[str, Any],
-        header_params: Mapping[str, tuple[str, ...]] | None,
+        header_params: HeaderParams | None,
         progress: Callback | None,
     ) -> tuple[dict[str, Any], int]:
         """Send, and while the server answers `input_required`, answer its input requests and
@@ -478,7 +442,7 @@ class Client:
         method: str,
         params: dict[str, Any],
         *,
-        header_params: Mapping[str, tuple[str, ...]] | None = None,
+        header_params: HeaderParams | None = None,
         progress: Callback | None = None,
     ) -> dict[str, Any]:
         """One request in the negotiated era. In `auto` mode a -32022 that lists a version we
@@ -508,7 +472,7 @@ class Client:
         method: str,
         params: dict[str, Any],
         version: str | None,
-        header_params: Mapping[str, tuple[str, ...]] | None = None,
+        header_params: HeaderParams | None = None,
         progress: Callback | None = None,
     ) -> dict[str, Any]:
         """Send one JSON-RPC request and return its result, delivering notifications on the way.
