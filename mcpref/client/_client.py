@@ -16,7 +16,7 @@ import itertools
 import logging
 import uuid
 import weakref
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Hashable, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any
 
@@ -61,7 +61,7 @@ from ._errors import (
 )
 from ._http import HTTPTransport, default_ssl_context
 from ._input import InputHandler, InputHandlers
-from ._listen import Subscription
+from ._listen import Subscription, listen_filter
 from ._tasks import CANCEL, GET, UPDATE, StatusCallback, TaskWaiter, task_params
 from ._transport import HeaderParams, Transport
 
@@ -140,7 +140,7 @@ class Client:
         self.capabilities = {**self.inputs.capabilities(), **(capabilities or {})}
         if tasks:
             self.capabilities["extensions"] = {**self.capabilities.get("extensions", {}), TASKS_EXTENSION: {}}
-        self.tasks = TaskWaiter(self)
+        self.tasks = TaskWaiter(self._call, self.inputs.respond)
         self.inputs.declared = self.capabilities
         self.on_progress = on_progress
         self.on_log = on_log
@@ -290,7 +290,7 @@ class Client:
             # again and, if they did change, retry once (streamable-http.mdx §Client Behavior).
             if header_params is None and not self._tools_listed:
                 raise
-            self._forget_lists("tools/list")
+            self._forget("tools/list")
             self._tool_headers.pop(name, None)
             fresh = await self._headers_for_tool(name)
             if fresh == header_params:
@@ -376,8 +376,9 @@ class Client:
                 # `async for note in subscription:` now yields each mcpref.jsonrpc.Notification
         ```
         """
+        wire_filter = listen_filter(notifications, wanted)
         subscription = Subscription(
-            self, _filter(notifications, wanted), max_reconnects=max_reconnects, backoff=backoff
+            self._open_listen, self._forget, wire_filter, max_reconnects=max_reconnects, backoff=backoff
         )
         self._subscriptions.add(subscription)
         return subscription
@@ -573,11 +574,21 @@ class Client:
             raise ProtocolError(f"tool {name!r} was dropped: its x-mcp-header annotations break the rules ({problems})")
         return self._tool_headers.get(name)
 
-    def _forget_lists(self, *methods: str) -> None:
-        for method in methods:
-            self.cache.invalidate(endpoint=self.endpoint, method=method)
-        if "tools/list" in methods:
+    def _forget(self, method: str, /, **params: Hashable) -> None:
+        """Drop cached results of `method` (those with these params), and what `tools/list` taught."""
+        self.cache.invalidate(endpoint=self.endpoint, method=method, **params)
+        if method == "tools/list":
             self._tools_listed = False
+
+    async def _open_listen(self, notifications: dict[str, Any]) -> tuple[int, AsyncGenerator[dict[str, Any], None]]:
+        """Send a `subscriptions/listen` request for a `Subscription`: its id, and its stream."""
+        era = await self._ready()
+        if era.era != "modern":
+            raise ProtocolError(f"subscriptions/listen needs a 2026-07-28 server; this one speaks {era.version}")
+        request_id = next(self._ids)
+        params = self._with_meta({"notifications": notifications}, era.version, None)
+        message = {"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen", "params": params}
+        return request_id, self.transport.exchange(message, long_lived=True)
 
     # -- era negotiation -----------------------------------------------------------------
 
@@ -719,29 +730,6 @@ def _means_legacy(error: MCPClientError) -> bool:
 def _legacy_params(params: dict[str, Any], token: str | None) -> dict[str, Any]:
     """A 2025-11-25 body: no per-request `_meta`, except a progress token if one is wanted."""
     return {**params, "_meta": {PROGRESS_TOKEN_KEY: token}} if token is not None else dict(params)
-
-
-def _filter(notifications: Mapping[str, Any] | None, wanted: Mapping[str, Any]) -> dict[str, Any]:
-    names = {
-        "tools_list_changed": "toolsListChanged",
-        "prompts_list_changed": "promptsListChanged",
-        "resources_list_changed": "resourcesListChanged",
-        "resource_subscriptions": "resourceSubscriptions",
-    }
-    unknown = sorted(set(wanted) - set(names))
-    if unknown:
-        raise TypeError(f"unknown listen filter keyword(s): {', '.join(unknown)}; expected {', '.join(names)}")
-    result = dict(notifications or {})
-    for keyword, value in wanted.items():
-        if keyword == "resource_subscriptions":
-            if isinstance(value, str) or not all(isinstance(uri, str) for uri in value):
-                raise TypeError("resource_subscriptions must be a list of URI strings")
-            result[names[keyword]] = list(value)
-        elif value:
-            result[names[keyword]] = True
-    if not result:
-        raise ValueError("listen() needs at least one notification type to subscribe to")
-    return result
 
 
 async def _invoke(callback: Callback, params: dict[str, Any]) -> None:
