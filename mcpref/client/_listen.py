@@ -166,7 +166,7 @@ class Subscription:
     def _accept(self, message: dict[str, Any]) -> Notification | None:
         """The notification to hand to the caller, or `None` for messages that are not for it."""
         if "method" not in message:
-            if not same_id(message.get("id"), self.subscription_id):
+            if self.subscription_id is None or not same_id(message.get("id"), self.subscription_id):
                 raise ProtocolError(f"the listen stream carried a response for id {message.get('id')!r}")
             self._closed = True
             if "error" in message:

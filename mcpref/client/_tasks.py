@@ -66,7 +66,8 @@ class TaskWaiter:
             else:
                 delay = min(max(delay * self.backoff, pace), max(self.max_interval, pace))
             if status == COMPLETED:
-                return task["result"]
+                result: dict[str, Any] = task["result"]
+                return result
             if status == FAILED:
                 raise error_from(task.get("error") or {"code": -32603, "message": "task failed without an error"})
             if status == CANCELLED:
