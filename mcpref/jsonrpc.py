@@ -26,8 +26,9 @@ INTERNAL_ERROR = -32603
 HEADER_MISMATCH = -32020
 MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
-# Codes of earlier revisions, reserved still: sent only to clients of those revisions (basic/index.mdx).
-#: "Resource not found" in 2025-11-25 and earlier; 2026-07-28 retired it for -32602.
+# Codes of earlier revisions, reserved still (basic/index.mdx §Error Codes).
+#: The pre-2026 resource-not-found code: old servers still send it, and mcpref answers it to
+#: legacy clients (server/resources.mdx §Error Handling). -32602 replaces it.
 LEGACY_RESOURCE_NOT_FOUND = -32002
 #: "URL elicitation required", 2025-11-25 only.
 URL_ELICITATION_REQUIRED = -32042
