@@ -19,7 +19,7 @@ from ._handlers import Completer, call_handler, wants_context
 from .context import RequestContext
 from .jsonrpc import INVALID_PARAMS, MCPError
 from .mrtr import InputRequired
-from .registry import Registry
+from .registry import Registry, with_optional
 
 
 @dataclass
@@ -38,7 +38,8 @@ class Resource:
         self._with_ctx = wants_context(self.fn)
 
     def definition(self) -> dict[str, Any]:
-        return _describe({"uri": self.uri, "name": self.name}, self.title, self.description, self.mime_type)
+        fields = {"title": self.title, "description": self.description, "mimeType": self.mime_type}
+        return with_optional({"uri": self.uri, "name": self.name}, **fields)
 
     async def read(self, ctx: RequestContext) -> list[dict[str, Any]] | InputRequired:
         returned = await call_handler(self.fn, {}, ctx, self._with_ctx)
@@ -65,9 +66,8 @@ class ResourceTemplate:
         self._with_ctx = wants_context(self.fn)
 
     def definition(self) -> dict[str, Any]:
-        return _describe(
-            {"uriTemplate": self.uri_template, "name": self.name}, self.title, self.description, self.mime_type
-        )
+        fields = {"title": self.title, "description": self.description, "mimeType": self.mime_type}
+        return with_optional({"uriTemplate": self.uri_template, "name": self.name}, **fields)
 
     def match(self, uri: str) -> dict[str, str] | None:
         """The variables of `uri`, or None when it is not this template's. A value holding a `.`
@@ -107,18 +107,6 @@ def _template_pattern(template: str) -> re.Pattern[str]:
         position = variable.end()
     parts.append(re.escape(template[position:]))
     return re.compile("".join(parts))
-
-
-def _describe(
-    base: dict[str, Any], title: str | None, description: str | None, mime_type: str | None
-) -> dict[str, Any]:
-    if title is not None:
-        base["title"] = title
-    if description is not None:
-        base["description"] = description
-    if mime_type is not None:
-        base["mimeType"] = mime_type
-    return base
 
 
 def contents(uri: str, returned: Any, mime_type: str | None) -> list[dict[str, Any]] | InputRequired:

@@ -25,9 +25,9 @@ from .context import RequestContext
 from .headers import annotation_problems, header_params
 from .jsonrpc import INTERNAL_ERROR, MCPError
 from .mrtr import InputRequired
-from .registry import Registry
+from .registry import Registry, with_optional
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # not a cycle: jsonschema's types, named without importing it at startup (`_compile`)
     from jsonschema import ValidationError
     from jsonschema.protocols import Validator
 
@@ -95,19 +95,15 @@ class Tool:
 
     def definition(self) -> dict[str, Any]:
         """The tool as `tools/list` shows it."""
-        tool: dict[str, Any] = {"name": self.name}
-        if self.title is not None:
-            tool["title"] = self.title
-        if self.description is not None:
-            tool["description"] = self.description
-        tool["inputSchema"] = self.input_schema
-        if self.output_schema is not None:
-            tool["outputSchema"] = self.output_schema
-        if self.annotations is not None:
-            tool["annotations"] = self.annotations
-        if self.icons is not None:
-            tool["icons"] = self.icons
-        return tool
+        return with_optional(
+            {"name": self.name},
+            title=self.title,
+            description=self.description,
+            inputSchema=self.input_schema,
+            outputSchema=self.output_schema,
+            annotations=self.annotations,
+            icons=self.icons,
+        )
 
     def check_arguments(self, arguments: dict[str, Any]) -> None:
         """Arguments that break the input schema are the tool's own failure, reported with
