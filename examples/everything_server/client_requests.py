@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpref import RequestContext, Server
-from mcpref.mrtr import InputRequired, create_message, elicit_form
+from mcpref import InputRequired, RequestContext, Server, create_message, elicit_form
 
 #: The form `elicitation-sep1034-defaults` expects: a default for every primitive type.
 DEFAULTS_FORM = {

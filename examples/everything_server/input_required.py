@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpref import RequestContext, Server
-from mcpref.mrtr import InputRequired, create_message, elicit_form, list_roots
+from mcpref import InputRequired, RequestContext, Server, create_message, elicit_form, list_roots
 
 NO_ARGUMENTS = {"type": "object", "properties": {}}
 

@@ -3,8 +3,7 @@
 import base64
 import json
 
-from mcpref import MCPError, Server, StreamableHTTP, ToolError, ToolResult, text
-from mcpref.jsonrpc import INVALID_PARAMS
+from mcpref import INVALID_PARAMS, MCPError, Server, StreamableHTTP, ToolError, ToolResult, text
 from mcpref.run import main
 
 from . import step2_tools

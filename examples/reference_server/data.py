@@ -10,7 +10,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from mcpref.jsonrpc import INVALID_PARAMS, MCPError
+from mcpref import INVALID_PARAMS, MCPError
 
 STATIONS = ("lisbon", "nairobi", "oslo", "osaka", "zurich")
 SUMMARIES = ("clear", "light rain", "overcast", "showers", "sunny spells", "windy")

@@ -33,7 +33,7 @@ from ._errors import (
     error_from,
 )
 from ._grants import ClientCredentials, EnterpriseManaged, JWTBearer
-from ._http import HTTPTransport
+from ._http import HTTPTransport, default_ssl_context
 from ._input import InputHandler, InputHandlers
 from ._listen import Subscription
 from ._redirect import LoopbackRedirect
@@ -76,6 +76,7 @@ __all__ = [
     "TransportError",
     "UnsupportedProtocolVersion",
     "client_metadata_document",
+    "default_ssl_context",
     "error_from",
     "origin_of",
 ]
