@@ -9,10 +9,9 @@ from pathlib import Path
 import httpx
 
 from docsite import make_app
-from tests.conftest import ROOT, build_site
+from tests.conftest import META, ROOT, build_site
 
 MERMAID = ROOT / "docs" / "assets" / "vendor" / "mermaid.min.js"
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
 
 def test_a_broken_link_or_anchor_fails_the_build(tmp_path: Path) -> None:

@@ -25,11 +25,11 @@ import pytest
 from mcp.client import Client as SdkClient
 from mcp.client.streamable_http import streamable_http_client
 
+from bench.procs import server_processes
 from examples.reference_server import build_server
 from mcpref.client import Client
 from tests.conformance.cli import ROOT, conformance_command
 from tests.conformance.results import load_checks
-from tests.robustness.processes import uvicorn_processes
 
 pytestmark = pytest.mark.anyio
 
@@ -44,16 +44,11 @@ SCENARIOS = {
 }
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
     """The README's URL: `python -m docsite`'s app, `/mcp`."""
-    with uvicorn_processes("docsite:app", [{}]) as [server]:
-        yield server.url + "/mcp"
+    with server_processes("docsite:app", [{}]) as [server]:
+        yield server.url
         assert "Traceback" not in server.log(), server.log()
 
 
