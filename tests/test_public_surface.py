@@ -19,18 +19,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").rglob("*.py"))
-#: Examples another change is rewriting; strict, so the mark must go when they import public names.
-BEING_REWRITTEN = {"examples/reference_server/handles.py": "the one-sealer change replaces its own sealing"}
-
-
-def example_params() -> list[object]:
-    params: list[object] = []
-    for path in EXAMPLES:
-        name = path.relative_to(ROOT).as_posix()
-        reason = BEING_REWRITTEN.get(name)
-        marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-        params.append(pytest.param(path, id=name, marks=marks))
-    return params
 
 
 def public_modules() -> dict[str, set[str]]:
@@ -55,7 +43,7 @@ def test_the_api_reference_documents_the_package_and_its_public_modules() -> Non
     assert {"mcpref", "mcpref.client", "mcpref.tasks"} <= set(public_modules())
 
 
-@pytest.mark.parametrize("path", example_params())
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.relative_to(ROOT).as_posix())
 def test_an_example_imports_only_public_names(path: Path) -> None:
     public = public_modules()
     private = [
