@@ -26,6 +26,9 @@ INTERNAL_ERROR = -32603
 HEADER_MISMATCH = -32020
 MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
+#: The pre-2026 resource-not-found code: old servers still send it, and mcpref answers it to
+#: legacy clients (server/resources.mdx §Error Handling). -32602 replaces it.
+LEGACY_RESOURCE_NOT_FOUND = -32002
 
 RequestId = str | int
 

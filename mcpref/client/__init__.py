@@ -15,7 +15,7 @@ Private modules, one concept each: `_client` (the methods, the MRTR loop), the t
 
 from ._auth import AuthorizationError, ClientRegistration, OAuth, Tokens, TokenStore, client_metadata_document
 from ._cache import CacheKey, ResultCache
-from ._client import Client, Transport
+from ._client import Client
 from ._era import DEFAULT_ERA_CACHE, EraCache, EraInfo, origin_of
 from ._errors import (
     HeaderMismatch,
@@ -39,6 +39,7 @@ from ._listen import Subscription
 from ._redirect import LoopbackRedirect
 from ._stdio import StdioTransport
 from ._tasks import TaskCancelled
+from ._transport import Transport
 
 __all__ = [
     "DEFAULT_ERA_CACHE",

@@ -80,7 +80,7 @@ class InputHandlers:
             # Tools in a sampling request need sampling.tools, the deprecated includeContext values
             # sampling.context (client/sampling.mdx); the client errs on what it did not declare.
             declared = self.capabilities() if self.declared is None else self.declared
-            missing = missing_capabilities(required_capability(request), declared).get("sampling", {})
+            missing = missing_capabilities(required_capability(dict(request)), declared).get("sampling", {})
             if missing:
                 names = ", ".join(f"sampling.{name}" for name in missing)
                 raise ProtocolError(f"inputRequests[{key!r}] needs {names}, which this client never declared")

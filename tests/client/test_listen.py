@@ -19,7 +19,10 @@ pytestmark = pytest.mark.anyio
 server = Server(
     "listen-server",
     "1.0.0",
-    cache_for={"tools/list": CacheHints(60_000, "public"), "resources/read": CacheHints(60_000, "public")},
+    cache_for={
+        method: CacheHints(60_000, "public")
+        for method in ("tools/list", "resources/list", "resources/templates/list", "resources/read")
+    },
 )
 served: list[str] = []
 
@@ -35,6 +38,12 @@ def add_tool() -> str:
 def touch(uri: str) -> str:
     server.notify_resource_updated(uri)
     return "touched"
+
+
+@server.tool()
+def change_resources() -> str:
+    server.notify_list_changed("resources")
+    return "changed"
 
 
 @server.tool()
@@ -91,6 +100,20 @@ async def test_list_changes_arrive_and_make_the_cached_list_stale(url):
     assert note.params["_meta"][SUBSCRIPTION_ID_KEY] == subscription.subscription_id
     assert len(after) == len(before) + 1
     assert traffic.methods.count("tools/list") == 2
+
+
+async def test_a_resources_change_makes_both_resource_lists_stale(url):
+    async with connect(url) as (client, traffic):
+        await client.list_resources()
+        await client.list_resource_templates()
+        async with client.listen(resources_list_changed=True) as subscription:
+            await client.call_tool("change_resources")
+            note = await asyncio.wait_for(anext(subscription), 5)
+        await client.list_resources()
+        await client.list_resource_templates()
+    assert note.method == "notifications/resources/list_changed"
+    assert traffic.methods.count("resources/list") == 2
+    assert traffic.methods.count("resources/templates/list") == 2
 
 
 async def test_resource_updates_only_for_subscribed_uris(url):

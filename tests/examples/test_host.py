@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
+from docsite import app as site_app
 from examples.host import (
     CallRejected,
     ConsentGate,
@@ -34,7 +35,6 @@ from examples.host import (
 )
 from examples.reference_server import tides
 from examples.secure_server.demo import DOCS_CLIENT
-from examples.site import app as site_app
 from mcpref import CacheHints, Server, StreamableHTTP
 from mcpref.client import ClientRegistration, OAuth, ResultCache
 from tests.conftest import running

@@ -1,6 +1,6 @@
 """The URL the README prints works with the clients people have, in both eras.
 
-`./scripts/serve` runs `python -m examples.site` and prints `http://127.0.0.1:8000/mcp`. Here that
+`./scripts/serve` runs `python -m docsite` and prints `http://127.0.0.1:8000/mcp`. Here that
 same app runs under a real uvicorn process, and three kinds of client use its `/mcp`:
 
 - the official Python SDK client (`mcp` 2.3.0) in its three modes: `auto` (probe with
@@ -46,8 +46,8 @@ SCENARIOS = {
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    """The README's URL: `python -m examples.site`'s app, `/mcp`."""
-    with server_processes("examples.site:app", [{}]) as [server]:
+    """The README's URL: `python -m docsite`'s app, `/mcp`."""
+    with server_processes("docsite:app", [{}]) as [server]:
         yield server.url
         assert "Traceback" not in server.log(), server.log()
 
