@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from examples import site
+import docsite
 from examples.reference_server import create_dual_app
 from mcpref import StreamableHTTP
 from tests.conftest import mcp_body, mcp_headers
@@ -38,7 +38,7 @@ def test_completion_with_a_context_that_is_not_an_object_is_invalid_params(serve
 @pytest.fixture
 def site_http(serve, tmp_path: Path) -> httpx.Client:
     (tmp_path / "index.html").write_text("<h1>home</h1>")
-    return serve(site.make_app(tmp_path))
+    return serve(docsite.make_app(tmp_path))
 
 
 @pytest.mark.parametrize(
@@ -69,7 +69,7 @@ def test_a_near_miss_of_an_mcp_endpoint_gets_a_json_rpc_404_naming_it(site_http,
     assert response.status_code == 404
     error = response.json()["error"]
     assert error["code"] == -32600
-    assert site._meant_endpoint(path) in error["message"]
+    assert docsite._meant_endpoint(path) in error["message"]
 
 
 def test_options_star_is_not_a_500(site_http) -> None:
