@@ -20,6 +20,7 @@ import httpx
 import pytest
 import uvicorn
 
+from bench.messages import standard_headers
 from mcpref.limits import ServerLimits, uvicorn_config
 from mcpref.validation import check_message
 
@@ -126,18 +127,9 @@ def mcp_body(
 
 
 def mcp_headers(method: str, name: str | None = None, **extra: str) -> dict[str, str]:
-    """The headers a correct client sends with `method`, written out literally (not with mcpref's own
-    builder, which is under test): `Mcp-Name` when the request names a target; `extra` adds or
-    replaces any."""
-    headers = {
-        "Content-Type": "application/json",
-        "Accept": ACCEPT,
-        "MCP-Protocol-Version": VERSION,
-        "Mcp-Method": method,
-    }
-    if name is not None:
-        headers["Mcp-Name"] = name
-    return {**headers, **extra}
+    """The headers a correct client sends with `method` (the benchmark's literal ones, not mcpref's
+    own builder, which is under test); `extra` adds or replaces any."""
+    return {**standard_headers(method, name), **extra}
 
 
 class MCPClient:
