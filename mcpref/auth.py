@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -37,11 +37,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
 from .headers import METHOD_HEADER, NAME_HEADER, decode_value
-from .transports.http import PRINCIPAL_SCOPE_KEY, StreamableHTTP
-
-Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+from .transports.http import PRINCIPAL_SCOPE_KEY, Receive, Scope, Send, StreamableHTTP
 
 #: Clock skew allowed on `exp`, `nbf` and `iat`, in seconds.
 LEEWAY = 30

@@ -46,6 +46,7 @@ from .jsonrpc import (
     Request,
 )
 from .meta import PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY, RequestMeta
+from .server import Server
 
 #: Legacy revisions served, newest first; the first is offered to clients asking for another.
 #: 2025-03-26 is not offered: its clients send no `MCP-Protocol-Version` header after
@@ -93,7 +94,7 @@ def negotiate(requested: Any) -> str:
 
 
 async def handle_legacy(
-    server: Any,
+    server: Server,
     request: Request,
     version: str | None,
     notify: NotifySink | None = None,
@@ -113,7 +114,8 @@ async def handle_legacy(
         raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method} needs a session ({reason})")
     if request.method not in LEGACY_METHODS:
         raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
-    meta = request.params.get("_meta") if isinstance(request.params.get("_meta"), dict) else {}
+    meta = request.params.get("_meta")
+    meta = meta if isinstance(meta, dict) else {}
     token = meta.get(PROGRESS_TOKEN_KEY)
     request_meta = RequestMeta(
         protocol_version=version or LEGACY_VERSIONS[0],
@@ -136,7 +138,7 @@ async def handle_legacy(
     return legacy_shape(request.method, result)
 
 
-def initialize_result(server: Any, params: dict[str, Any]) -> dict[str, Any]:
+def initialize_result(server: Server, params: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "protocolVersion": negotiate(params.get("protocolVersion")),
         "capabilities": legacy_capabilities(server.capabilities()),

@@ -544,7 +544,7 @@ class Server:
     async def _list_tools(self, ctx: RequestContext) -> dict[str, Any]:
         return self._page_of(ctx, self.tools.visible_to(ctx.principal), "tools")
 
-    async def _call_tool(self, ctx: RequestContext) -> dict[str, Any]:
+    async def _call_tool(self, ctx: RequestContext) -> dict[str, Any] | InputRequired:
         tool = self.tools.require(ctx.params.get("name"), ctx.principal)
         arguments = ctx.params.get("arguments", {})
         if not isinstance(arguments, dict):
@@ -568,7 +568,7 @@ class Server:
     async def _list_prompts(self, ctx: RequestContext) -> dict[str, Any]:
         return self._page_of(ctx, self.prompts.visible_to(ctx.principal), "prompts")
 
-    async def _get_prompt(self, ctx: RequestContext) -> dict[str, Any]:
+    async def _get_prompt(self, ctx: RequestContext) -> dict[str, Any] | InputRequired:
         prompt = self.prompts.require(ctx.params.get("name"), ctx.principal)
         return await prompt.get(ctx.params.get("arguments"), ctx)
 

@@ -200,7 +200,8 @@ def _compile(schema: dict[str, Any], what: str) -> Validator:
     import referencing.jsonschema
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    if "$schema" in schema and jsonschema.validators.validator_for(schema, default=None) is None:
+    # jsonschema documents `default` as what to return for an unknown dialect; its stubs allow only a class.
+    if "$schema" in schema and jsonschema.validators.validator_for(schema, default=None) is None:  # type: ignore[arg-type]
         # basic/index.mdx §Implementation Requirements: an unsupported dialect is an error, not 2020-12.
         raise ValueError(f"{what} names a JSON Schema dialect this server does not support: {schema['$schema']!r}")
     try:

@@ -25,7 +25,8 @@ _TYPED_ERRORS = {
 
 @cache
 def _schema(revision: str) -> dict[str, Any]:
-    return json.loads(files("mcpref.schemas").joinpath(f"{revision}.json").read_text("utf-8"))
+    schema: dict[str, Any] = json.loads(files("mcpref.schemas").joinpath(f"{revision}.json").read_text("utf-8"))
+    return schema
 
 
 @cache
@@ -61,7 +62,7 @@ def definition_for(message: dict[str, Any], method: str | None = None, revision:
         error = message["error"]
         code = error.get("code") if isinstance(error, dict) else None
         typed = _TYPED_ERRORS.get(code) if isinstance(code, int) else None
-        return typed if typed in _schema(revision)["$defs"] else "JSONRPCErrorResponse"
+        return typed if typed is not None and typed in _schema(revision)["$defs"] else "JSONRPCErrorResponse"
     if "method" in message:
         return _method_defs(revision).get(
             message["method"], "JSONRPCRequest" if "id" in message else "JSONRPCNotification"

@@ -56,6 +56,13 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site
 
 
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    """The `anyio`-marked tests run on asyncio, the loop mcpref's users run (one place to say so;
+    session-wide, so fixtures of any scope can use it)."""
+    return "asyncio"
+
+
 @contextmanager
 def running(app: Any, *, lifespan: str = "off", limits: ServerLimits | None = None) -> Iterator[str]:
     """Serve `app` with a real uvicorn on a free loopback port; yield its base URL.

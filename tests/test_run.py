@@ -6,22 +6,16 @@ import json
 import os
 import pty
 import signal
-import socket
 import subprocess
 import sys
 import time
 
 import httpx
 
+from bench.procs import free_port
 from mcpref.run import STDIO_TERMINAL_HINT
 from tests.conftest import ACCEPT, META, VERSION
 from tests.transports.test_stdio import request_line
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_ctrl_c_ends_open_listen_streams_with_their_result() -> None:

@@ -22,10 +22,10 @@ from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
 from joserfc.jwk import ECKey, KeySet
 
+from bench.procs import free_port
 from examples.authorization_server import Grant
 from examples.secure_server.demo import DOCS_CLIENT, AuthDemo
 from mcpref.client import AuthorizationError, Client, ClientRegistration, LoopbackRedirect, OAuth
-from tests.conformance.test_authorization_conformance import free_port
 from tests.conftest import META, VERSION, checked, running
 
 REDIRECT = DOCS_CLIENT.redirect_uris[0]
@@ -160,11 +160,6 @@ async def test_the_client_authorizes_steps_up_and_confirms(origin: str) -> None:
         deleted = await client.call_tool("delete_notebook", {"notebook": notebook})
         assert deleted["content"][0]["text"] == "deleted"
     assert auth.requested[(f"{origin}/auth", f"{origin}/secure/mcp")] >= {"mcp:tools", "mcp:admin"}
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 # -- the protocol frames --------------------------------------------------------------------------

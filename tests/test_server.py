@@ -14,8 +14,8 @@ import pytest
 from mcpref import CacheHints, MCPError, Server, ToolError, ToolResult, text
 from mcpref.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, Request
 from mcpref.validation import check_message
+from tests.conftest import META
 
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 SERVER_INFO = {"io.modelcontextprotocol/serverInfo": {"name": "unit", "version": "1"}}
 
 

@@ -44,7 +44,7 @@ def create_server(admins: Collection[str] = ()) -> Server:
         instructions="Every request needs a bearer token; deleting needs the mcp:admin scope.",
         serve_legacy=False,
     )
-    handles = HandleSigner("notebook")
+    handles = HandleSigner("notebook", issuer=server.info["name"])
     opened: list[str] = []
 
     @server.tool(input_schema={"type": "object", "properties": {}})

@@ -111,12 +111,6 @@ app = StreamableHTTP(server)
 streaming_app = StreamableHTTP(server, stream_responses=True)
 
 
-@pytest.fixture(scope="module")
-def url():
-    with endpoint(app) as url:
-        yield url
-
-
 async def test_minimal_server_end_to_end():
     with endpoint(minimal_app) as url:
         async with connect(url) as (client, traffic):

@@ -22,7 +22,7 @@ from mcpref.client import (
     UnsupportedProtocolVersion,
     error_from,
 )
-from tests.client.conftest import connect, endpoint
+from tests.client.conftest import connect
 
 pytestmark = pytest.mark.anyio
 
@@ -50,12 +50,6 @@ def one() -> str:
 
 
 app = StreamableHTTP(server, max_body_bytes=2048)
-
-
-@pytest.fixture(scope="module")
-def url():
-    with endpoint(app) as url:
-        yield url
 
 
 async def test_unknown_tool_is_invalid_params(url):

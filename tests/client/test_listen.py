@@ -61,12 +61,6 @@ def memo_a() -> str:
 app = StreamableHTTP(server, keepalive_seconds=0.05)
 
 
-@pytest.fixture(scope="module")
-def url():
-    with endpoint(app) as url:
-        yield url
-
-
 async def eventually(condition, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     while not condition():

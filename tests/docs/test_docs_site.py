@@ -1,5 +1,5 @@
 """The site itself: it builds with `--strict`, serves mermaid from its own files, and
-`examples/site.py` puts the pages and the MCP endpoints on one origin."""
+`docsite.py` puts the pages and the MCP endpoints on one origin."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ from pathlib import Path
 
 import httpx
 
-from examples.site import make_app
-from tests.conftest import ROOT, build_site
+from docsite import make_app
+from tests.conftest import META, ROOT, build_site
 
 MERMAID = ROOT / "docs" / "assets" / "vendor" / "mermaid.min.js"
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
 
 def test_a_broken_link_or_anchor_fails_the_build(tmp_path: Path) -> None:

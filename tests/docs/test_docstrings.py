@@ -59,7 +59,7 @@ def namespace(where: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def site_url() -> Iterator[str]:
-    from examples.site import app
+    from docsite import app
 
     with running(app) as url:
         yield url
