@@ -38,14 +38,15 @@ from typing import Any
 
 from .context import NotifySink
 from .jsonrpc import (
-    INVALID_PARAMS,
     INVALID_REQUEST,
+    LEGACY_RESOURCE_NOT_FOUND,
     METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     MCPError,
     Request,
 )
 from .meta import PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY, RequestMeta
+from .resources import ResourceNotFound
 from .server import Server
 
 #: Legacy revisions served, newest first; the first is offered to clients asking for another.
@@ -53,9 +54,6 @@ from .server import Server
 #: `initialize` and may send batches, neither of which a stateless server can tell apart from a
 #: malformed modern request. A client asking for it is offered 2025-11-25 instead.
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18")
-
-#: "Resource not found" in 2025-11-25 and earlier; 2026-07-28 retired it for -32602.
-LEGACY_RESOURCE_NOT_FOUND = -32002
 
 #: Methods a legacy client may call on this server, besides `initialize` and `ping`.
 LEGACY_METHODS = frozenset(
@@ -130,7 +128,7 @@ async def handle_legacy(
             # The handler asked for input; capabilities declared at `initialize` are not known here.
             needed = sorted((error.data or {}).get("requiredCapabilities", {})) or ["a capability"]
             return _cannot_ask(request.method, f"this request needs input from the client ({', '.join(needed)})")
-        if request.method == "resources/read" and error.code == INVALID_PARAMS and "uri" in (error.data or {}):
+        if isinstance(error, ResourceNotFound):
             # 2025-11-25 answers a missing resource with -32002 (server/resources.mdx
             # §Error Handling); 2026-07-28 retired it for -32602.
             error.code = LEGACY_RESOURCE_NOT_FOUND
