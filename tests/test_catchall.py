@@ -22,14 +22,17 @@ async def nothing() -> MutableMapping[str, Any]:
     return {"type": "http.disconnect"}
 
 
+class Sent(list[MutableMapping[str, Any]]):
+    """An ASGI `send` that keeps what it is given."""
+
+    async def __call__(self, message: MutableMapping[str, Any]) -> None:
+        self.append(message)
+
+
 def answered(scope: dict[str, Any], app: Any) -> list[MutableMapping[str, Any]]:
     """What `CatchAll(app)` sends for one request."""
-    sent: list[MutableMapping[str, Any]] = []
-
-    async def send(message: MutableMapping[str, Any]) -> None:
-        sent.append(message)
-
-    asyncio.run(CatchAll(app)(scope, nothing, send))
+    sent = Sent()
+    asyncio.run(CatchAll(app)(scope, nothing, sent))
     return sent
 
 
@@ -144,47 +147,28 @@ def test_once_the_answer_has_begun_a_bug_sends_nothing_more(clock: Clock) -> Non
 
 
 def test_a_plain_response_says_its_length_type_and_nosniff() -> None:
-    sent: list[MutableMapping[str, Any]] = []
-
-    async def send(message: MutableMapping[str, Any]) -> None:
-        sent.append(message)
-
-    asyncio.run(plain_response(send, 404, b"Not Found"))
-    asyncio.run(plain_response(send, 204, b"", extra=[(b"vary", b"Origin")]))
-    assert sent == [
-        {
-            "type": "http.response.start",
-            "status": 404,
-            "headers": [
-                (b"content-type", b"text/plain; charset=utf-8"),
-                (b"content-length", b"9"),
-                (b"x-content-type-options", b"nosniff"),
-            ],
-        },
-        {"type": "http.response.body", "body": b"Not Found"},
-        {
-            "type": "http.response.start",
-            "status": 204,
-            "headers": [
-                (b"content-type", b"text/plain; charset=utf-8"),
-                (b"content-length", b"0"),
-                (b"x-content-type-options", b"nosniff"),
-                (b"vary", b"Origin"),
-            ],
-        },
-        {"type": "http.response.body", "body": b""},
-    ]
+    sent = Sent()
+    asyncio.run(plain_response(sent, 404, b"Not Found"))
+    asyncio.run(plain_response(sent, 204, b"", extra=[(b"vary", b"Origin")]))
+    plain = (b"content-type", b"text/plain; charset=utf-8")
+    assert [message["type"] for message in sent] == ["http.response.start", "http.response.body"] * 2
+    assert (sent[0]["status"], sent[0]["headers"], sent[1]["body"]) == (
+        404,
+        [plain, (b"content-length", b"9"), (b"x-content-type-options", b"nosniff")],
+        b"Not Found",
+    )
+    assert (sent[2]["status"], sent[2]["headers"], sent[3]["body"]) == (
+        204,
+        [plain, (b"content-length", b"0"), (b"x-content-type-options", b"nosniff"), (b"vary", b"Origin")],
+        b"",
+    )
 
 
 def test_internal_error_answers_even_without_a_method_or_path_in_scope(
     clock: Clock, caplog: pytest.LogCaptureFixture
 ) -> None:
-    sent: list[MutableMapping[str, Any]] = []
-
-    async def send(message: MutableMapping[str, Any]) -> None:
-        sent.append(message)
-
+    sent = Sent()
     with caplog.at_level(logging.ERROR, logger="mcpref.errors"):
-        asyncio.run(internal_error({"type": "http"}, send, ValueError("x")))
+        asyncio.run(internal_error({"type": "http"}, sent, ValueError("x")))
     assert sent[0]["status"] == 500
     assert [record.getMessage() for record in caplog.records] == ["-  failed: ValueError"]
