@@ -30,6 +30,8 @@ PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version"
 METHOD_HEADER = "Mcp-Method"
 NAME_HEADER = "Mcp-Name"
 PARAM_HEADER_PREFIX = "Mcp-Param-"
+#: The `Accept` header a client sends: it takes both answer forms (streamable-http.mdx §Sending Messages).
+ACCEPT = "application/json, text/event-stream"
 
 #: Where `Mcp-Name` comes from, for the methods that carry one.
 NAME_SOURCES = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}

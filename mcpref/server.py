@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from .caching import CacheHints
+from .caching import CACHEABLE_METHODS, CacheHints
 from .completion import complete
 from .context import NotifySink, RequestContext
 from .extensions import Extension, declared, requirement
@@ -38,7 +38,7 @@ from .mrtr import MRTR_METHODS, InputRequired, StateSealer, params_digest, read_
 from .pagination import paginate
 from .prompts import Prompt, PromptRegistry
 from .resources import Resource, ResourceRegistry, ResourceTemplate
-from .subscriptions import LIST_FLAGS, RESOURCE_UPDATED, Subscription, SubscriptionHub
+from .subscriptions import LIST_FLAGS, RESOURCE_UPDATED, ListenStream, SubscriptionHub
 from .tools import Tool, ToolError, ToolRegistry
 
 #: Methods that existed in 2025-11-25 and are gone from 2026-07-28 (changelog.mdx).
@@ -54,11 +54,6 @@ REMOVED_METHODS = frozenset(
         "tasks/list",
         "tasks/cancel",
     }
-)
-
-#: Methods whose complete results carry cache hints.
-CACHEABLE_METHODS = frozenset(
-    {"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
 )
 
 #: The `resultType` values of the core protocol (basic/patterns/mrtr.mdx); extensions add theirs.
@@ -445,7 +440,7 @@ class Server:
 
     # -- subscriptions ---------------------------------------------------------------------
 
-    def open_subscription(self, request: Request, caller: str = "") -> Subscription:
+    def open_subscription(self, request: Request, caller: str = "") -> ListenStream:
         """Start a `subscriptions/listen` subscription; the transport streams it. `caller` (a
         principal, or a peer address) is whose fair share of the listen slots it counts against."""
         self._check_listen_keys(request.params)
@@ -476,7 +471,7 @@ class Server:
         """Tell clients subscribed to `uri` that it changed; they read it again if they care."""
         self.subscriptions.publish(RESOURCE_UPDATED, {"uri": uri})
 
-    def finish_subscription(self, subscription: Subscription) -> dict[str, Any]:
+    def finish_subscription(self, subscription: ListenStream) -> dict[str, Any]:
         """The final result of a listen request, with serverInfo like every other result."""
         return self._finish(subscription.completion())
 

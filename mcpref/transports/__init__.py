@@ -1,1 +1,1 @@
-"""Transports carry JSON-RPC messages to one `Server`: Streamable HTTP here, stdio to come."""
+"""Transports carry JSON-RPC messages to one `Server`: Streamable HTTP (`http`) and stdio (`stdio`)."""

@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 
 from .. import jsonrpc
 from ..catchall import NOSNIFF, internal_error, plain_response
-from ..headers import check_request_headers
+from ..headers import ACCEPT, check_request_headers
 from ..jsonrpc import MCPError, Notification, Request, encode, error_response, result_response
 from ..legacy import handle_legacy, is_legacy_request
 from ..meta import PROGRESS_TOKEN_KEY, read_request_meta, unsupported_version
@@ -425,14 +425,10 @@ def _check_content_type(content_type: str | None) -> None:
         )
 
 
-#: The Accept header MCP clients send (ours and the SDKs'): accepted before any parsing.
-USUAL_ACCEPT = "application/json, text/event-stream"
-
-
 def _check_accept(accept: str | None) -> None:
     """The client must accept both answer forms (streamable-http.mdx §Sending Messages).
-    Wildcards count, as HTTP defines them."""
-    if accept == USUAL_ACCEPT:
+    Wildcards count, as HTTP defines them. The value clients send (`headers.ACCEPT`) passes at once."""
+    if accept == ACCEPT:
         return
     accepted = {part.split(";")[0].strip().lower() for part in (accept or "").split(",")}
     json_ok = accepted & {"application/json", "application/*", "*/*"}

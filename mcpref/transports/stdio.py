@@ -30,14 +30,17 @@ from ..jsonrpc import MCPError, Notification, Request, encode, error_response, n
 from ..legacy import handle_legacy, negotiate
 from ..meta import PROTOCOL_VERSION_KEY, read_request_meta
 from ..server import Server
-from ..subscriptions import Subscription
+from ..subscriptions import ListenStream
 
 logger = logging.getLogger("mcpref.stdio")
 
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
 
 
-class StdioTransport:
+class StdioServerTransport:
+    """The server's end of stdio: reads requests from stdin, runs them on `server`, writes answers
+    to stdout. (`mcpref.client.StdioTransport` is the client's end: it starts the process.)"""
+
     def __init__(
         self,
         server: Server,
@@ -153,7 +156,7 @@ class StdioTransport:
         finally:
             self.server.subscriptions.close(subscription)
 
-    def _end(self, request: Request, subscription: Subscription) -> None:
+    def _end(self, request: Request, subscription: ListenStream) -> None:
         self._write(result_response(request.id, self.server.finish_subscription(subscription)))
         self._write(notification("notifications/cancelled", {"requestId": request.id, "reason": "subscription ended"}))
 
@@ -235,4 +238,4 @@ async def _read_line(reader: asyncio.StreamReader, limit: int) -> bytes | MCPErr
 def serve_stdio(server: Server) -> None:
     """Run `server` on this process's stdin and stdout; log to stderr."""
     logging.basicConfig(stream=sys.stderr, level=logging.INFO)
-    asyncio.run(StdioTransport(server).run())
+    asyncio.run(StdioServerTransport(server).run())
