@@ -7,20 +7,23 @@ without adding checks. See basic/transports/streamable-http.mdx.
 Checks run in this order; the first that fails answers, and later ones never run:
 
 1. HTTP method: only POST (405 with `Allow: POST`). GET streams and DELETE sessions are gone.
-2. `Origin`: a present, non-allowed Origin is 403 before the body is even read, so a page on a
-   hostile site learns nothing from a loopback server (DNS rebinding).
+2. `Host` (421, on a loopback bind) and `Origin` (403, when present and not allowed), before the
+   body is even read, so a page on a hostile site learns nothing from a loopback server (DNS
+   rebinding).
 3. `Content-Type` must be `application/json` (415) and `Accept` must cover both
    `application/json` and `text/event-stream` (406): what the body and answer can be at all.
 4. Body size (413): read no further than the limit; the refusal closes the connection, so the
    rest of the body is never read. (The body's deadline is the HTTP server's: `mcpref.limits`.)
 5. JSON-RPC framing (400, -32700 or -32600): see `jsonrpc.parse_message`.
 6. A notification is accepted with 202 and no body.
-7. Request `_meta` (400, -32602 when missing): the body is the source of truth, so it is read
-   before the headers that mirror it.
-8. Mirrored headers (400, -32020): see `headers.check_request_headers`.
-9. The protocol version (400, -32022 when unsupported): judged only once header and body agree,
-   since a header that contradicts the body is malformed whatever version it names.
-10. The method (404, -32601), then the method's own checks (-32602 and friends).
+7. The rest is the protocol's, checked once by `Server.accept` with the request's headers: the
+   era, `_meta` (400, -32602 when missing: the body is the source of truth, so it is read before
+   the headers that mirror it), the mirrored headers (400, -32020), the protocol version (400,
+   -32022: judged only once header and body agree), the method (404, -32601); then the
+   method's own checks (-32602 and friends) as it runs.
+
+The transport maps the dispatcher's errors to HTTP statuses (`status_for`) and decides the
+framing: one JSON object, or SSE when the request asked for notifications (`Incoming.streams`).
 
 `Mcp-Session-Id` and `Last-Event-ID` are ignored, and no session id is ever sent.
 """
@@ -35,12 +38,10 @@ from typing import Any, TypeVar
 
 from .. import jsonrpc
 from ..catchall import NOSNIFF, internal_error, plain_response
-from ..headers import ACCEPT, check_request_headers
+from ..headers import ACCEPT
 from ..jsonrpc import MCPError, Notification, Request, encode, error_response, result_response
-from ..legacy import handle_legacy, is_legacy_request
-from ..meta import PROGRESS_TOKEN_KEY, read_request_meta, unsupported_version
 from ..origins import HostPolicy, OriginPolicy
-from ..server import Server
+from ..server import Incoming, Server
 from . import sse
 
 Scope = MutableMapping[str, Any]
@@ -199,70 +200,44 @@ class StreamableHTTP:
     async def _answer(
         self, request: Request, headers: dict[str, str], scope: Scope, receive: Receive, send: Send
     ) -> None:
-        header_version = headers.get("mcp-protocol-version")
+        """Hand the request to the dispatcher once (`Server.accept`: `_meta`, mirrored headers,
+        version, method) and answer it the way the `Incoming` says: a listen stream, an SSE
+        stream, or one JSON object."""
         principal = _principal(scope, headers)
-        if is_legacy_request(request, header_version):
-            if self.server.serve_legacy:
-                await self._answer_legacy(request, header_version, principal, receive, send)
-                return
-            if request.method == "initialize":
-                # Modern-only: say which versions this server speaks (basic/versioning.mdx:
-                # modern-only servers SHOULD list them in any error they return to initialize).
-                raise unsupported_version(request.params.get("protocolVersion"), self.server.supported_versions)
-        # An `initialize` that carries modern `_meta` is a modern request for a removed
-        # method, and gets -32601 like `ping`.
-        meta = read_request_meta(request.params, supported=None)
-        check_request_headers(
-            headers,
-            request.method,
-            request.params,
-            self.server.header_params_for(request.method, request.params, principal),
-            self.server.name_field_for(request.method),
+        incoming = self.server.accept(
+            request, headers=headers, principal=principal, legacy_version=headers.get("mcp-protocol-version")
         )
-        if meta.protocol_version not in self.server.supported_versions:
-            raise unsupported_version(meta.protocol_version, self.server.supported_versions)
-        if request.method == "subscriptions/listen":
+        if incoming.legacy:
+            await self._answer_legacy(incoming, receive, send)
+            return
+        if incoming.listens:
             caller = principal or _peer(scope)
             # Checked and done with: a listen stream may stay idle for hours, holding only what it needs.
             headers.clear()
-            del meta
+            del incoming
             await self._listen(request, caller, receive, send)
             return
-        if self.stream_responses or meta.progress_token is not None or meta.log_level is not None:
-            await self._stream(
-                request,
-                lambda notify: self.server.handle(request, meta=meta, notify=notify, principal=principal),
-                receive,
-                send,
-            )
+        if self.stream_responses or incoming.streams:
+            await self._stream(request, lambda notify: self.server.answer(incoming, notify), receive, send)
             return
         try:
-            result = await _unless_client_leaves(self.server.handle(request, meta=meta, principal=principal), receive)
+            result = await _unless_client_leaves(self.server.answer(incoming), receive)
         except _ClientLeft:
             return
         await _json(send, 200, result_response(request.id, result), nosniff=False)
 
-    async def _answer_legacy(
-        self, request: Request, version: str | None, principal: str | None, receive: Receive, send: Send
-    ) -> None:
+    async def _answer_legacy(self, incoming: Incoming, receive: Receive, send: Send) -> None:
         """A 2025-11-25-era request, served statelessly (see `mcpref.legacy`).
 
         Errors keep HTTP 200 unless the transport itself refused the message: a legacy client
         reads 404 as "your session is gone" and would start over for nothing.
         """
-        meta = request.params.get("_meta")
+        request = incoming.request
         try:
-            if isinstance(meta, dict) and PROGRESS_TOKEN_KEY in meta or self.stream_responses:
-                await self._stream(
-                    request,
-                    lambda notify: handle_legacy(self.server, request, version, notify, principal=principal),
-                    receive,
-                    send,
-                )
+            if incoming.streams or self.stream_responses:
+                await self._stream(request, lambda notify: self.server.answer(incoming, notify), receive, send)
                 return
-            result = await _unless_client_leaves(
-                handle_legacy(self.server, request, version, principal=principal), receive
-            )
+            result = await _unless_client_leaves(self.server.answer(incoming), receive)
         except _ClientLeft:
             return
         except MCPError as error:
