@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -423,16 +423,17 @@ class Server:
         handler = None if request.method == LISTEN else self.handler_for(request.method)
         return Incoming(request, meta, principal, handler)
 
-    async def answer(self, incoming: Incoming, notify: NotifySink | None = None) -> dict[str, Any]:
-        """The result of an accepted request, or `MCPError`. `notify` sends its request-scoped
-        notifications (progress, log messages) on the transport's response stream."""
+    def answer(self, incoming: Incoming, notify: NotifySink | None = None) -> Coroutine[Any, Any, dict[str, Any]]:
+        """Run an accepted request: await it for the result, or `MCPError`. `notify` sends its
+        request-scoped notifications (progress, log messages) on the transport's response stream.
+
+        A plain function returning the coroutine that does the work, so a request costs one
+        coroutine, not two stacked (a transport awaits this on every request)."""
         if incoming.legacy:
-            return await handle_legacy(
-                self, incoming.request, incoming.legacy_version, notify, principal=incoming.principal
-            )
+            return handle_legacy(self, incoming.request, incoming.legacy_version, notify, principal=incoming.principal)
         if incoming.meta is None or incoming.handler is None:
             raise ValueError("a listen request is opened with open_subscription, not answered")
-        return await self._run(incoming.request, incoming.meta, incoming.handler, notify, incoming.principal)
+        return self._run(incoming.request, incoming.meta, incoming.handler, notify, incoming.principal)
 
     async def handle(
         self,
@@ -467,8 +468,9 @@ class Server:
         ctx.may_log = "logging" in self._offered_names()
         self._read_round(ctx)
         call = handler
-        for extension in reversed(self.extensions.values()):
-            call = _around(extension, call)
+        if self.extensions:
+            for extension in reversed(self.extensions.values()):
+                call = _around(extension, call)
         try:
             result = await call(ctx)
         except MCPError:
@@ -492,7 +494,8 @@ class Server:
             self.cache_for.get(request.method, self.cache).apply(result)
             if private:
                 result["cacheScope"] = "private"
-        self._check_result_type(ctx, result.get("resultType", "complete"))
+        if self.extensions:
+            self._check_result_type(ctx, result.get("resultType", "complete"))
         return self._finish(result)
 
     def _check_result_type(self, ctx: RequestContext, result_type: Any) -> None:
@@ -648,7 +651,7 @@ class Server:
     async def _list_tools(self, ctx: RequestContext) -> dict[str, Any]:
         return self._page_of(ctx, self.tools.visible_to(ctx.principal), "tools")
 
-    async def _call_tool(self, ctx: RequestContext) -> dict[str, Any]:
+    async def _call_tool(self, ctx: RequestContext) -> dict[str, Any] | InputRequired:
         tool = self.tools.require(ctx.params.get("name"), ctx.principal)
         arguments = ctx.params.get("arguments", {})
         if not isinstance(arguments, dict):
@@ -672,7 +675,7 @@ class Server:
     async def _list_prompts(self, ctx: RequestContext) -> dict[str, Any]:
         return self._page_of(ctx, self.prompts.visible_to(ctx.principal), "prompts")
 
-    async def _get_prompt(self, ctx: RequestContext) -> dict[str, Any]:
+    async def _get_prompt(self, ctx: RequestContext) -> dict[str, Any] | InputRequired:
         prompt = self.prompts.require(ctx.params.get("name"), ctx.principal)
         return await prompt.get(ctx.params.get("arguments"), ctx)
 

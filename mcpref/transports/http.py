@@ -33,8 +33,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Generator, MutableMapping
+from typing import Any, Generic, TypeVar
 
 from .. import jsonrpc
 from ..catchall import NOSNIFF, internal_error, plain_response
@@ -221,7 +221,7 @@ class StreamableHTTP:
             await self._stream(request, lambda notify: self.server.answer(incoming, notify), receive, send)
             return
         try:
-            result = await _unless_client_leaves(self.server.answer(incoming), receive)
+            result = await _UnlessClientLeaves(self.server.answer(incoming), receive)
         except _ClientLeft:
             return
         await _json(send, 200, result_response(request.id, result), nosniff=False)
@@ -237,7 +237,7 @@ class StreamableHTTP:
             if incoming.streams or self.stream_responses:
                 await self._stream(request, lambda notify: self.server.answer(incoming, notify), receive, send)
                 return
-            result = await _unless_client_leaves(self.server.answer(incoming), receive)
+            result = await _UnlessClientLeaves(self.server.answer(incoming), receive)
         except _ClientLeft:
             return
         except MCPError as error:
@@ -248,7 +248,7 @@ class StreamableHTTP:
     async def _stream(
         self,
         request: Request,
-        run: Callable[[Callable[[dict[str, Any]], Awaitable[None]]], Awaitable[dict[str, Any]]],
+        run: Callable[[Callable[[dict[str, Any]], Awaitable[None]]], Coroutine[Any, Any, dict[str, Any]]],
         receive: Receive,
         send: Send,
     ) -> None:
@@ -275,7 +275,7 @@ class StreamableHTTP:
             await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
 
         try:
-            final = result_response(request.id, await _unless_client_leaves(run(notify), receive))
+            final = result_response(request.id, await _UnlessClientLeaves(run(notify), receive))
         except MCPError as error:
             if not started:
                 raise
@@ -354,11 +354,15 @@ class StreamableHTTP:
 
 
 def _headers(scope: Scope) -> dict[str, str]:
-    """Request headers by lower-case name; repeated headers are joined as HTTP says they may be."""
-    headers: dict[str, str] = {}
-    for raw_name, raw_value in scope["headers"]:
-        name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
-        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    """Request headers by name, in lower case as ASGI servers give them (Starlette relies on that
+    too); repeated headers are joined as HTTP says they may be."""
+    raw = scope["headers"]
+    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in raw}
+    if len(headers) < len(raw):  # a name came twice: join its values
+        headers = {}
+        for raw_name, raw_value in raw:
+            name, value = raw_name.decode("latin-1"), raw_value.decode("latin-1")
+            headers[name] = f"{headers[name]}, {value}" if name in headers else value
     return headers
 
 
@@ -391,6 +395,8 @@ def _shown(value: str | None, limit: int = 100) -> str:
 
 
 def _check_content_type(content_type: str | None) -> None:
+    if content_type == "application/json":  # what clients send: nothing to take apart
+        return
     media_type = (content_type or "").split(";")[0].strip().lower()
     if media_type != "application/json":
         raise MCPError(
@@ -427,54 +433,59 @@ class _ClientLeft(Exception):
     """The client closed the connection before its answer was ready; there is no one to answer."""
 
 
-class _DisconnectWatch:
-    """Cancels the current task if the client disconnects while it waits.
-
-    The watcher task starts only at the task's first suspension (a `call_soon` runs then): a
-    handler that answers at once never suspends, `disarm` cancels the `call_soon` before it
-    runs, and the request pays for neither a task nor a callback."""
-
-    __slots__ = ("receive", "task", "watcher", "_start_handle")
-
-    def __init__(self, receive: Receive) -> None:
-        self.receive = receive
-        self.task = asyncio.current_task()
-        self.watcher: asyncio.Future[None] | None = None
-        self._start_handle = asyncio.get_running_loop().call_soon(self._start)
-
-    def _start(self) -> None:
-        self.watcher = asyncio.ensure_future(_cancel_on_disconnect(self.receive, self.task))
-
-    def disarm(self) -> bool:
-        """Stop watching; True if the client had left."""
-        if self.watcher is None:
-            self._start_handle.cancel()
-            return False
-        left = self.watcher.done() and not self.watcher.cancelled()
-        self.watcher.cancel()
-        return left
-
-
-async def _unless_client_leaves(work: Awaitable[T], receive: Receive) -> T:
-    """Await `work` in this task, cancelling it if the client disconnects first.
+class _UnlessClientLeaves(Generic[T]):
+    """Awaits `work` in the current task, cancelling it if the client disconnects first.
 
     Closing the connection is how an HTTP client cancels a request (streamable-http.mdx
-    §Cancellation), whether the answer would have been a stream or one JSON object. The work
-    runs in the request's own task; a watcher, started only if the work has to wait, cancels it.
+    §Cancellation), whether the answer would have been a stream or one JSON object. Watching
+    for that takes a task waiting on `receive`, so it starts only when the work has to wait:
+    the work's first step runs right here, and a handler that answers without waiting (most
+    do) finishes in it, paying for neither a task nor a callback. A work that waits is driven
+    on from here step by step, exactly as `await` would (what it yields goes to the task, what
+    the task sends or throws goes back to it), with the watcher running beside it.
     """
-    watch = _DisconnectWatch(receive)
-    try:
-        result = await work
-    except asyncio.CancelledError:
-        if watch.disarm():
-            raise _ClientLeft from None
-        raise  # cancelled from outside: the server is stopping
-    except BaseException:
-        watch.disarm()
-        raise
-    if watch.disarm():  # the client left as the work finished
-        raise _ClientLeft
-    return result
+
+    __slots__ = ("work", "receive")
+
+    def __init__(self, work: Coroutine[Any, Any, T], receive: Receive) -> None:
+        self.work = work
+        self.receive = receive
+
+    def __await__(self) -> Generator[Any, Any, T]:
+        work = self.work
+        try:
+            waiting_on = work.send(None)
+        except StopIteration as done:
+            result: T = done.value
+            return result
+        watcher = asyncio.ensure_future(_cancel_on_disconnect(self.receive, asyncio.current_task()))
+        try:
+            while True:
+                try:
+                    sent = yield waiting_on
+                except GeneratorExit:
+                    work.close()
+                    raise
+                except BaseException as thrown:  # noqa: BLE001 - handed to the work, as `await` does
+                    waiting_on = work.throw(thrown)
+                else:
+                    waiting_on = work.send(sent)
+        except StopIteration as done:
+            if _left(watcher):  # the client left as the work finished
+                raise _ClientLeft from None
+            result = done.value
+            return result
+        except asyncio.CancelledError:
+            if _left(watcher):
+                raise _ClientLeft from None
+            raise  # cancelled from outside: the server is stopping
+        finally:
+            watcher.cancel()
+
+
+def _left(watcher: asyncio.Future[None]) -> bool:
+    """Whether the watcher saw the client leave (it ends only then, or when cancelled)."""
+    return watcher.done() and not watcher.cancelled()
 
 
 async def _method_not_allowed(send: Send, why: str, allow: bytes) -> None:
