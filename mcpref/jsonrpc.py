@@ -18,10 +18,15 @@ JSONRPC_VERSION = "2.0"
 
 # Standard JSON-RPC codes.
 PARSE_ERROR = -32700
+"""JSON-RPC: the body is not JSON."""
 INVALID_REQUEST = -32600
+"""JSON-RPC: JSON, but not a valid request."""
 METHOD_NOT_FOUND = -32601
+"""JSON-RPC: no such method (or not one this server offers)."""
 INVALID_PARAMS = -32602
+"""JSON-RPC: the params are wrong; in MCP also an unknown tool, prompt or resource."""
 INTERNAL_ERROR = -32603
+"""JSON-RPC: the server failed; raise it from a handler when the fault is yours, not the caller's."""
 # Codes the 2026-07-28 revision adds in the spec-reserved block (basic/index.mdx §Error Codes).
 HEADER_MISMATCH = -32020
 MISSING_REQUIRED_CLIENT_CAPABILITY = -32021

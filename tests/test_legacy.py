@@ -15,7 +15,7 @@ from mcpref.jsonrpc import INVALID_PARAMS
 from mcpref.legacy import legacy_capabilities, legacy_shape, negotiate
 from mcpref.mrtr import InputRequired, elicit_form
 from mcpref.validation import check_message
-from tests.conftest import ACCEPT, running, sse_messages
+from tests.conftest import ACCEPT, mcp_body, mcp_headers, running, sse_messages
 
 server = Server("legacy-test", "2", instructions="Be kind.", page_size=1)
 
@@ -200,17 +200,7 @@ def test_concurrent_requests_each_get_their_own_stream(http: httpx.Client) -> No
 
 
 def test_a_modern_request_on_the_same_endpoint_is_still_modern(http: httpx.Client) -> None:
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
-    response = http.post(
-        "/mcp",
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}},
-        headers={
-            "Content-Type": "application/json",
-            "Accept": ACCEPT,
-            "MCP-Protocol-Version": "2026-07-28",
-            "Mcp-Method": "tools/list",
-        },
-    )
+    response = http.post("/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/list"))
     assert response.json()["result"]["resultType"] == "complete"
 
 
