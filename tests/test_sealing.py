@@ -171,9 +171,12 @@ def test_base64url_round_trips_only_its_own_spelling() -> None:
         assert b64url_decode(encoded) == data and "=" not in encoded
     assert b64url_encode(b"\xfb\xff") == "-_8"  # the URL alphabet
     assert b64url_encode(b"\x00\x00\x17") == "AAAX"  # only padding is cut off the end
-    for bad in ("QQ==", "QR", "a+b/", "ab c", "A", "QQ\n", "Zm9v!", "-_9"):
+    for bad in ("QQ==", "QR", "a+b/", "ab c", "A", "QQ\n", "Zm9v!", "-_9", "QQ==QQ", "é", "QQ\x00"):
         with pytest.raises(ValueError):
             b64url_decode(bad)
+    with pytest.raises(ValueError) as caught:
+        b64url_decode("QR")
+    assert str(caught.value) == "not the canonical base64url spelling"
 
 
 def test_a_payload_is_compact_json() -> None:
