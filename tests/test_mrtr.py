@@ -262,10 +262,11 @@ def test_each_refusal_says_why(change: dict[str, Any], reason: str) -> None:
     """The reasons the errors page and the debugging tables quote, checked in the order given."""
     bound: dict[str, Any] = {"method": "tools/call", "digest": "d", "principal": "alice", "issuer": "desk"}
     token = StateSealer(b"a" * 32, ttl_seconds=10).seal("s", **bound, now=1000)
-    opener = StateSealer(change.pop("key", b"a" * 32))
-    token = change.pop("token", token)
+    opener = StateSealer(change.get("key", b"a" * 32))
+    token = change.get("token", token)
+    reopened = {name: value for name, value in change.items() if name not in ("key", "token")}
     with pytest.raises(MCPError) as caught:
-        opener.open(token, **{**bound, "now": 1005, **change})
+        opener.open(token, **{**bound, "now": 1005, **reopened})
     assert (caught.value.code, caught.value.message) == (INVALID_PARAMS, REFUSED + reason)
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
 
