@@ -240,6 +240,16 @@ def test_a_state_payload_holds_its_bindings_then_the_state() -> None:
     assert list(payload) == ["i", "m", "d", "p", "exp", "s"]
 
 
+def test_a_state_is_a_token_sealed_for_the_purpose_request_state() -> None:
+    """The purpose is part of the format: any sealer for "requestState" with the deployment key
+    opens it (another version, another instance), a sealer for any other purpose does not."""
+    token = StateSealer(b"a" * 32).seal("s", method="m", digest="d", principal=None, now=1000)
+    bound = {"i": "", "m": "m", "d": "d", "p": None}
+    assert Sealer("requestState", b"a" * 32).open(token, bound, now=1000)["s"] == "s"
+    with pytest.raises(ValueError, match="signature"):
+        Sealer("handle:requestState", b"a" * 32).open(token, bound, now=1000)
+
+
 REFUSED = "Invalid params: requestState refused: "
 
 
