@@ -31,7 +31,18 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["EXPIRES", "ISSUER", "KEY_ENV_VAR", "MALFORMED", "PRINCIPAL", "SIGNATURE", "Refused", "Sealer"]
+__all__ = [
+    "EXPIRES",
+    "ISSUER",
+    "KEY_ENV_VAR",
+    "MALFORMED",
+    "PRINCIPAL",
+    "SIGNATURE",
+    "Refused",
+    "Sealer",
+    "b64url_decode",
+    "b64url_encode",
+]
 
 logger = logging.getLogger("mcpref.sealing")
 
