@@ -34,7 +34,7 @@ tests/conformance/README.md lists the 2025-11-25 conformance checks that this co
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from .context import NotifySink
 from .jsonrpc import (
@@ -47,7 +47,25 @@ from .jsonrpc import (
 )
 from .meta import PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY, RequestMeta
 from .resources import ResourceNotFound
-from .server import Server
+
+class Server(Protocol):
+    """What answering a legacy request needs of a `mcpref.Server`. Named here rather than
+    imported because server.py imports this module: the dependency points one way."""
+
+    info: dict[str, Any]
+    instructions: str | None
+
+    def capabilities(self) -> dict[str, Any]: ...
+
+    async def handle(
+        self,
+        request: Request,
+        *,
+        meta: RequestMeta | None = None,
+        notify: NotifySink | None = None,
+        principal: str | None = None,
+    ) -> dict[str, Any]: ...
+
 
 #: Legacy revisions served, newest first; the first is offered to clients asking for another.
 #: 2025-03-26 is not offered: its clients send no `MCP-Protocol-Version` header after
