@@ -77,8 +77,8 @@ class Sealer:
     """Seals and opens tokens for one `purpose`, with a key shared by the deployment.
 
     `key` defaults to `MCP_STATE_KEY`; without it the sealer makes up a key of its own, and a
-    token sealed by another process (or another sealer) is refused. `ttl_seconds` is how long a
-    token lives: `expiry()` is the `exp` to seal.
+    token sealed by another process (or another sealer) is refused. An empty key is an error.
+    `ttl_seconds` is how long a token lives: `expiry()` is the `exp` to seal.
     """
 
     def __init__(self, purpose: str, key: bytes | None = None, ttl_seconds: int = 600) -> None:
@@ -89,6 +89,8 @@ class Sealer:
             else:
                 logger.info("%s is not set: %s is sealed with a per-process key", KEY_ENV_VAR, purpose)
                 key = os.urandom(32)
+        elif not key:
+            raise ValueError("an empty key seals nothing: anyone could sign with it")
         self.purpose = purpose
         self.ttl_seconds = ttl_seconds
         self._key = hmac.new(key, f"mcpref-seal:{purpose}".encode(), hashlib.sha256).digest()

@@ -159,10 +159,16 @@ def test_without_mcp_state_key_each_sealer_makes_up_its_own_key(
     with caplog.at_level(logging.INFO, logger="mcpref.sealing"):
         token = sealed(Sealer("requestState"))
     assert refusal(Sealer("requestState"), token) == SIGNATURE
-    assert refusal(Sealer("requestState", b""), token) == SIGNATURE
     assert [record.getMessage() for record in caplog.records][0] == (
         "MCP_STATE_KEY is not set: requestState is sealed with a per-process key"
     )
+
+
+def test_an_empty_key_is_refused_rather_than_used() -> None:
+    """HMAC takes an empty key, and then anyone can seal: a configuration mistake, said at once."""
+    with pytest.raises(ValueError) as caught:
+        Sealer("requestState", b"")
+    assert str(caught.value) == "an empty key seals nothing: anyone could sign with it"
 
 
 def test_base64url_round_trips_only_its_own_spelling() -> None:
