@@ -132,6 +132,16 @@ def mcp_headers(method: str, name: str | None = None, **extra: str) -> dict[str,
     return {**standard_headers(method, name), **extra}
 
 
+def error_answer(response: httpx.Response, status: int) -> dict[str, Any]:
+    """The JSON-RPC error an HTTP answer carries, once its status is `status` (the body shows when
+    either check fails)."""
+    assert response.status_code == status, response.text
+    message = response.json()
+    assert "error" in message, message
+    error: dict[str, Any] = message["error"]
+    return error
+
+
 class MCPClient:
     """A deliberately literal client: it writes every header itself, so tests can break any."""
 
