@@ -39,6 +39,8 @@ from joserfc.jwk import KeySet
 from .headers import METHOD_HEADER, NAME_HEADER, decode_value
 from .transports.http import PRINCIPAL_SCOPE_KEY, Receive, Scope, Send, StreamableHTTP
 
+__all__ = ["AccessToken", "InvalidToken", "JWTValidator", "ProtectedResource"]
+
 #: Clock skew allowed on `exp`, `nbf` and `iat`, in seconds.
 LEEWAY = 30
 #: Signature algorithms accepted on access tokens: asymmetric only, never `none` or HMAC.
@@ -55,6 +57,8 @@ class InvalidToken(Exception):
 
 @dataclass(frozen=True)
 class AccessToken:
+    """A validated access token: who issued it, whom it names, what it allows, until when."""
+
     issuer: str
     subject: str
     scopes: frozenset[str]

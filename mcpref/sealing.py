@@ -32,20 +32,26 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+__all__ = ["EXPIRES", "ISSUER", "KEY_ENV_VAR", "MALFORMED", "PRINCIPAL", "SIGNATURE", "Refused", "Sealer"]
+
 logger = logging.getLogger("mcpref.sealing")
 
-#: The environment variable holding the deployment key: the same value on every instance.
 KEY_ENV_VAR = "MCP_STATE_KEY"
+"""The environment variable holding the deployment key: the same value on every instance."""
 
-#: Claims every sealed payload uses for the same thing, whatever its purpose.
+# Claims every sealed payload uses for the same thing, whatever its purpose.
 ISSUER = "i"
+"""Claim: the server that sealed the token."""
 PRINCIPAL = "p"
+"""Claim: the caller the token was sealed for."""
 EXPIRES = "exp"
+"""Claim: when the token stops opening (Unix seconds); also the `Refused.reason` of an expired one."""
 
-#: `Refused.reason` for a token that is no token this sealer writes, and for a wrong signature.
-#: Any other reason is the claim that failed: one of the expected claims, or `EXPIRES`.
+# `Refused.reason`: any reason but these two is the claim that failed (an expected one, or `EXPIRES`).
 MALFORMED = "malformed"
+"""`Refused.reason` for a token that is no token a sealer writes."""
 SIGNATURE = "signature"
+"""`Refused.reason` for a token whose signature does not match (another key, or another purpose)."""
 
 
 class Refused(ValueError):

@@ -10,7 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from mcpref import Server, StreamableHTTP
+from mcpref import MCPError, ResourceNotFound, Server, StreamableHTTP
+from mcpref.jsonrpc import INVALID_PARAMS
 from mcpref.legacy import legacy_capabilities, legacy_shape, negotiate
 from mcpref.mrtr import InputRequired, elicit_form
 from mcpref.validation import check_message
@@ -56,6 +57,14 @@ def ask() -> InputRequired:
 @server.resource("memo://a", mime_type="text/plain")
 def memo() -> str:
     return "a"
+
+
+@server.resource_template("notes://{name}")
+def note(name: str) -> str:
+    """Finds no note; says so by type, or (`vague`) only by a `uri` in an error's data."""
+    if name == "vague":
+        raise MCPError(INVALID_PARAMS, "Invalid params: no note here", {"uri": f"notes://{name}"})
+    raise ResourceNotFound(f"notes://{name}")
 
 
 @pytest.fixture(scope="module")
@@ -154,6 +163,21 @@ def test_a_missing_resource_has_the_legacy_code(http: httpx.Client) -> None:
     assert error["code"] == -32002 and error["data"] == {"uri": "memo://nowhere"}
     # Other invalid params keep -32602.
     assert error_answer(legacy_post(http, "resources/read", {"uri": 7}), 200)["code"] == -32602
+
+
+def test_a_handler_that_finds_nothing_gets_the_legacy_code_too(http: httpx.Client) -> None:
+    error = legacy_post(http, "resources/read", {"uri": "notes://gone"}).json()["error"]
+    assert error == {"code": -32002, "message": "Resource not found: notes://gone", "data": {"uri": "notes://gone"}}
+
+
+def test_not_found_is_known_by_its_type_not_by_a_uri_in_the_data(http: httpx.Client) -> None:
+    error = legacy_post(http, "resources/read", {"uri": "notes://vague"}).json()["error"]
+    assert (error["code"], error["data"]) == (-32602, {"uri": "notes://vague"})
+
+
+def test_a_uri_too_long_to_echo_is_still_not_found(http: httpx.Client) -> None:
+    error = legacy_post(http, "resources/read", {"uri": "memo://" + "x" * 3000}).json()["error"]
+    assert error["code"] == -32002 and "data" not in error
 
 
 def test_concurrent_requests_each_get_their_own_stream(http: httpx.Client) -> None:

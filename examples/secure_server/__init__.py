@@ -27,9 +27,8 @@ from typing import Any
 from joserfc.jwk import KeySet
 
 from examples.reference_server.handles import HandleRefused, HandleSigner
-from mcpref import RequestContext, Server, StreamableHTTP, ToolError
+from mcpref import InputRequired, RequestContext, Server, StreamableHTTP, ToolError, elicit_form
 from mcpref.auth import JWTValidator, ProtectedResource
-from mcpref.mrtr import InputRequired, elicit_form
 
 BASIC = "mcp:tools"
 ADMIN = "mcp:admin"

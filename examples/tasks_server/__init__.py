@@ -18,8 +18,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from mcpref import RequestContext, Server, StreamableHTTP
-from mcpref.mrtr import elicit_form
+from mcpref import RequestContext, Server, StreamableHTTP, elicit_form
 from mcpref.tasks import SQLiteTaskStore, Task, TasksExtension
 
 

@@ -20,13 +20,16 @@ from typing import Any
 import pytest
 
 import mcpref
+import mcpref.auth
 import mcpref.client
 import mcpref.extensions
+import mcpref.run
+import mcpref.sealing
 import mcpref.tasks
 from tests.conftest import running
 from tests.docs.pages import PAGE_ORIGIN
 
-MODULES = (mcpref, mcpref.client, mcpref.extensions, mcpref.tasks)
+MODULES = (mcpref, mcpref.client, mcpref.extensions, mcpref.tasks, mcpref.sealing, mcpref.run, mcpref.auth)
 FENCE = re.compile(r"```python\n(?P<code>.*?)```", re.DOTALL)
 
 

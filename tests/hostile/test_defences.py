@@ -8,7 +8,6 @@ import logging
 import pytest
 
 from mcpref import Server, StreamableHTTP
-from mcpref.jsonrpc import Request
 from mcpref.mrtr import StateSealer
 from mcpref.origins import HostPolicy
 from tests.conftest import error_answer, mcp_body, mcp_headers
@@ -90,7 +89,7 @@ def test_every_answer_says_nosniff(serve) -> None:
 
 
 class BrokenServer(Server):
-    async def handle(self, request: Request, **kwargs):  # type: ignore[no-untyped-def, override]
+    async def answer(self, incoming, notify=None):  # type: ignore[no-untyped-def, override]
         raise RuntimeError("secret detail: db password is hunter2")
 
 
