@@ -1,6 +1,7 @@
 """Shared fixtures: a real uvicorn on loopback (`running`, `serve`), the request body and headers a
-correct client sends (`mcp_body`, `mcp_headers`), an MCP client that checks every answer against
-the official schema before a test sees it, and the site built once for the run."""
+correct client sends (`mcp_body`, `mcp_headers`), the check of an error answer (`error_answer`), an
+MCP client that checks every answer against the official schema before a test sees it, and the
+site built once for the run."""
 
 from __future__ import annotations
 
