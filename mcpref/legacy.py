@@ -48,6 +48,7 @@ from .jsonrpc import (
 from .meta import PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY, RequestMeta
 from .resources import ResourceNotFound
 
+
 class Server(Protocol):
     """What answering a legacy request needs of a `mcpref.Server`. Named here rather than
     imported because server.py imports this module: the dependency points one way."""
