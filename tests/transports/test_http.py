@@ -13,7 +13,7 @@ import pytest
 
 from mcpref import OriginPolicy, Server, StreamableHTTP, ToolError
 from mcpref.mrtr import InputRequired, elicit_form
-from tests.conftest import ACCEPT, META, VERSION, MCPClient, error_answer, running, sse_messages
+from tests.conftest import ACCEPT, META, VERSION, MCPClient, error_answer, sse_messages
 
 server = Server("http-test-server", "0.1.0", page_size=2)
 
@@ -85,18 +85,6 @@ def greeting() -> str:
 
 
 app = StreamableHTTP(server, max_body_bytes=4096)
-
-
-@pytest.fixture(scope="module")
-def base_url():
-    with running(app) as url:
-        yield url
-
-
-@pytest.fixture
-def client(base_url: str):
-    with httpx.Client(base_url=base_url, timeout=10) as http:
-        yield MCPClient(http)
 
 
 def raw_post(client: MCPClient, body: bytes, headers: dict[str, str] | None = None) -> httpx.Response:

@@ -9,12 +9,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import httpx
-import pytest
 
 from mcpref import Server, StreamableHTTP
 from mcpref.mrtr import InputRequired, StateSealer, elicit_form
 from mcpref.validation import check_message
-from tests.conftest import META, MCPClient, mcp_body, mcp_headers, running
+from tests.conftest import META, MCPClient, mcp_body, mcp_headers
 
 server = Server("listen-test", "1", max_subscriptions=3, state_sealer=StateSealer(b"s" * 32))
 
@@ -46,18 +45,6 @@ def buy(item: str, ctx) -> str:  # type: ignore[no-untyped-def]
 
 
 app = StreamableHTTP(server, keepalive_seconds=0.2)
-
-
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    with running(app) as url:
-        yield url
-
-
-@pytest.fixture
-def client(base_url: str) -> Iterator[MCPClient]:
-    with httpx.Client(base_url=base_url, timeout=10) as http:
-        yield MCPClient(http)
 
 
 def listen_body(request_id: object, notifications: dict) -> dict:
