@@ -29,11 +29,10 @@ class Call:
     expect: str
 
 
-def request(
-    name: str, method: str, params: dict[str, Any], expect: str, mcp_name: str | None = None, request_id: int = 1
-) -> Call:
-    """A request as a correct client sends it: `_meta` in the body, the standard headers beside it."""
-    message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": META}}
+def standard_headers(method: str, mcp_name: str | None = None) -> dict[str, str]:
+    """The headers a correct client sends beside every body, written out literally (the tests use
+    them too, as the headers mcpref's own builder must agree with): `Mcp-Name` when the request
+    names a tool, prompt or resource."""
     headers = {
         "Content-Type": "application/json",
         "Accept": ACCEPT,
@@ -42,8 +41,16 @@ def request(
     }
     if mcp_name is not None:
         headers["Mcp-Name"] = mcp_name
+    return headers
+
+
+def request(
+    name: str, method: str, params: dict[str, Any], expect: str, mcp_name: str | None = None, request_id: int = 1
+) -> Call:
+    """A request as a correct client sends it: `_meta` in the body, the standard headers beside it."""
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": META}}
     body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
-    return Call(name, body, headers, expect)
+    return Call(name, body, standard_headers(method, mcp_name), expect)
 
 
 TOOLS_CALL = request(

@@ -20,6 +20,7 @@ from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT
 from .meta import LATEST_VERSION, MODERN_VERSIONS
 from .mrtr import InputRequired, create_message, elicit_form, elicit_url, list_roots
 from .origins import OriginPolicy
+from .resources import ResourceNotFound
 from .server import Server
 from .tools import ToolError, ToolResult, text
 from .transports.http import StreamableHTTP
@@ -38,6 +39,7 @@ __all__ = [
     "MCPError",
     "OriginPolicy",
     "RequestContext",
+    "ResourceNotFound",
     "Server",
     "StreamableHTTP",
     "ToolError",

@@ -14,12 +14,19 @@ from typing import Any
 import jsonschema
 from referencing import Registry, Resource
 
+from .jsonrpc import (
+    HEADER_MISMATCH,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    URL_ELICITATION_REQUIRED,
+)
+
 #: Error responses the schema defines per code, e.g. -32022 must say `requested` and `supported`.
 _TYPED_ERRORS = {
-    -32020: "HeaderMismatchError",
-    -32021: "MissingRequiredClientCapabilityError",
-    -32022: "UnsupportedProtocolVersionError",
-    -32042: "URLElicitationRequiredError",
+    HEADER_MISMATCH: "HeaderMismatchError",
+    MISSING_REQUIRED_CLIENT_CAPABILITY: "MissingRequiredClientCapabilityError",
+    UNSUPPORTED_PROTOCOL_VERSION: "UnsupportedProtocolVersionError",
+    URL_ELICITATION_REQUIRED: "URLElicitationRequiredError",
 }
 
 

@@ -7,10 +7,11 @@ async with Client("http://127.0.0.1:8000/mcp") as client:
     result = await client.call_tool("convert_temperature", {"value": 20, "from": "C", "to": "F"})
 ```
 
-Private modules, one concept each: `_client` (the methods, the MRTR loop), the transports
-`_http` and `_stdio`, `_era` (legacy or modern, per origin), `_cache` (ttlMs/cacheScope),
-`_input` (answering input requests), `_listen` (subscriptions), `_auth` (OAuth), `_grants`
-(OAuth without a user), `_redirect` (the loopback redirect for command-line clients), `_errors`.
+Private modules, one concept each: `_client` (the public methods), `_transport` (what a
+transport must do) and the transports `_http` and `_stdio`, `_era` (legacy or modern, per
+origin), `_cache` (ttlMs/cacheScope), `_input` (answering input requests, the MRTR loop),
+`_listen` (subscriptions), `_tasks` (waiting for a task), `_auth` (OAuth), `_grants` (OAuth
+without a user), `_redirect` (the loopback redirect for command-line clients), `_errors`.
 """
 
 from ._auth import AuthorizationError, ClientRegistration, OAuth, Tokens, TokenStore, client_metadata_document

@@ -10,6 +10,7 @@ cache (`_cache`). `listen()` opens a `subscriptions/listen` stream (`_listen`).
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import inspect
 import itertools
@@ -32,7 +33,7 @@ from ..meta import (
     PROTOCOL_VERSION_KEY,
 )
 from ..mrtr import MRTR_METHODS
-from ..tasks.record import TASK_METHODS, TASKS_EXTENSION
+from ..tasks.record import TASKS_EXTENSION
 from ._cache import CacheKey, ResultCache, cache_key
 from ._era import AUTO, DEFAULT_ERA_CACHE, EraCache, EraInfo, Negotiation, check_version, origin_of
 from ._errors import (
@@ -45,7 +46,7 @@ from ._errors import (
     error_from,
 )
 from ._http import HTTPTransport, default_ssl_context
-from ._input import InputHandler, InputHandlers
+from ._input import InputHandler, InputHandlers, input_rounds
 from ._listen import Subscription, listen_filter
 from ._tasks import CANCEL, GET, UPDATE, StatusCallback, TaskWaiter, task_params
 from ._transport import HeaderParams, Transport
@@ -416,52 +417,18 @@ class Client:
             cached = self.cache.get(key, self.principal)
             if cached is not None:
                 return cached
-        result, rounds = await self._rounds(method, params, header_params, progress)
+        send = functools.partial(self._request, method, header_params=header_params, progress=progress)
+        declares_tasks = TASKS_EXTENSION in self.capabilities.get("extensions", {})
+        result, rounds = await input_rounds(
+            method, params, send, self.inputs, max_rounds=self.max_rounds, tasks=declares_tasks
+        )
         # Results of MRTR retries depend on inputs the key does not hold (caching.mdx §Cache Key).
         if key is not None and rounds == 0:
             self.cache.put(key, self.principal, result)
         return result
 
-    async def _rounds(
-        self,
-        method: str,
-        params: dict[str, Any],
-        header_params: HeaderParams | None,
-        progress: Callback | None,
-    ) -> tuple[dict[str, Any], int]:
-        """Send, and while the server answers `input_required`, answer its input requests and
-        retry with a new id, `inputResponses` and the exact `requestState` (mrtr.mdx)."""
-        attempt = params
-        for rounds in range(self.max_rounds + 1):
-            result = await self._request(method, attempt, header_params=header_params, progress=progress)
-            kind = result.get("resultType", "complete")
-            if kind == "complete":
-                return result, rounds
-            if kind == "task":
-                # Only for a client that declared tasks, and only where a task may stand in (SEP-2663).
-                if TASKS_EXTENSION not in self.capabilities.get("extensions", {}) or method not in TASK_METHODS:
-                    raise ProtocolError(f"{method} answered with a task, which this request cannot take")
-                return result, rounds
-            if kind != "input_required":
-                raise ProtocolError(f"{method} answered with unknown resultType {kind!r}")
-            if method not in MRTR_METHODS:
-                raise ProtocolError(f"{method} must not answer input_required (only {', '.join(sorted(MRTR_METHODS))})")
-            if rounds == self.max_rounds:
-                break
-            attempt = dict(params)
-            if "inputRequests" in result:
-                attempt["inputResponses"] = await self.inputs.respond(result["inputRequests"])
-            if "requestState" in result:
-                attempt["requestState"] = result["requestState"]
-        raise ProtocolError(f"{method} still needed input after {self.max_rounds} rounds; giving up")
-
     async def _request(
-        self,
-        method: str,
-        params: dict[str, Any],
-        *,
-        header_params: HeaderParams | None = None,
-        progress: Callback | None = None,
+        self, method: str, params: dict[str, Any], header_params: HeaderParams | None, progress: Callback | None
     ) -> dict[str, Any]:
         """One request in the negotiated era. In `auto` mode a -32022 that lists a version we
         speak switches to it and resends once (even if it is the version just refused: the spec

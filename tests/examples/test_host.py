@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
+from bench.procs import free_port
 from docsite import app as site_app
 from examples.host import (
     CallRejected,
@@ -576,11 +577,7 @@ async def test_a_servers_slice_is_listed_again_when_its_ttl_runs_out(lab: Lab) -
 
 
 def free_url() -> str:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+    return f"http://127.0.0.1:{free_port()}/mcp"
 
 
 @pytest.mark.anyio

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mcpref import Server
-from mcpref.transports.stdio import StdioTransport
+from mcpref.transports.stdio import StdioServerTransport
 from tests.conftest import META
 
 
@@ -30,7 +30,7 @@ def test_the_reason_of_a_cancellation_is_logged(caplog: pytest.LogCaptureFixture
 
     async def run() -> bytes:
         reader, output = asyncio.StreamReader(), io.BytesIO()
-        transport = StdioTransport(server, reader=reader, output=output)
+        transport = StdioServerTransport(server, reader=reader, output=output)
         serving = asyncio.ensure_future(transport.run())
         call = {"name": "wait", "arguments": {}, "_meta": META}
         reader.feed_data(line({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": call}))
