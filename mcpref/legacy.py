@@ -48,6 +48,7 @@ from .jsonrpc import (
 from .meta import PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY, RequestMeta
 from .resources import ResourceNotFound
 
+
 class Server(Protocol):
     """What answering a legacy request needs of a `mcpref.Server`. Named here rather than
     imported because server.py imports this module: the dependency points one way."""
@@ -57,13 +58,9 @@ class Server(Protocol):
 
     def capabilities(self) -> dict[str, Any]: ...
 
+    # Only what a legacy request passes: it always builds `meta`, so the server never reads `_meta` itself.
     async def handle(
-        self,
-        request: Request,
-        *,
-        meta: RequestMeta | None = None,
-        notify: NotifySink | None = None,
-        principal: str | None = None,
+        self, request: Request, *, meta: RequestMeta, notify: NotifySink | None, principal: str | None
     ) -> dict[str, Any]: ...
 
 
