@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mcpref.jsonrpc import INVALID_PARAMS, MCPError
-from mcpref.registry import Registry, with_optional
+from mcpref.registry import Registry
 
 
 @dataclass
@@ -68,8 +68,3 @@ def test_hidden_absent_and_malformed_keys_are_all_unknown(key: Any) -> None:
     assert (caught.value.code, caught.value.message) == (INVALID_PARAMS, f"Unknown widget: {key}")
     if key == "secret":
         assert entries.require(key, "alice") is entries.get(key) is entries.find(key, "alice")
-
-
-def test_an_unset_field_is_left_out_and_a_set_one_kept_in_order() -> None:
-    shown = with_optional({"name": "n"}, title=None, description="", annotations={}, icons=None, extra=0)
-    assert list(shown.items()) == [("name", "n"), ("description", ""), ("annotations", {}), ("extra", 0)]
