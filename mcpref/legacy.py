@@ -58,13 +58,9 @@ class Server(Protocol):
 
     def capabilities(self) -> dict[str, Any]: ...
 
+    # Only what a legacy request passes: it always builds `meta`, so the server never reads `_meta` itself.
     async def handle(
-        self,
-        request: Request,
-        *,
-        meta: RequestMeta | None = None,
-        notify: NotifySink | None = None,
-        principal: str | None = None,
+        self, request: Request, *, meta: RequestMeta, notify: NotifySink | None, principal: str | None
     ) -> dict[str, Any]: ...
 
 
