@@ -13,6 +13,11 @@ from typing import Any, Literal
 
 CacheScope = Literal["public", "private"]
 
+#: Methods whose complete results carry cache hints (the server adds them, the client keeps them).
+CACHEABLE_METHODS = frozenset(
+    {"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
+)
+
 
 @dataclass(frozen=True)
 class CacheHints:

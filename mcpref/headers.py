@@ -30,6 +30,8 @@ PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version"
 METHOD_HEADER = "Mcp-Method"
 NAME_HEADER = "Mcp-Name"
 PARAM_HEADER_PREFIX = "Mcp-Param-"
+#: What a client's POST accepts: a JSON response or an SSE stream (streamable-http.mdx §Sending Messages).
+ACCEPT = "application/json, text/event-stream"
 
 #: Where `Mcp-Name` comes from, for the methods that carry one.
 NAME_SOURCES = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
@@ -192,11 +194,18 @@ def check_request_headers(
     `Mcp-Name` mirrors for an extension's method (`Server.name_field_for`).
     """
     version = (params.get("_meta") or {}).get(PROTOCOL_VERSION_KEY)
-    _expect(headers, PROTOCOL_VERSION_HEADER, version, decode=False)
-    _expect(headers, METHOD_HEADER, method, decode=False)
     name_field = name_field or NAME_SOURCES.get(method)
-    if name_field:
-        _expect(headers, NAME_HEADER, params.get(name_field), decode=True)
+    # The usual request: each header is its body value exactly, in a form `_expect` would take
+    # as it is. Nothing is left to judge then; any other request gets every check, in order.
+    if not (
+        _verbatim(headers.get("mcp-protocol-version"), version)
+        and _verbatim(headers.get("mcp-method"), method)
+        and (not name_field or _verbatim(headers.get("mcp-name"), params.get(name_field)))
+    ):
+        _expect(headers, PROTOCOL_VERSION_HEADER, version, decode=False)
+        _expect(headers, METHOD_HEADER, method, decode=False)
+        if name_field:
+            _expect(headers, NAME_HEADER, params.get(name_field), decode=True)
     for header, path in (params_by_header or {}).items():
         value = _lookup(params.get("arguments"), path)
         name = PARAM_HEADER_PREFIX + header
@@ -206,6 +215,16 @@ def check_request_headers(
                 raise mismatch(f"{name} is sent but the argument it mirrors is absent")
             continue
         _expect(headers, name, value, decode=True)
+
+
+#: A header value `_expect` takes as it is: printable ASCII, no space at either end (none to
+#: strip), not starting with `=` (no base64 sentinel to decode).
+_PLAIN_VALUE = re.compile(r"[\x21-\x3c\x3e-\x7e]([\x20-\x7e]*[\x21-\x7e])?")
+
+
+def _verbatim(raw: str | None, body_value: Any) -> bool:
+    """Whether a header is its body string written as is, so `_expect` could only accept it."""
+    return raw == body_value and raw is not None and _PLAIN_VALUE.fullmatch(raw) is not None
 
 
 def _expect(headers: Mapping[str, str], name: str, body_value: Any, *, decode: bool) -> None:

@@ -34,7 +34,7 @@ PROGRESS_TOKEN_KEY = "progressToken"
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class RequestMeta:
     """What a request says about its sender, read from `params._meta`."""
 
@@ -44,6 +44,26 @@ class RequestMeta:
     log_level: str | None = None
     progress_token: str | int | None = None
     raw: dict[str, Any] | None = None
+
+    def __init__(
+        self,
+        protocol_version: str,
+        client_capabilities: dict[str, Any],
+        client_info: dict[str, Any] | None = None,
+        log_level: str | None = None,
+        progress_token: str | int | None = None,
+        raw: dict[str, Any] | None = None,
+    ) -> None:
+        # Frozen all the same: the fields are set once, into the instance's dict. The generated
+        # __init__ of a frozen dataclass makes one `object.__setattr__` call per field, which
+        # cost every request about a microsecond.
+        fields = self.__dict__
+        fields["protocol_version"] = protocol_version
+        fields["client_capabilities"] = client_capabilities
+        fields["client_info"] = client_info
+        fields["log_level"] = log_level
+        fields["progress_token"] = progress_token
+        fields["raw"] = raw
 
 
 def read_request_meta(params: dict[str, Any], supported: tuple[str, ...] | None = MODERN_VERSIONS) -> RequestMeta:

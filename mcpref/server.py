@@ -1,22 +1,31 @@
 """The dispatcher: one `Server` holds the registries and answers every method, whatever the transport.
 
-Transports (Streamable HTTP, stdio) turn bytes into a `jsonrpc.Request`, check what only they
-can check (headers, status codes), and call `Server.handle`. Everything the protocol says about
-results lives here: every result carries `resultType` and `_meta` serverInfo
-(basic/index.mdx), and cacheable results carry `ttlMs`/`cacheScope` (server/utilities/caching.mdx).
+A transport (Streamable HTTP, stdio) owns its wire: it checks what only it can (HTTP method,
+Origin, body size...), turns bytes into a `jsonrpc.Request`, and hands it over once:
+`Server.accept` reads and checks the request in the order of docs/reference/errors.md (its era,
+`_meta`, the mirrored headers the transport passes along, the version, the method) into an
+`Incoming`, and `Server.answer` runs it. The transport reads from the `Incoming` how to answer
+(one JSON object, a stream, a listen stream) and never reaches into the server for protocol facts.
+`Server.handle` does both steps for callers without a transport (tests, embedding).
+
+Everything the protocol says about results lives here: every result carries `resultType` and
+`_meta` serverInfo (basic/index.mdx), and cacheable results carry `ttlMs`/`cacheScope`
+(server/utilities/caching.mdx).
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from .caching import CacheHints
+from .caching import CACHEABLE_METHODS, CacheHints
 from .completion import complete
 from .context import NotifySink, RequestContext
 from .extensions import Extension, declared, requirement
+from .headers import check_request_headers
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -25,20 +34,23 @@ from .jsonrpc import (
     MCPError,
     Request,
 )
+from .legacy import handle_legacy, is_legacy_request
 from .meta import (
     CLIENT_CAPABILITIES_KEY,
     LATEST_VERSION,
     MODERN_VERSIONS,
+    PROGRESS_TOKEN_KEY,
     SERVER_INFO_KEY,
     RequestMeta,
     read_request_meta,
     require_capabilities,
+    unsupported_version,
 )
 from .mrtr import MRTR_METHODS, InputRequired, StateSealer, params_digest, read_input_responses, required_capability
 from .pagination import paginate
 from .prompts import Prompt, PromptRegistry
 from .resources import Resource, ResourceRegistry, ResourceTemplate
-from .subscriptions import LIST_FLAGS, RESOURCE_UPDATED, Subscription, SubscriptionHub
+from .subscriptions import LIST_FLAGS, RESOURCE_UPDATED, ListenStream, SubscriptionHub
 from .tools import Tool, ToolError, ToolRegistry
 
 #: Methods that existed in 2025-11-25 and are gone from 2026-07-28 (changelog.mdx).
@@ -56,11 +68,6 @@ REMOVED_METHODS = frozenset(
     }
 )
 
-#: Methods whose complete results carry cache hints.
-CACHEABLE_METHODS = frozenset(
-    {"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
-)
-
 #: The `resultType` values of the core protocol (basic/patterns/mrtr.mdx); extensions add theirs.
 CORE_RESULT_TYPES = frozenset({"complete", "input_required"})
 
@@ -70,6 +77,42 @@ logger = logging.getLogger("mcpref.server")
 NO_REUSE = CacheHints()
 
 Handler = Callable[[RequestContext], Awaitable[Any]]
+
+#: The one method a transport serves as a stream of its own rather than through a handler.
+LISTEN = "subscriptions/listen"
+
+
+@dataclass(slots=True)
+class Incoming:
+    """One request, read and checked once by `Server.accept`, ready for `Server.answer`.
+
+    The transport asks it how to answer: `legacy` (2025-era rules, see `mcpref.legacy`),
+    `listens` (a `subscriptions/listen` stream) or `streams` (notifications on the response).
+    """
+
+    request: Request
+    #: The request's `_meta` as read; None for a legacy request, which has no per-request `_meta`.
+    meta: RequestMeta | None
+    #: Who is asking, as the transport authenticated it (None when anonymous).
+    principal: str | None
+    #: The method's handler, found once; None for a listen or a legacy request.
+    handler: Handler | None = None
+    #: A 2025-era request, and the revision its transport named (None when it named none).
+    legacy: bool = False
+    legacy_version: str | None = None
+
+    @property
+    def listens(self) -> bool:
+        return not self.legacy and self.request.method == LISTEN
+
+    @property
+    def streams(self) -> bool:
+        """Whether the request asked for notifications on its response: progress, or (modern
+        requests) log messages. Those need a stream to travel on."""
+        if self.meta is None:
+            raw = self.request.params.get("_meta")
+            return isinstance(raw, dict) and PROGRESS_TOKEN_KEY in raw
+        return self.meta.progress_token is not None or self.meta.log_level is not None
 
 
 class Server:
@@ -341,6 +384,57 @@ class Server:
 
     # -- dispatch ------------------------------------------------------------------------
 
+    def accept(
+        self,
+        request: Request,
+        *,
+        headers: Mapping[str, str] | None = None,
+        principal: str | None = None,
+        legacy_version: str | None = None,
+    ) -> Incoming:
+        """Read and check `request` once, or raise `MCPError`; `answer` runs what it returns.
+
+        The order is docs/reference/errors.md's: the era (a legacy request goes its own way),
+        `_meta` (-32602 if missing), the mirrored `headers` when the transport has them (-32020,
+        keyed by lower-case name), the protocol version (-32022: judged only once header and body
+        agree), then the method (-32601 if unknown, removed, or its capability is not offered).
+
+        `legacy_version` is a 2025-era revision the transport knows the client speaks (the
+        `MCP-Protocol-Version` header, or what stdio's `initialize` agreed); with it, a request
+        without modern `_meta` is a legacy one. Any other value is ignored.
+        """
+        if is_legacy_request(request, legacy_version):
+            if self.serve_legacy:
+                return Incoming(request, None, principal, legacy=True, legacy_version=legacy_version)
+            if request.method == "initialize":
+                # Modern-only: say which versions this server speaks (basic/versioning.mdx:
+                # modern-only servers SHOULD list them in any error they return to initialize).
+                raise unsupported_version(request.params.get("protocolVersion"), self.supported_versions)
+        # An `initialize` that carries modern `_meta` is a modern request for a removed
+        # method, and gets -32601 like `ping`.
+        meta = read_request_meta(request.params, supported=None)
+        if headers is not None:
+            method, params = request.method, request.params
+            check_request_headers(
+                headers, method, params, self.header_params_for(method, params, principal), self.name_field_for(method)
+            )
+        if meta.protocol_version not in self.supported_versions:
+            raise unsupported_version(meta.protocol_version, self.supported_versions)
+        handler = None if request.method == LISTEN else self.handler_for(request.method)
+        return Incoming(request, meta, principal, handler)
+
+    def answer(self, incoming: Incoming, notify: NotifySink | None = None) -> Coroutine[Any, Any, dict[str, Any]]:
+        """Run an accepted request: await it for the result, or `MCPError`. `notify` sends its
+        request-scoped notifications (progress, log messages) on the transport's response stream.
+
+        A plain function returning the coroutine that does the work, so a request costs one
+        coroutine, not two stacked (a transport awaits this on every request)."""
+        if incoming.legacy:
+            return handle_legacy(self, incoming.request, incoming.legacy_version, notify, principal=incoming.principal)
+        if incoming.meta is None or incoming.handler is None:
+            raise ValueError("a listen request is opened with open_subscription, not answered")
+        return self._run(incoming.request, incoming.meta, incoming.handler, notify, incoming.principal)
+
     async def handle(
         self,
         request: Request,
@@ -349,22 +443,34 @@ class Server:
         notify: NotifySink | None = None,
         principal: str | None = None,
     ) -> dict[str, Any]:
-        """Answer one request with its result object, or raise `MCPError`.
+        """Answer one request with its result object, or raise `MCPError`: for callers without a
+        transport, which have no mirrored headers and no era to tell (tests, embedding).
 
-        Order: `_meta` (-32602 if missing, -32022 if the version is unsupported), then the
-        method (-32601 if unknown, removed, or its capability is not advertised), then the
-        MRTR parameters (-32602 for a refused `requestState`), then the method's own checks.
+        Order: `_meta` (-32602 if missing, -32022 if the version is unsupported; skipped when
+        `meta` is given, already read), then the method (-32601), then the method's own checks.
         """
         if meta is None:
             meta = read_request_meta(request.params, self.supported_versions)
-        handler = self.handler_for(request.method)
+        return await self._run(request, meta, self.handler_for(request.method), notify, principal)
+
+    async def _run(
+        self,
+        request: Request,
+        meta: RequestMeta,
+        handler: Handler,
+        notify: NotifySink | None,
+        principal: str | None,
+    ) -> dict[str, Any]:
+        """Run a checked request: the MRTR parameters (-32602 for a refused `requestState`),
+        the extensions around the handler, the handler, and the result's shape."""
         ctx = RequestContext(request.id, request.method, request.params, meta, notify, principal)
         # Without `logging` declared, ctx.log is silent (server/utilities/logging.mdx §Capabilities).
         ctx.may_log = "logging" in self._offered_names()
         self._read_round(ctx)
         call = handler
-        for extension in reversed(self.extensions.values()):
-            call = _around(extension, call)
+        if self.extensions:
+            for extension in reversed(self.extensions.values()):
+                call = _around(extension, call)
         try:
             result = await call(ctx)
         except MCPError:
@@ -388,7 +494,8 @@ class Server:
             self.cache_for.get(request.method, self.cache).apply(result)
             if private:
                 result["cacheScope"] = "private"
-        self._check_result_type(ctx, result.get("resultType", "complete"))
+        if self.extensions:
+            self._check_result_type(ctx, result.get("resultType", "complete"))
         return self._finish(result)
 
     def _check_result_type(self, ctx: RequestContext, result_type: Any) -> None:
@@ -445,7 +552,7 @@ class Server:
 
     # -- subscriptions ---------------------------------------------------------------------
 
-    def open_subscription(self, request: Request, caller: str = "") -> Subscription:
+    def open_subscription(self, request: Request, caller: str = "") -> ListenStream:
         """Start a `subscriptions/listen` subscription; the transport streams it. `caller` (a
         principal, or a peer address) is whose fair share of the listen slots it counts against."""
         self._check_listen_keys(request.params)
@@ -476,7 +583,7 @@ class Server:
         """Tell clients subscribed to `uri` that it changed; they read it again if they care."""
         self.subscriptions.publish(RESOURCE_UPDATED, {"uri": uri})
 
-    def finish_subscription(self, subscription: Subscription) -> dict[str, Any]:
+    def finish_subscription(self, subscription: ListenStream) -> dict[str, Any]:
         """The final result of a listen request, with serverInfo like every other result."""
         return self._finish(subscription.completion())
 
@@ -498,8 +605,8 @@ class Server:
             return _gated(extension, extension.methods[method])
         if method in REMOVED_METHODS:
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (removed in {LATEST_VERSION})")
-        if method == "subscriptions/listen":
-            raise MCPError(INTERNAL_ERROR, "subscriptions/listen is served by the transport as a stream")
+        if method == LISTEN:
+            raise MCPError(INTERNAL_ERROR, f"{LISTEN} is served by the transport as a stream")
         entry = self._methods.get(method)
         if entry is None:
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
@@ -544,7 +651,7 @@ class Server:
     async def _list_tools(self, ctx: RequestContext) -> dict[str, Any]:
         return self._page_of(ctx, self.tools.visible_to(ctx.principal), "tools")
 
-    async def _call_tool(self, ctx: RequestContext) -> dict[str, Any]:
+    async def _call_tool(self, ctx: RequestContext) -> dict[str, Any] | InputRequired:
         tool = self.tools.require(ctx.params.get("name"), ctx.principal)
         arguments = ctx.params.get("arguments", {})
         if not isinstance(arguments, dict):
@@ -568,7 +675,7 @@ class Server:
     async def _list_prompts(self, ctx: RequestContext) -> dict[str, Any]:
         return self._page_of(ctx, self.prompts.visible_to(ctx.principal), "prompts")
 
-    async def _get_prompt(self, ctx: RequestContext) -> dict[str, Any]:
+    async def _get_prompt(self, ctx: RequestContext) -> dict[str, Any] | InputRequired:
         prompt = self.prompts.require(ctx.params.get("name"), ctx.principal)
         return await prompt.get(ctx.params.get("arguments"), ctx)
 

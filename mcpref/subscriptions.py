@@ -78,7 +78,7 @@ class Mailbox:
         return self._items.pop(0)
 
 
-class Subscription:
+class ListenStream:
     """One open listen stream: what it honours, and the queue of notifications waiting to be sent."""
 
     def __init__(self, subscription_id: RequestId, honoured: dict[str, Any], queue_size: int) -> None:
@@ -128,7 +128,7 @@ class SubscriptionHub:
         self.max_per_caller = max_per_caller
         self.max_filter_uris = max_filter_uris
         self.max_filter_bytes = max_filter_bytes
-        self._open: set[Subscription] = set()
+        self._open: set[ListenStream] = set()
         #: The event loop the streams are served on, so a handler in a worker thread can publish.
         self._loop: asyncio.AbstractEventLoop | None = None
         #: Open subscriptions by caller, for the fair share.
@@ -139,7 +139,7 @@ class SubscriptionHub:
 
     def open(
         self, subscription_id: RequestId, params: dict[str, Any], offered: dict[str, Any], caller: str = ""
-    ) -> Subscription:
+    ) -> ListenStream:
         """Start a subscription, honouring only what the server offers (its capabilities).
 
         `caller` says whose share the subscription counts against."""
@@ -161,7 +161,7 @@ class SubscriptionHub:
             raise _no_room(f"Too many open subscriptions (limit {self.max_subscriptions}); retry later")
         if self._by_caller.get(caller, 0) >= self.max_per_caller:
             raise _no_room(f"Too many open subscriptions for one caller (limit {self.max_per_caller}); retry later")
-        subscription = Subscription(subscription_id, honoured, self.queue_size)
+        subscription = ListenStream(subscription_id, honoured, self.queue_size)
         subscription.caller = caller
         self._loop = _current_loop() or self._loop
         self._open.add(subscription)
@@ -182,10 +182,10 @@ class SubscriptionHub:
                 f"the limit is {self.max_filter_bytes}",
             )
 
-    def close(self, subscription: Subscription) -> None:
+    def close(self, subscription: ListenStream) -> None:
         self._forget(subscription)
 
-    def _forget(self, subscription: Subscription) -> None:
+    def _forget(self, subscription: ListenStream) -> None:
         if subscription not in self._open:
             return
         self._open.discard(subscription)
@@ -219,7 +219,7 @@ class SubscriptionHub:
         for subscription in list(self._open):
             self._end(subscription)
 
-    def _end(self, subscription: Subscription) -> None:
+    def _end(self, subscription: ListenStream) -> None:
         self._forget(subscription)
         while True:
             try:

@@ -10,8 +10,7 @@ import pytest
 
 from mcpref.context import RequestContext
 from mcpref.meta import read_request_meta
-
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+from tests.conftest import META
 
 
 def sent_by(meta: dict[str, Any]) -> list[dict[str, Any]]:

@@ -325,3 +325,41 @@ def test_a_numeric_header_is_at_most_64_characters() -> None:
     _check_integer("4".rjust(64, "0"), 4)
     with pytest.raises(MCPError):
         _check_integer("4".rjust(65, "0"), 4)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "echo",
+        "two words",
+        " echo",
+        "echo ",
+        "\techo",
+        "=?base64?ZWNobw==?=",
+        "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=",
+        "=?base64?literal?=",
+        "=plain",
+        "",
+        "caf\u00e9",
+        "a\x7fb",
+        "tab\tinside",
+    ],
+)
+def test_the_verbatim_shortcut_decides_as_the_full_check(raw: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A header equal to its body value takes a shortcut; it must accept and refuse exactly what
+    the full check does, whatever the name is (padded, encoded-looking, empty, non-ASCII)."""
+    import mcpref.headers
+
+    params = {"name": raw, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+    headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": raw}
+
+    def outcome() -> int | None:
+        try:
+            check_request_headers(headers, "tools/call", params)
+        except MCPError as error:
+            return error.code
+        return None
+
+    with_shortcut = outcome()
+    monkeypatch.setattr(mcpref.headers, "_verbatim", lambda raw, body_value: False)
+    assert with_shortcut == outcome()

@@ -10,11 +10,12 @@ from typing import Any
 import httpx
 import pytest
 
-from mcpref import Server, StreamableHTTP
+from mcpref import MCPError, ResourceNotFound, Server, StreamableHTTP
+from mcpref.jsonrpc import INVALID_PARAMS
 from mcpref.legacy import legacy_capabilities, legacy_shape, negotiate
 from mcpref.mrtr import InputRequired, elicit_form
 from mcpref.validation import check_message
-from tests.conftest import ACCEPT, running, sse_messages
+from tests.conftest import ACCEPT, mcp_body, mcp_headers, running, sse_messages
 
 server = Server("legacy-test", "2", instructions="Be kind.", page_size=1)
 
@@ -56,6 +57,14 @@ def ask() -> InputRequired:
 @server.resource("memo://a", mime_type="text/plain")
 def memo() -> str:
     return "a"
+
+
+@server.resource_template("notes://{name}")
+def note(name: str) -> str:
+    """Finds no note; says so by type, or (`vague`) only by a `uri` in an error's data."""
+    if name == "vague":
+        raise MCPError(INVALID_PARAMS, "Invalid params: no note here", {"uri": f"notes://{name}"})
+    raise ResourceNotFound(f"notes://{name}")
 
 
 @pytest.fixture(scope="module")
@@ -158,6 +167,21 @@ def test_a_missing_resource_has_the_legacy_code(http: httpx.Client) -> None:
     assert legacy_post(http, "resources/read", {"uri": 7}).json()["error"]["code"] == -32602
 
 
+def test_a_handler_that_finds_nothing_gets_the_legacy_code_too(http: httpx.Client) -> None:
+    error = legacy_post(http, "resources/read", {"uri": "notes://gone"}).json()["error"]
+    assert error == {"code": -32002, "message": "Resource not found: notes://gone", "data": {"uri": "notes://gone"}}
+
+
+def test_not_found_is_known_by_its_type_not_by_a_uri_in_the_data(http: httpx.Client) -> None:
+    error = legacy_post(http, "resources/read", {"uri": "notes://vague"}).json()["error"]
+    assert (error["code"], error["data"]) == (-32602, {"uri": "notes://vague"})
+
+
+def test_a_uri_too_long_to_echo_is_still_not_found(http: httpx.Client) -> None:
+    error = legacy_post(http, "resources/read", {"uri": "memo://" + "x" * 3000}).json()["error"]
+    assert error["code"] == -32002 and "data" not in error
+
+
 def test_concurrent_requests_each_get_their_own_stream(http: httpx.Client) -> None:
     # What server-sse-multiple-streams would check if it did not stop for want of a session id.
     in_flight.clear()
@@ -176,17 +200,7 @@ def test_concurrent_requests_each_get_their_own_stream(http: httpx.Client) -> No
 
 
 def test_a_modern_request_on_the_same_endpoint_is_still_modern(http: httpx.Client) -> None:
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
-    response = http.post(
-        "/mcp",
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}},
-        headers={
-            "Content-Type": "application/json",
-            "Accept": ACCEPT,
-            "MCP-Protocol-Version": "2026-07-28",
-            "Mcp-Method": "tools/list",
-        },
-    )
+    response = http.post("/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/list"))
     assert response.json()["result"]["resultType"] == "complete"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -20,6 +21,8 @@ from mcpref.mrtr import (
     read_input_responses,
     required_capability,
 )
+from mcpref.pagination import paginate
+from mcpref.sealing import Sealer, b64url_decode
 from mcpref.validation import check_message
 
 ALL_CAPS = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
@@ -225,6 +228,64 @@ def test_state_key_from_the_environment_is_shared_by_instances(monkeypatch: pyte
     monkeypatch.setenv("MCP_STATE_KEY", "shared-secret")
     token = StateSealer().seal(1, method="m", digest="d", principal=None)
     assert StateSealer().open(token, method="m", digest="d", principal=None) == 1
+
+
+def test_a_state_payload_holds_its_bindings_then_the_state() -> None:
+    """The layout docs/internals/primitives-and-mrtr.md shows: i, m, d, p, exp, then s."""
+    sealer = StateSealer(b"a" * 32, ttl_seconds=30)
+    assert sealer.ttl_seconds == 30 and StateSealer(b"a" * 32).ttl_seconds == 600
+    token = sealer.seal(1, method="tools/call", digest="d", principal="alice", now=1000)
+    payload = json.loads(b64url_decode(token.split(".")[0]))
+    assert payload == {"i": "", "m": "tools/call", "d": "d", "p": "alice", "exp": 1030, "s": 1}
+    assert list(payload) == ["i", "m", "d", "p", "exp", "s"]
+
+
+REFUSED = "Invalid params: requestState refused: "
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ({"token": "not-a-state"}, "it is not a requestState this server issued"),
+        ({"key": b"b" * 32}, "its signature does not match (tampered, or sealed with another key)"),
+        ({"issuer": "tides"}, "it was issued by another server"),
+        ({"method": "prompts/get"}, "it was issued for a different request"),
+        ({"digest": "other"}, "it was issued for a different request"),
+        ({"principal": "bob"}, "it was issued to a different principal"),
+        ({"principal": None}, "it was issued to a different principal"),
+        ({"now": 2000}, "it has expired; start the request again without it"),
+        ({"issuer": "tides", "principal": "bob", "now": 2000}, "it was issued by another server"),
+        ({"digest": "other", "principal": "bob"}, "it was issued for a different request"),
+    ],
+)
+def test_each_refusal_says_why(change: dict[str, Any], reason: str) -> None:
+    """The reasons the errors page and the debugging tables quote, checked in the order given."""
+    bound: dict[str, Any] = {"method": "tools/call", "digest": "d", "principal": "alice", "issuer": "desk"}
+    token = StateSealer(b"a" * 32, ttl_seconds=10).seal("s", **bound, now=1000)
+    opener = StateSealer(change.pop("key", b"a" * 32))
+    token = change.pop("token", token)
+    with pytest.raises(MCPError) as caught:
+        opener.open(token, **{**bound, "now": 1005, **change})
+    assert (caught.value.code, caught.value.message) == (INVALID_PARAMS, REFUSED + reason)
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+def test_the_issuer_is_empty_unless_named() -> None:
+    sealer = StateSealer(b"a" * 32)
+    token = sealer.seal(1, method="m", digest="d", principal=None)
+    assert sealer.open(token, method="m", digest="d", principal=None, issuer="") == 1
+    named = sealer.seal(1, method="m", digest="d", principal=None, issuer="desk")
+    with pytest.raises(MCPError, match="another server"):
+        sealer.open(named, method="m", digest="d", principal=None)
+
+
+def test_a_cursor_is_no_request_state_nor_a_handle() -> None:
+    """Purposes never mix: a list cursor, or a token sealed for another purpose, is refused."""
+    cursor = paginate(list(range(5)), None, 2, "tools/list")[1]
+    handle = Sealer("handle:draft", b"a" * 32).seal({"c": 1, "exp": 2000})
+    for token, reason in ((cursor, "it is not a requestState"), (handle, "its signature does not match")):
+        with pytest.raises(MCPError, match=reason):
+            StateSealer(b"a" * 32).open(token, method="tools/call", digest="d", principal=None, now=1000)
 
 
 @pytest.mark.parametrize("responses", [None, [], "x", {"user_name": 12345}, {"a": None}])

@@ -6,22 +6,16 @@ import json
 import os
 import pty
 import signal
-import socket
 import subprocess
 import sys
 import time
 
 import httpx
 
+from bench.procs import free_port
 from mcpref.run import STDIO_TERMINAL_HINT
-from tests.conftest import ACCEPT, META, VERSION
+from tests.conftest import mcp_body, mcp_headers
 from tests.transports.test_stdio import request_line
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_ctrl_c_ends_open_listen_streams_with_their_result() -> None:
@@ -41,18 +35,8 @@ def test_ctrl_c_ends_open_listen_streams_with_their_result() -> None:
             except httpx.TransportError:
                 assert time.monotonic() < deadline and process.poll() is None, "the server did not start"
                 time.sleep(0.05)
-        body = {
-            "jsonrpc": "2.0",
-            "id": "L",
-            "method": "subscriptions/listen",
-            "params": {"_meta": META, "notifications": {}},
-        }
-        headers = {
-            "Content-Type": "application/json",
-            "Accept": ACCEPT,
-            "MCP-Protocol-Version": VERSION,
-            "Mcp-Method": "subscriptions/listen",
-        }
+        body = mcp_body("subscriptions/listen", {"notifications": {}}, "L")
+        headers = mcp_headers("subscriptions/listen")
         with httpx.stream("POST", url, json=body, headers=headers, timeout=10) as response:
             lines = response.iter_lines()
             assert next(line for line in lines if line.startswith("data:"))  # the acknowledgement

@@ -7,20 +7,23 @@ without adding checks. See basic/transports/streamable-http.mdx.
 Checks run in this order; the first that fails answers, and later ones never run:
 
 1. HTTP method: only POST (405 with `Allow: POST`). GET streams and DELETE sessions are gone.
-2. `Origin`: a present, non-allowed Origin is 403 before the body is even read, so a page on a
-   hostile site learns nothing from a loopback server (DNS rebinding).
+2. `Host` (421, on a loopback bind) and `Origin` (403, when present and not allowed), before the
+   body is even read, so a page on a hostile site learns nothing from a loopback server (DNS
+   rebinding).
 3. `Content-Type` must be `application/json` (415) and `Accept` must cover both
    `application/json` and `text/event-stream` (406): what the body and answer can be at all.
 4. Body size (413): read no further than the limit; the refusal closes the connection, so the
    rest of the body is never read. (The body's deadline is the HTTP server's: `mcpref.limits`.)
 5. JSON-RPC framing (400, -32700 or -32600): see `jsonrpc.parse_message`.
 6. A notification is accepted with 202 and no body.
-7. Request `_meta` (400, -32602 when missing): the body is the source of truth, so it is read
-   before the headers that mirror it.
-8. Mirrored headers (400, -32020): see `headers.check_request_headers`.
-9. The protocol version (400, -32022 when unsupported): judged only once header and body agree,
-   since a header that contradicts the body is malformed whatever version it names.
-10. The method (404, -32601), then the method's own checks (-32602 and friends).
+7. The rest is the protocol's, checked once by `Server.accept` with the request's headers: the
+   era, `_meta` (400, -32602 when missing: the body is the source of truth, so it is read before
+   the headers that mirror it), the mirrored headers (400, -32020), the protocol version (400,
+   -32022: judged only once header and body agree), the method (404, -32601); then the
+   method's own checks (-32602 and friends) as it runs.
+
+The transport maps the dispatcher's errors to HTTP statuses (`status_for`) and decides the
+framing: one JSON object, or SSE when the request asked for notifications (`Incoming.streams`).
 
 `Mcp-Session-Id` and `Last-Event-ID` are ignored, and no session id is ever sent.
 """
@@ -30,17 +33,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Generator, MutableMapping
+from typing import Any, Generic, TypeVar
 
 from .. import jsonrpc
 from ..catchall import NOSNIFF, internal_error, plain_response
-from ..headers import check_request_headers
+from ..headers import ACCEPT
 from ..jsonrpc import MCPError, Notification, Request, encode, error_response, result_response
-from ..legacy import handle_legacy, is_legacy_request
-from ..meta import PROGRESS_TOKEN_KEY, read_request_meta, unsupported_version
 from ..origins import HostPolicy, OriginPolicy
-from ..server import Server
+from ..server import Incoming, Server
 from . import sse
 
 Scope = MutableMapping[str, Any]
@@ -199,70 +200,44 @@ class StreamableHTTP:
     async def _answer(
         self, request: Request, headers: dict[str, str], scope: Scope, receive: Receive, send: Send
     ) -> None:
-        header_version = headers.get("mcp-protocol-version")
+        """Hand the request to the dispatcher once (`Server.accept`: `_meta`, mirrored headers,
+        version, method) and answer it the way the `Incoming` says: a listen stream, an SSE
+        stream, or one JSON object."""
         principal = _principal(scope, headers)
-        if is_legacy_request(request, header_version):
-            if self.server.serve_legacy:
-                await self._answer_legacy(request, header_version, principal, receive, send)
-                return
-            if request.method == "initialize":
-                # Modern-only: say which versions this server speaks (basic/versioning.mdx:
-                # modern-only servers SHOULD list them in any error they return to initialize).
-                raise unsupported_version(request.params.get("protocolVersion"), self.server.supported_versions)
-        # An `initialize` that carries modern `_meta` is a modern request for a removed
-        # method, and gets -32601 like `ping`.
-        meta = read_request_meta(request.params, supported=None)
-        check_request_headers(
-            headers,
-            request.method,
-            request.params,
-            self.server.header_params_for(request.method, request.params, principal),
-            self.server.name_field_for(request.method),
+        incoming = self.server.accept(
+            request, headers=headers, principal=principal, legacy_version=headers.get("mcp-protocol-version")
         )
-        if meta.protocol_version not in self.server.supported_versions:
-            raise unsupported_version(meta.protocol_version, self.server.supported_versions)
-        if request.method == "subscriptions/listen":
+        if incoming.legacy:
+            await self._answer_legacy(incoming, receive, send)
+            return
+        if incoming.listens:
             caller = principal or _peer(scope)
             # Checked and done with: a listen stream may stay idle for hours, holding only what it needs.
             headers.clear()
-            del meta
+            del incoming
             await self._listen(request, caller, receive, send)
             return
-        if self.stream_responses or meta.progress_token is not None or meta.log_level is not None:
-            await self._stream(
-                request,
-                lambda notify: self.server.handle(request, meta=meta, notify=notify, principal=principal),
-                receive,
-                send,
-            )
+        if self.stream_responses or incoming.streams:
+            await self._stream(request, lambda notify: self.server.answer(incoming, notify), receive, send)
             return
         try:
-            result = await _unless_client_leaves(self.server.handle(request, meta=meta, principal=principal), receive)
+            result = await _UnlessClientLeaves(self.server.answer(incoming), receive)
         except _ClientLeft:
             return
         await _json(send, 200, result_response(request.id, result), nosniff=False)
 
-    async def _answer_legacy(
-        self, request: Request, version: str | None, principal: str | None, receive: Receive, send: Send
-    ) -> None:
+    async def _answer_legacy(self, incoming: Incoming, receive: Receive, send: Send) -> None:
         """A 2025-11-25-era request, served statelessly (see `mcpref.legacy`).
 
         Errors keep HTTP 200 unless the transport itself refused the message: a legacy client
         reads 404 as "your session is gone" and would start over for nothing.
         """
-        meta = request.params.get("_meta")
+        request = incoming.request
         try:
-            if isinstance(meta, dict) and PROGRESS_TOKEN_KEY in meta or self.stream_responses:
-                await self._stream(
-                    request,
-                    lambda notify: handle_legacy(self.server, request, version, notify, principal=principal),
-                    receive,
-                    send,
-                )
+            if incoming.streams or self.stream_responses:
+                await self._stream(request, lambda notify: self.server.answer(incoming, notify), receive, send)
                 return
-            result = await _unless_client_leaves(
-                handle_legacy(self.server, request, version, principal=principal), receive
-            )
+            result = await _UnlessClientLeaves(self.server.answer(incoming), receive)
         except _ClientLeft:
             return
         except MCPError as error:
@@ -273,7 +248,7 @@ class StreamableHTTP:
     async def _stream(
         self,
         request: Request,
-        run: Callable[[Callable[[dict[str, Any]], Awaitable[None]]], Awaitable[dict[str, Any]]],
+        run: Callable[[Callable[[dict[str, Any]], Awaitable[None]]], Coroutine[Any, Any, dict[str, Any]]],
         receive: Receive,
         send: Send,
     ) -> None:
@@ -300,7 +275,7 @@ class StreamableHTTP:
             await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
 
         try:
-            final = result_response(request.id, await _unless_client_leaves(run(notify), receive))
+            final = result_response(request.id, await _UnlessClientLeaves(run(notify), receive))
         except MCPError as error:
             if not started:
                 raise
@@ -379,11 +354,15 @@ class StreamableHTTP:
 
 
 def _headers(scope: Scope) -> dict[str, str]:
-    """Request headers by lower-case name; repeated headers are joined as HTTP says they may be."""
-    headers: dict[str, str] = {}
-    for raw_name, raw_value in scope["headers"]:
-        name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
-        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    """Request headers by name, in lower case as ASGI servers give them (Starlette relies on that
+    too); repeated headers are joined as HTTP says they may be."""
+    raw = scope["headers"]
+    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in raw}
+    if len(headers) < len(raw):  # a name came twice: join its values
+        headers = {}
+        for raw_name, raw_value in raw:
+            name, value = raw_name.decode("latin-1"), raw_value.decode("latin-1")
+            headers[name] = f"{headers[name]}, {value}" if name in headers else value
     return headers
 
 
@@ -416,6 +395,8 @@ def _shown(value: str | None, limit: int = 100) -> str:
 
 
 def _check_content_type(content_type: str | None) -> None:
+    if content_type == "application/json":  # what clients send: nothing to take apart
+        return
     media_type = (content_type or "").split(";")[0].strip().lower()
     if media_type != "application/json":
         raise MCPError(
@@ -425,14 +406,10 @@ def _check_content_type(content_type: str | None) -> None:
         )
 
 
-#: The Accept header MCP clients send (ours and the SDKs'): accepted before any parsing.
-USUAL_ACCEPT = "application/json, text/event-stream"
-
-
 def _check_accept(accept: str | None) -> None:
     """The client must accept both answer forms (streamable-http.mdx §Sending Messages).
-    Wildcards count, as HTTP defines them."""
-    if accept == USUAL_ACCEPT:
+    Wildcards count, as HTTP defines them. The value clients send (`headers.ACCEPT`) passes at once."""
+    if accept == ACCEPT:
         return
     accepted = {part.split(";")[0].strip().lower() for part in (accept or "").split(",")}
     json_ok = accepted & {"application/json", "application/*", "*/*"}
@@ -456,54 +433,59 @@ class _ClientLeft(Exception):
     """The client closed the connection before its answer was ready; there is no one to answer."""
 
 
-class _DisconnectWatch:
-    """Cancels the current task if the client disconnects while it waits.
-
-    The watcher task starts only at the task's first suspension (a `call_soon` runs then): a
-    handler that answers at once never suspends, `disarm` cancels the `call_soon` before it
-    runs, and the request pays for neither a task nor a callback."""
-
-    __slots__ = ("receive", "task", "watcher", "_start_handle")
-
-    def __init__(self, receive: Receive) -> None:
-        self.receive = receive
-        self.task = asyncio.current_task()
-        self.watcher: asyncio.Future[None] | None = None
-        self._start_handle = asyncio.get_running_loop().call_soon(self._start)
-
-    def _start(self) -> None:
-        self.watcher = asyncio.ensure_future(_cancel_on_disconnect(self.receive, self.task))
-
-    def disarm(self) -> bool:
-        """Stop watching; True if the client had left."""
-        if self.watcher is None:
-            self._start_handle.cancel()
-            return False
-        left = self.watcher.done() and not self.watcher.cancelled()
-        self.watcher.cancel()
-        return left
-
-
-async def _unless_client_leaves(work: Awaitable[T], receive: Receive) -> T:
-    """Await `work` in this task, cancelling it if the client disconnects first.
+class _UnlessClientLeaves(Generic[T]):
+    """Awaits `work` in the current task, cancelling it if the client disconnects first.
 
     Closing the connection is how an HTTP client cancels a request (streamable-http.mdx
-    §Cancellation), whether the answer would have been a stream or one JSON object. The work
-    runs in the request's own task; a watcher, started only if the work has to wait, cancels it.
+    §Cancellation), whether the answer would have been a stream or one JSON object. Watching
+    for that takes a task waiting on `receive`, so it starts only when the work has to wait:
+    the work's first step runs right here, and a handler that answers without waiting (most
+    do) finishes in it, paying for neither a task nor a callback. A work that waits is driven
+    on from here step by step, exactly as `await` would (what it yields goes to the task, what
+    the task sends or throws goes back to it), with the watcher running beside it.
     """
-    watch = _DisconnectWatch(receive)
-    try:
-        result = await work
-    except asyncio.CancelledError:
-        if watch.disarm():
-            raise _ClientLeft from None
-        raise  # cancelled from outside: the server is stopping
-    except BaseException:
-        watch.disarm()
-        raise
-    if watch.disarm():  # the client left as the work finished
-        raise _ClientLeft
-    return result
+
+    __slots__ = ("work", "receive")
+
+    def __init__(self, work: Coroutine[Any, Any, T], receive: Receive) -> None:
+        self.work = work
+        self.receive = receive
+
+    def __await__(self) -> Generator[Any, Any, T]:
+        work = self.work
+        try:
+            waiting_on = work.send(None)
+        except StopIteration as done:
+            result: T = done.value
+            return result
+        watcher = asyncio.ensure_future(_cancel_on_disconnect(self.receive, asyncio.current_task()))
+        try:
+            while True:
+                try:
+                    sent = yield waiting_on
+                except GeneratorExit:
+                    work.close()
+                    raise
+                except BaseException as thrown:  # noqa: BLE001 - handed to the work, as `await` does
+                    waiting_on = work.throw(thrown)
+                else:
+                    waiting_on = work.send(sent)
+        except StopIteration as done:
+            if _left(watcher):  # the client left as the work finished
+                raise _ClientLeft from None
+            result = done.value
+            return result
+        except asyncio.CancelledError:
+            if _left(watcher):
+                raise _ClientLeft from None
+            raise  # cancelled from outside: the server is stopping
+        finally:
+            watcher.cancel()
+
+
+def _left(watcher: asyncio.Future[None]) -> bool:
+    """Whether the watcher saw the client leave (it ends only then, or when cancelled)."""
+    return watcher.done() and not watcher.cancelled()
 
 
 async def _method_not_allowed(send: Send, why: str, allow: bytes) -> None:

@@ -27,17 +27,19 @@ from typing import Any, BinaryIO
 
 from .. import jsonrpc
 from ..jsonrpc import MCPError, Notification, Request, encode, error_response, notification, result_response
-from ..legacy import handle_legacy, negotiate
-from ..meta import PROTOCOL_VERSION_KEY, read_request_meta
+from ..legacy import negotiate
 from ..server import Server
-from ..subscriptions import Subscription
+from ..subscriptions import ListenStream
 
 logger = logging.getLogger("mcpref.stdio")
 
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
 
 
-class StdioTransport:
+class StdioServerTransport:
+    """The server's end of stdio: reads requests from stdin, runs them on `server`, writes answers
+    to stdout. (`mcpref.client.StdioTransport` is the client's end: it starts the process.)"""
+
     def __init__(
         self,
         server: Server,
@@ -96,8 +98,7 @@ class StdioTransport:
                 error_response(message.id, MCPError(jsonrpc.INVALID_REQUEST, "Invalid Request: id already in use"))
             )
             return
-        work = self._listen(message) if message.method == "subscriptions/listen" else self._answer(message)
-        task = asyncio.ensure_future(work)
+        task = asyncio.ensure_future(self._answer(message))
         self._tasks[message.id] = task
         task.add_done_callback(lambda _: self._tasks.pop(message.id, None))
 
@@ -115,7 +116,14 @@ class StdioTransport:
 
     async def _answer(self, request: Request) -> None:
         try:
-            result = await self._dispatch(request)
+            incoming = self.server.accept(request, legacy_version=self.legacy_version)
+            if incoming.listens:
+                await self._listen(request)
+                return
+            if incoming.legacy and request.method == "initialize":
+                # On stdio the process is the session: its `initialize` picks the era for the rest.
+                self.legacy_version = negotiate(request.params.get("protocolVersion"))
+            result = await self.server.answer(incoming, self._notify)
         except asyncio.CancelledError:
             return  # cancelled by the client: no answer (basic/patterns/cancellation.mdx)
         except MCPError as error:
@@ -123,37 +131,20 @@ class StdioTransport:
             return
         self._write(result_response(request.id, result))
 
-    async def _dispatch(self, request: Request) -> dict[str, Any]:
-        async def notify(message: dict[str, Any]) -> None:
-            self._write(message)
-
-        meta = request.params.get("_meta")
-        modern = isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
-        if not modern and self.server.serve_legacy:
-            if request.method == "initialize":
-                self.legacy_version = negotiate(request.params.get("protocolVersion"))
-            if self.legacy_version is not None:
-                return await handle_legacy(self.server, request, self.legacy_version, notify)
-        return await self.server.handle(request, notify=notify)
+    async def _notify(self, message: dict[str, Any]) -> None:
+        self._write(message)
 
     async def _listen(self, request: Request) -> None:
-        try:
-            read_request_meta(request.params, self.server.supported_versions)
-            subscription = self.server.open_subscription(request)
-        except MCPError as error:
-            self._write(error_response(request.id, error))
-            return
+        subscription = self.server.open_subscription(request)
         try:
             self._write(subscription.acknowledgement())
             while (message := await subscription.queue.get()) is not None:
                 self._write(message)
             self._end(request, subscription)
-        except asyncio.CancelledError:
-            return
         finally:
             self.server.subscriptions.close(subscription)
 
-    def _end(self, request: Request, subscription: Subscription) -> None:
+    def _end(self, request: Request, subscription: ListenStream) -> None:
         self._write(result_response(request.id, self.server.finish_subscription(subscription)))
         self._write(notification("notifications/cancelled", {"requestId": request.id, "reason": "subscription ended"}))
 
@@ -235,4 +226,4 @@ async def _read_line(reader: asyncio.StreamReader, limit: int) -> bytes | MCPErr
 def serve_stdio(server: Server) -> None:
     """Run `server` on this process's stdin and stdout; log to stderr."""
     logging.basicConfig(stream=sys.stderr, level=logging.INFO)
-    asyncio.run(StdioTransport(server).run())
+    asyncio.run(StdioServerTransport(server).run())

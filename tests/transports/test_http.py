@@ -557,3 +557,102 @@ def test_sse_body_frames_are_well_formed(client: MCPClient) -> None:
 def test_initialize_with_modern_meta_is_a_removed_method(client: MCPClient) -> None:
     params = {"protocolVersion": "2026-07-28", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
     assert client.error("initialize", params, status=404)["code"] == -32601
+
+
+# -- the disconnect watch on its own ----------------------------------------------------------
+
+from mcpref.transports.http import _ClientLeft, _UnlessClientLeaves  # noqa: E402
+
+
+def _receiver(disconnect: asyncio.Event):  # type: ignore[no-untyped-def]
+    async def receive() -> dict[str, str]:
+        await disconnect.wait()
+        return {"type": "http.disconnect"}
+
+    return receive
+
+
+def test_work_that_answers_at_once_needs_no_watcher() -> None:
+    async def main() -> tuple[str, int]:
+        tasks_before = len(asyncio.all_tasks())
+
+        async def work() -> str:
+            return "done"
+
+        result = await _UnlessClientLeaves(work(), _receiver(asyncio.Event()))
+        return result, len(asyncio.all_tasks()) - tasks_before
+
+    assert asyncio.run(main()) == ("done", 0)
+
+
+def test_work_that_waits_gets_its_result_and_the_watcher_stops() -> None:
+    async def main() -> tuple[str, bool]:
+        async def work() -> str:
+            await asyncio.sleep(0.01)
+            await asyncio.sleep(0)
+            return "done"
+
+        result = await _UnlessClientLeaves(work(), _receiver(asyncio.Event()))
+        await asyncio.sleep(0)
+        others = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        return result, all(task.done() for task in others)
+
+    assert asyncio.run(main()) == ("done", True)
+
+
+def test_a_client_that_leaves_cancels_the_waiting_work() -> None:
+    async def main() -> list[str]:
+        seen: list[str] = []
+        disconnect = asyncio.Event()
+
+        async def work() -> str:
+            try:
+                disconnect.set()
+                await asyncio.sleep(10)
+            except asyncio.CancelledError:
+                seen.append("cancelled")
+                raise
+            return "never"
+
+        try:
+            await _UnlessClientLeaves(work(), _receiver(disconnect))
+        except _ClientLeft:
+            seen.append("client left")
+        return seen
+
+    assert asyncio.run(main()) == ["cancelled", "client left"]
+
+
+def test_cancelling_from_outside_is_not_taken_for_a_client_leaving() -> None:
+    async def main() -> str:
+        async def work() -> str:
+            await asyncio.sleep(10)
+            return "never"
+
+        task = asyncio.ensure_future(_UnlessClientLeaves(work(), _receiver(asyncio.Event())))
+        await asyncio.sleep(0.01)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return "cancelled"
+        except _ClientLeft:
+            return "client left"
+        return "finished"
+
+    assert asyncio.run(main()) == "cancelled"
+
+
+def test_an_error_after_waiting_reaches_the_caller() -> None:
+    async def main() -> str:
+        async def work() -> str:
+            await asyncio.sleep(0)
+            raise ValueError("boom")
+
+        try:
+            await _UnlessClientLeaves(work(), _receiver(asyncio.Event()))
+        except ValueError as error:
+            return str(error)
+        return "no error"
+
+    assert asyncio.run(main()) == "boom"

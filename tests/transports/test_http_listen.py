@@ -13,7 +13,7 @@ import pytest
 from mcpref import Server, StreamableHTTP
 from mcpref.mrtr import InputRequired, StateSealer, elicit_form
 from mcpref.validation import check_message
-from tests.conftest import ACCEPT, META, VERSION, MCPClient, running
+from tests.conftest import META, MCPClient, mcp_body, mcp_headers, running
 
 server = Server("listen-test", "1", max_subscriptions=3, state_sealer=StateSealer(b"s" * 32))
 
@@ -60,16 +60,7 @@ def client(base_url: str) -> Iterator[MCPClient]:
 
 
 def listen_body(request_id: object, notifications: dict) -> dict:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "subscriptions/listen",
-        "params": {"_meta": META, "notifications": notifications},
-    }
-
-
-def headers(method: str) -> dict[str, str]:
-    return {"Content-Type": "application/json", "Accept": ACCEPT, "MCP-Protocol-Version": VERSION, "Mcp-Method": method}
+    return mcp_body("subscriptions/listen", {"notifications": notifications}, request_id)
 
 
 def events(response: httpx.Response) -> Iterator[str]:
@@ -99,7 +90,7 @@ def test_listen_acknowledges_then_streams_tagged_notifications(base_url: str) ->
             "POST",
             "/mcp",
             json=listen_body("listen-1", {"toolsListChanged": True, "promptsListChanged": True}),
-            headers=headers("subscriptions/listen"),
+            headers=mcp_headers("subscriptions/listen"),
         ) as response,
     ):
         assert response.status_code == 200
@@ -129,7 +120,7 @@ def test_resource_updates_reach_only_subscribers_of_that_uri(base_url: str) -> N
             "POST",
             "/mcp",
             json=listen_body(7, {"resourceSubscriptions": ["memo://a"]}),
-            headers=headers("subscriptions/listen"),
+            headers=mcp_headers("subscriptions/listen"),
         ) as response,
     ):
         stream = events(response)
@@ -143,7 +134,7 @@ def test_resource_updates_reach_only_subscribers_of_that_uri(base_url: str) -> N
 def test_idle_streams_get_keep_alive_comments(base_url: str) -> None:
     with (
         httpx.Client(base_url=base_url, timeout=5) as http,
-        http.stream("POST", "/mcp", json=listen_body(1, {}), headers=headers("subscriptions/listen")) as response,
+        http.stream("POST", "/mcp", json=listen_body(1, {}), headers=mcp_headers("subscriptions/listen")) as response,
     ):
         stream = events(response)
         next(stream)
@@ -155,7 +146,7 @@ def test_closing_the_stream_frees_the_subscription(base_url: str) -> None:
         with (
             httpx.Client(base_url=base_url, timeout=5) as http,
             http.stream(
-                "POST", "/mcp", json=listen_body(attempt, {}), headers=headers("subscriptions/listen")
+                "POST", "/mcp", json=listen_body(attempt, {}), headers=mcp_headers("subscriptions/listen")
             ) as response,
         ):
             assert response.status_code == 200
@@ -169,7 +160,7 @@ def test_closing_the_stream_frees_the_subscription(base_url: str) -> None:
 def test_too_many_listeners_get_503(base_url: str) -> None:
     with httpx.Client(base_url=base_url, timeout=5) as http:
         streams = [
-            http.stream("POST", "/mcp", json=listen_body(i, {}), headers=headers("subscriptions/listen"))
+            http.stream("POST", "/mcp", json=listen_body(i, {}), headers=mcp_headers("subscriptions/listen"))
             for i in range(3)
         ]
         opened = [stream.__enter__() for stream in streams]
@@ -178,7 +169,7 @@ def test_too_many_listeners_get_503(base_url: str) -> None:
             readers = [events(response) for response in opened]
             for reader in readers:
                 next(reader)
-            refused = http.post("/mcp", json=listen_body(99, {}), headers=headers("subscriptions/listen"))
+            refused = http.post("/mcp", json=listen_body(99, {}), headers=mcp_headers("subscriptions/listen"))
             assert refused.status_code == 503
             assert refused.json()["error"]["code"] == -32603
             assert refused.json()["id"] == 99
@@ -194,7 +185,9 @@ def test_a_malformed_filter_is_refused_before_the_stream_opens(client: MCPClient
 def test_a_shutdown_ends_each_stream_with_its_completion_result(base_url: str) -> None:
     with (
         httpx.Client(base_url=base_url, timeout=5) as http,
-        http.stream("POST", "/mcp", json=listen_body("bye", {}), headers=headers("subscriptions/listen")) as response,
+        http.stream(
+            "POST", "/mcp", json=listen_body("bye", {}), headers=mcp_headers("subscriptions/listen")
+        ) as response,
     ):
         stream = events(response)
         next(stream)

@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 
 from mcpref import Server
-from mcpref.transports.stdio import StdioTransport
-
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+from mcpref.transports.stdio import StdioServerTransport
+from tests.conftest import META
 
 
 def line(message: dict[str, Any]) -> bytes:
@@ -31,7 +30,7 @@ def test_the_reason_of_a_cancellation_is_logged(caplog: pytest.LogCaptureFixture
 
     async def run() -> bytes:
         reader, output = asyncio.StreamReader(), io.BytesIO()
-        transport = StdioTransport(server, reader=reader, output=output)
+        transport = StdioServerTransport(server, reader=reader, output=output)
         serving = asyncio.ensure_future(transport.run())
         call = {"name": "wait", "arguments": {}, "_meta": META}
         reader.feed_data(line({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": call}))
