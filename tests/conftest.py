@@ -67,11 +67,14 @@ def anyio_backend() -> str:
 
 
 @contextmanager
-def running(app: Any, *, lifespan: str = "off", limits: ServerLimits | None = None) -> Iterator[str]:
+def running(
+    app: Any, *, lifespan: str = "off", limits: ServerLimits | None = None, http: Any = "auto"
+) -> Iterator[str]:
     """Serve `app` with a real uvicorn on a free loopback port; yield its base URL.
 
     `lifespan="on"` for apps that start work at startup (other implementations' servers);
-    `limits` to serve it as `mcpref.run` does, with those bounds (see `mcpref.limits`)."""
+    `limits` to serve it as `mcpref.run` does, with those bounds (see `mcpref.limits`);
+    `http` to pick uvicorn's HTTP protocol class when there are no `limits`."""
     # IPPROTO_TCP explicitly: asyncio turns Nagle off only on sockets whose proto says TCP, and
     # with Nagle on, every response waits ~40 ms for a delayed ACK between its two writes.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -79,7 +82,7 @@ def running(app: Any, *, lifespan: str = "off", limits: ServerLimits | None = No
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     options: dict[str, Any] = {"log_level": "warning", "lifespan": lifespan, "access_log": False}
-    config = uvicorn.Config(app, **options) if limits is None else uvicorn_config(app, limits, **options)
+    config = uvicorn.Config(app, http=http, **options) if limits is None else uvicorn_config(app, limits, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
