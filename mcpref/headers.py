@@ -245,7 +245,7 @@ def _expect(headers: Mapping[str, str], name: str, body_value: Any, *, decode: b
 def _equal(text: str, body_value: Any) -> bool:
     if isinstance(body_value, bool):
         return text == ("true" if body_value else "false")
-    if isinstance(body_value, int | float):
+    if isinstance(body_value, (int, float)):
         # Numerically, so `42.0` and `42` are equal (§Server Validation); only a decimal number
         # counts, never what Python's int() also reads (`4_2`, `+42`, other scripts' digits).
         if abs(body_value) > _MAX_SAFE_INTEGER or len(text) > 64 or not _DECIMAL_NUMBER.fullmatch(text):

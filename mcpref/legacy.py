@@ -118,7 +118,7 @@ async def handle_legacy(
     request_meta = RequestMeta(
         protocol_version=version or LEGACY_VERSIONS[0],
         client_capabilities={},
-        progress_token=token if isinstance(token, str | int) and not isinstance(token, bool) else None,
+        progress_token=token if isinstance(token, (str, int)) and not isinstance(token, bool) else None,
         raw=meta,
     )
     try:

@@ -97,7 +97,7 @@ def read_request_meta(params: dict[str, Any], supported: tuple[str, ...] | None 
         client_capabilities=capabilities,
         client_info=client_info if isinstance(client_info, dict) else None,
         log_level=log_level,
-        progress_token=token if isinstance(token, str | int) and not isinstance(token, bool) else None,
+        progress_token=token if isinstance(token, (str, int)) and not isinstance(token, bool) else None,
         raw=meta,
     )
 
