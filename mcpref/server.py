@@ -418,7 +418,7 @@ class Server:
         streams = meta.progress_token is not None or meta.log_level is not None
         if method == LISTEN:
             return Incoming(request, meta, principal, streams=streams, listens=True)
-        return Incoming(request, meta, principal, self.handler_for(method), streams=streams)
+        return Incoming(request, meta, principal, self.handler_for(method), streams)
 
     def answer(self, incoming: Incoming, notify: NotifySink | None = None) -> Coroutine[Any, Any, dict[str, Any]]:
         """Run an accepted request: await it for the result, or `MCPError`. `notify` sends its
@@ -462,7 +462,7 @@ class Server:
         the extensions around the handler, the handler, and the result's shape."""
         ctx = RequestContext(request.id, request.method, request.params, meta, notify, principal)
         # Without `logging` declared, ctx.log is silent (server/utilities/logging.mdx §Capabilities).
-        ctx.may_log = "logging" in self._offered_names()
+        ctx.may_log = "logging" in (self._offered or self._offered_names())
         params = request.params
         if "inputResponses" in params or "requestState" in params:  # an MRTR retry, or a mistake
             self._read_round(ctx)
@@ -586,6 +586,14 @@ class Server:
         """The final result of a listen request, with serverInfo like every other result."""
         return self._finish(subscription.completion())
 
+    def close_subscription(self, subscription: ListenStream) -> None:
+        """Forget a listen stream its transport has closed (the client left, or it was ended)."""
+        self.subscriptions.close(subscription)
+
+    def end_subscriptions(self) -> None:
+        """End every open listen stream with its final result, as on shutdown."""
+        self.subscriptions.end_all()
+
     def _registry_changed(self, kind: str) -> None:
         self._offered = None
         self.notify_list_changed(kind)
@@ -610,7 +618,7 @@ class Server:
                 raise MCPError(INTERNAL_ERROR, f"{LISTEN} is served by the transport as a stream")
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
         handler, capability = entry
-        if capability is not None and capability not in self._offered_names():
+        if capability is not None and capability not in (self._offered or self._offered_names()):
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (this server does not offer {capability})")
         return handler
 

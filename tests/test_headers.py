@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from mcpref.headers import (
@@ -361,5 +363,5 @@ def test_the_verbatim_shortcut_decides_as_the_full_check(raw: str, monkeypatch: 
         return None
 
     with_shortcut = outcome()
-    monkeypatch.setattr(mcpref.headers, "_verbatim", lambda raw, body_value: False)
+    monkeypatch.setattr(mcpref.headers, "_PLAIN_VALUE", re.compile(r"(?!)"))  # matches nothing: no shortcut
     assert with_shortcut == outcome()

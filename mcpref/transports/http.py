@@ -114,7 +114,7 @@ class StreamableHTTP:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send, on_shutdown=self.server.subscriptions.end_all)
+            await _lifespan(receive, send, on_shutdown=self.server.end_subscriptions)
             return
         if scope["type"] != "http":
             return
@@ -140,10 +140,11 @@ class StreamableHTTP:
         else:
             await _method_not_allowed(send, "the MCP endpoint takes POST only", b"POST")
             return
-        origin = self._check_host_and_origin(headers, scope)
-        if origin is not None:
-            scope[CORS_ORIGIN_KEY] = origin
-            send = _with_cors(send, origin)
+        if headers.get("host") not in self.hosts.known_good or "origin" in headers:  # else nothing to judge
+            origin = self._check_host_and_origin(headers, scope)
+            if origin is not None:
+                scope[CORS_ORIGIN_KEY] = origin
+                send = _with_cors(send, origin)
         content_type, accept = headers.get("content-type"), headers.get("accept")
         if content_type != "application/json" or accept != ACCEPT:  # what clients send passes at once
             _check_content_type(content_type)
@@ -322,7 +323,7 @@ class StreamableHTTP:
             # the client left
         finally:
             watcher.cancel()
-            self.server.subscriptions.close(subscription)
+            self.server.close_subscription(subscription)
 
     async def _read_body(self, headers: dict[str, str], receive: Receive) -> bytes:
         """The whole body, within `max_body_bytes` (413). How long it may take is the HTTP
@@ -357,7 +358,9 @@ def _headers(scope: Scope) -> dict[str, str]:
     """Request headers by name, in lower case as ASGI servers give them (Starlette relies on that
     too); repeated headers are joined as HTTP says they may be."""
     raw = scope["headers"]
-    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in raw}
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in raw:
+        headers[raw_name.decode("latin-1")] = raw_value.decode("latin-1")
     if len(headers) < len(raw):  # a name came twice: join its values
         headers = {}
         for raw_name, raw_value in raw:
