@@ -127,13 +127,13 @@ async def handle_legacy(
         raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method} needs a session ({reason})")
     if request.method not in LEGACY_METHODS:
         raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
-    meta = request.params.get("_meta")
-    meta = meta if isinstance(meta, dict) else {}
+    raw = request.params.get("_meta")
+    meta: dict[str, Any] = raw if isinstance(raw, dict) else {}
     token = meta.get(PROGRESS_TOKEN_KEY)
     request_meta = RequestMeta(
         protocol_version=version or LEGACY_VERSIONS[0],
         client_capabilities={},
-        progress_token=token if isinstance(token, str | int) and not isinstance(token, bool) else None,
+        progress_token=token if isinstance(token, (str, int)) and not isinstance(token, bool) else None,
         raw=meta,
     )
     try:

@@ -541,7 +541,7 @@ def test_initialize_with_modern_meta_is_a_removed_method(client: MCPClient) -> N
 
 # -- the disconnect watch on its own ----------------------------------------------------------
 
-from mcpref.transports.http import _ClientLeft, _UnlessClientLeaves  # noqa: E402
+from mcpref.transports.http import _ClientLeft, _unless_client_leaves  # noqa: E402
 
 
 def _receiver(disconnect: asyncio.Event):  # type: ignore[no-untyped-def]
@@ -559,7 +559,7 @@ def test_work_that_answers_at_once_needs_no_watcher() -> None:
         async def work() -> str:
             return "done"
 
-        result = await _UnlessClientLeaves(work(), _receiver(asyncio.Event()))
+        result = await _unless_client_leaves(work(), _receiver(asyncio.Event()))
         return result, len(asyncio.all_tasks()) - tasks_before
 
     assert asyncio.run(main()) == ("done", 0)
@@ -572,7 +572,7 @@ def test_work_that_waits_gets_its_result_and_the_watcher_stops() -> None:
             await asyncio.sleep(0)
             return "done"
 
-        result = await _UnlessClientLeaves(work(), _receiver(asyncio.Event()))
+        result = await _unless_client_leaves(work(), _receiver(asyncio.Event()))
         await asyncio.sleep(0)
         others = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
         return result, all(task.done() for task in others)
@@ -595,7 +595,7 @@ def test_a_client_that_leaves_cancels_the_waiting_work() -> None:
             return "never"
 
         try:
-            await _UnlessClientLeaves(work(), _receiver(disconnect))
+            await _unless_client_leaves(work(), _receiver(disconnect))
         except _ClientLeft:
             seen.append("client left")
         return seen
@@ -609,7 +609,7 @@ def test_cancelling_from_outside_is_not_taken_for_a_client_leaving() -> None:
             await asyncio.sleep(10)
             return "never"
 
-        task = asyncio.ensure_future(_UnlessClientLeaves(work(), _receiver(asyncio.Event())))
+        task = asyncio.ensure_future(_unless_client_leaves(work(), _receiver(asyncio.Event())))
         await asyncio.sleep(0.01)
         task.cancel()
         try:
@@ -630,7 +630,7 @@ def test_an_error_after_waiting_reaches_the_caller() -> None:
             raise ValueError("boom")
 
         try:
-            await _UnlessClientLeaves(work(), _receiver(asyncio.Event()))
+            await _unless_client_leaves(work(), _receiver(asyncio.Event()))
         except ValueError as error:
             return str(error)
         return "no error"
