@@ -94,8 +94,8 @@ def required_capability(input_request: dict[str, Any]) -> dict[str, Any]:
     """The client capability an input request needs; servers must not send it otherwise."""
     method = input_request.get("method")
     if method == "elicitation/create":
-        mode = (input_request.get("params") or {}).get("mode", "form")
-        return {"elicitation": {"url": {}}} if mode == "url" else {"elicitation": {}}
+        url_mode = (input_request.get("params") or {}).get("mode") == "url"  # absent: form mode
+        return {"elicitation": {"url": {}}} if url_mode else {"elicitation": {}}
     if method == "sampling/createMessage":
         return {"sampling": _sampling_features(input_request.get("params") or {})}
     if method == "roots/list":

@@ -16,7 +16,7 @@ from ._handlers import Completer, call_handler, wants_context
 from .context import RequestContext
 from .jsonrpc import INVALID_PARAMS, MCPError
 from .mrtr import InputRequired
-from .registry import Registry, with_optional
+from .registry import Registry
 
 
 @dataclass
@@ -41,10 +41,14 @@ class Prompt:
         ]
 
     def definition(self) -> dict[str, Any]:
-        arguments = [self._argument(name, required) for name, required in self.arguments]
-        return with_optional(
-            {"name": self.name}, title=self.title, description=self.description, arguments=arguments or None
-        )
+        prompt: dict[str, Any] = {"name": self.name}
+        if self.title is not None:
+            prompt["title"] = self.title
+        if self.description is not None:
+            prompt["description"] = self.description
+        if self.arguments:
+            prompt["arguments"] = [self._argument(name, required) for name, required in self.arguments]
+        return prompt
 
     def _argument(self, name: str, required: bool) -> dict[str, Any]:
         argument: dict[str, Any] = {"name": name}

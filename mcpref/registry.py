@@ -25,13 +25,6 @@ class Gated(Protocol):
 E = TypeVar("E", bound=Gated)
 
 
-def with_optional(base: dict[str, Any], **fields: Any) -> dict[str, Any]:
-    """`base` and then each of `fields` that is set, in order: how a list shows an entry. An
-    optional field that is not set is left out of the message, never sent as null."""
-    base.update((name, value) for name, value in fields.items() if value is not None)
-    return base
-
-
 class Registry(Generic[E]):
     """Entries of one `kind` ("tool", "prompt", "resource") by the key `key_of` gives."""
 

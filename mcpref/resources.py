@@ -19,7 +19,7 @@ from ._handlers import Completer, call_handler, wants_context
 from .context import RequestContext
 from .jsonrpc import INVALID_PARAMS, MCPError
 from .mrtr import InputRequired
-from .registry import Registry, with_optional
+from .registry import Registry
 
 
 @dataclass
@@ -38,8 +38,7 @@ class Resource:
         self._with_ctx = wants_context(self.fn)
 
     def definition(self) -> dict[str, Any]:
-        fields = {"title": self.title, "description": self.description, "mimeType": self.mime_type}
-        return with_optional({"uri": self.uri, "name": self.name}, **fields)
+        return _describe({"uri": self.uri, "name": self.name}, self.title, self.description, self.mime_type)
 
     async def read(self, ctx: RequestContext) -> list[dict[str, Any]] | InputRequired:
         returned = await call_handler(self.fn, {}, ctx, self._with_ctx)
@@ -66,8 +65,9 @@ class ResourceTemplate:
         self._with_ctx = wants_context(self.fn)
 
     def definition(self) -> dict[str, Any]:
-        fields = {"title": self.title, "description": self.description, "mimeType": self.mime_type}
-        return with_optional({"uriTemplate": self.uri_template, "name": self.name}, **fields)
+        return _describe(
+            {"uriTemplate": self.uri_template, "name": self.name}, self.title, self.description, self.mime_type
+        )
 
     def match(self, uri: str) -> dict[str, str] | None:
         """The variables of `uri`, or None when it is not this template's. A value holding a `.`
@@ -107,6 +107,14 @@ def _template_pattern(template: str) -> re.Pattern[str]:
         position = variable.end()
     parts.append(re.escape(template[position:]))
     return re.compile("".join(parts))
+
+
+def _describe(
+    base: dict[str, Any], title: str | None, description: str | None, mime_type: str | None
+) -> dict[str, Any]:
+    """`base`, then the optional fields that are set: one left unset is left out, never null."""
+    optional = {"title": title, "description": description, "mimeType": mime_type}
+    return base | {key: value for key, value in optional.items() if value is not None}
 
 
 def contents(uri: str, returned: Any, mime_type: str | None) -> list[dict[str, Any]] | InputRequired:

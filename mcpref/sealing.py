@@ -27,12 +27,22 @@ import hmac
 import json
 import logging
 import os
-import re
 import time
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["EXPIRES", "ISSUER", "KEY_ENV_VAR", "MALFORMED", "PRINCIPAL", "SIGNATURE", "Refused", "Sealer"]
+__all__ = [
+    "EXPIRES",
+    "ISSUER",
+    "KEY_ENV_VAR",
+    "MALFORMED",
+    "PRINCIPAL",
+    "SIGNATURE",
+    "Refused",
+    "Sealer",
+    "b64url_decode",
+    "b64url_encode",
+]
 
 logger = logging.getLogger("mcpref.sealing")
 
@@ -67,8 +77,8 @@ class Sealer:
     """Seals and opens tokens for one `purpose`, with a key shared by the deployment.
 
     `key` defaults to `MCP_STATE_KEY`; without it the sealer makes up a key of its own, and a
-    token sealed by another process (or another sealer) is refused. `ttl_seconds` is how long a
-    token lives: `expiry()` is the `exp` to seal.
+    token sealed by another process (or another sealer) is refused. An empty key is an error.
+    `ttl_seconds` is how long a token lives: `expiry()` is the `exp` to seal.
     """
 
     def __init__(self, purpose: str, key: bytes | None = None, ttl_seconds: int = 600) -> None:
@@ -79,6 +89,8 @@ class Sealer:
             else:
                 logger.info("%s is not set: %s is sealed with a per-process key", KEY_ENV_VAR, purpose)
                 key = os.urandom(32)
+        elif not key:
+            raise ValueError("an empty key seals nothing: anyone could sign with it")
         self.purpose = purpose
         self.ttl_seconds = ttl_seconds
         self._key = hmac.new(key, f"mcpref-seal:{purpose}".encode(), hashlib.sha256).digest()
@@ -120,9 +132,6 @@ class Sealer:
         return hmac.new(self._key, payload, hashlib.sha256).digest()
 
 
-_BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
-
-
 def b64url_encode(data: bytes) -> str:
     """base64url without padding (RFC 4648 §5): how sealed tokens, cursors and JOSE values are written."""
     return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
@@ -131,10 +140,11 @@ def b64url_encode(data: bytes) -> str:
 def b64url_decode(text: str) -> bytes:
     """The bytes `b64url_encode` wrote as `text`, or ValueError for any other spelling: padding,
     the standard alphabet, stray characters or non-zero trailing bits. One value, one spelling,
-    so a token cannot be varied to slip past a check that compares tokens."""
-    if not _BASE64URL.fullmatch(text) or len(text) % 4 == 1:
-        raise ValueError("not unpadded base64url")
-    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    so a token cannot be varied to slip past a check that compares tokens.
+
+    The decoder alone is lenient (it skips stray characters, takes both alphabets and ignores
+    trailing bits); writing the bytes back and comparing refuses every spelling but ours."""
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))  # binascii.Error is a ValueError
     if b64url_encode(data) != text:
         raise ValueError("not the canonical base64url spelling")
     return data

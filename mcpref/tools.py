@@ -25,7 +25,7 @@ from .context import RequestContext
 from .headers import annotation_problems, header_params
 from .jsonrpc import INTERNAL_ERROR, MCPError
 from .mrtr import InputRequired
-from .registry import Registry, with_optional
+from .registry import Registry
 
 if TYPE_CHECKING:  # not a cycle: jsonschema's types, named without importing it at startup (`_compile`)
     from jsonschema import ValidationError
@@ -95,15 +95,19 @@ class Tool:
 
     def definition(self) -> dict[str, Any]:
         """The tool as `tools/list` shows it."""
-        return with_optional(
-            {"name": self.name},
-            title=self.title,
-            description=self.description,
-            inputSchema=self.input_schema,
-            outputSchema=self.output_schema,
-            annotations=self.annotations,
-            icons=self.icons,
-        )
+        tool: dict[str, Any] = {"name": self.name}
+        if self.title is not None:
+            tool["title"] = self.title
+        if self.description is not None:
+            tool["description"] = self.description
+        tool["inputSchema"] = self.input_schema
+        if self.output_schema is not None:
+            tool["outputSchema"] = self.output_schema
+        if self.annotations is not None:
+            tool["annotations"] = self.annotations
+        if self.icons is not None:
+            tool["icons"] = self.icons
+        return tool
 
     def check_arguments(self, arguments: dict[str, Any]) -> None:
         """Arguments that break the input schema are the tool's own failure, reported with

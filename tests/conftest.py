@@ -1,6 +1,7 @@
 """Shared fixtures: a real uvicorn on loopback (`running`, `serve`), the request body and headers a
-correct client sends (`mcp_body`, `mcp_headers`), an MCP client that checks every answer against
-the official schema before a test sees it, and the site built once for the run."""
+correct client sends (`mcp_body`, `mcp_headers`), the check of an error answer (`error_answer`), an
+MCP client that checks every answer against the official schema before a test sees it, and the
+site built once for the run."""
 
 from __future__ import annotations
 
@@ -133,6 +134,16 @@ def mcp_headers(method: str, name: str | None = None, **extra: str) -> dict[str,
     """The headers a correct client sends with `method` (the benchmark's literal ones, not mcpref's
     own builder, which is under test); `extra` adds or replaces any."""
     return {**standard_headers(method, name), **extra}
+
+
+def error_answer(response: httpx.Response, status: int) -> dict[str, Any]:
+    """The JSON-RPC error an HTTP answer carries, once its status is `status` (the body shows when
+    either check fails)."""
+    assert response.status_code == status, response.text
+    message = response.json()
+    assert "error" in message, message
+    error: dict[str, Any] = message["error"]
+    return error
 
 
 class MCPClient:

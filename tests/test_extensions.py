@@ -13,6 +13,7 @@ from mcpref import MCPError, RequestContext, Server, StreamableHTTP
 from mcpref.extensions import CallNext, Extension, declared
 from mcpref.jsonrpc import INTERNAL_ERROR, MISSING_REQUIRED_CLIENT_CAPABILITY, Request
 from mcpref.meta import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, read_request_meta
+from tests.conftest import error_answer
 
 EXT = "com.example/echo"
 DECLARING = {"extensions": {EXT: {}}}
@@ -130,7 +131,7 @@ def test_mcp_name_mirrors_the_field_the_extension_names(server: Server) -> None:
 
     assert asyncio.run(post("hi")).json()["result"]["word"] == "hi"
     refused = asyncio.run(post("bye"))
-    assert refused.status_code == 400 and refused.json()["error"]["code"] == -32020
+    assert error_answer(refused, 400)["code"] == -32020
 
 
 class Plain(Extension):

@@ -16,7 +16,7 @@ from mcpref.jsonrpc import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, R
 from mcpref.legacy import handle_legacy, is_legacy_request, legacy_capabilities, legacy_shape, negotiate
 from mcpref.mrtr import InputRequired, elicit_form
 from mcpref.validation import check_message
-from tests.conftest import ACCEPT, mcp_body, mcp_headers, running, sse_messages
+from tests.conftest import ACCEPT, error_answer, mcp_body, mcp_headers, running, sse_messages
 
 server = Server("legacy-test", "2", instructions="Be kind.", page_size=1)
 
@@ -152,20 +152,18 @@ def test_what_needs_a_session_is_refused_plainly(http: httpx.Client) -> None:
     assert "needs input from the client (elicitation)" in tool["content"][0]["text"]
     assert "2026-07-28" in tool["content"][0]["text"]
     prompt = legacy_post(http, "prompts/get", {"name": "ask"})
-    assert prompt.status_code == 200 and prompt.json()["error"]["code"] == -32600
+    assert error_answer(prompt, 200)["code"] == -32600
     for method in ("resources/subscribe", "resources/unsubscribe", "logging/setLevel", "server/discover"):
-        response = legacy_post(http, method, {})
-        assert response.status_code == 200 and response.json()["error"]["code"] == -32601
-        assert ("needs a session" in response.json()["error"]["message"]) is (method != "server/discover")
+        error = error_answer(legacy_post(http, method, {}), 200)
+        assert error["code"] == -32601
+        assert ("needs a session" in error["message"]) is (method != "server/discover")
 
 
 def test_a_missing_resource_has_the_legacy_code(http: httpx.Client) -> None:
-    response = legacy_post(http, "resources/read", {"uri": "memo://nowhere"})
-    error = response.json()["error"]
-    assert response.status_code == 200
+    error = error_answer(legacy_post(http, "resources/read", {"uri": "memo://nowhere"}), 200)
     assert error["code"] == -32002 and error["data"] == {"uri": "memo://nowhere"}
     # Other invalid params keep -32602.
-    assert legacy_post(http, "resources/read", {"uri": 7}).json()["error"]["code"] == -32602
+    assert error_answer(legacy_post(http, "resources/read", {"uri": 7}), 200)["code"] == -32602
 
 
 def test_a_handler_that_finds_nothing_gets_the_legacy_code_too(http: httpx.Client) -> None:

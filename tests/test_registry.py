@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mcpref.jsonrpc import INVALID_PARAMS, MCPError
-from mcpref.registry import Registry, with_optional
+from mcpref.registry import Registry
 
 
 @dataclass
@@ -70,6 +70,27 @@ def test_hidden_absent_and_malformed_keys_are_all_unknown(key: Any) -> None:
         assert entries.require(key, "alice") is entries.get(key) is entries.find(key, "alice")
 
 
-def test_an_unset_field_is_left_out_and_a_set_one_kept_in_order() -> None:
-    shown = with_optional({"name": "n"}, title=None, description="", annotations={}, icons=None, extra=0)
-    assert list(shown.items()) == [("name", "n"), ("description", ""), ("annotations", {}), ("extra", 0)]
+def test_a_registry_nobody_listens_to_still_changes() -> None:
+    entries: Registry[Entry] = Registry("widget", lambda entry: entry.name)
+    entries.add(Entry("a"))
+    entries.remove("a")
+    assert len(entries) == 0
+
+
+def test_every_gated_entry_counts_until_it_is_removed() -> None:
+    entries, _ = registry()
+    entries.add(Entry("secret", visible=only_alice))
+    entries.add(Entry("hidden", visible=only_alice))
+    entries.add(Entry("open"))
+    shown, per_principal = entries.visible_to("bob")
+    assert [e.name for e in shown] == ["open"] and per_principal
+    entries.remove("secret")
+    shown, per_principal = entries.visible_to("bob")
+    assert [e.name for e in shown] == ["open"] and per_principal
+
+
+@pytest.mark.parametrize("key", [["a", "list"], {"an": "object"}, 7, None])
+def test_get_reads_a_key_that_is_not_a_string_as_none(key: Any) -> None:
+    entries, _ = registry()
+    entries.add(Entry("7"))
+    assert entries.get(key) is None

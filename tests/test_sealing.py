@@ -159,10 +159,16 @@ def test_without_mcp_state_key_each_sealer_makes_up_its_own_key(
     with caplog.at_level(logging.INFO, logger="mcpref.sealing"):
         token = sealed(Sealer("requestState"))
     assert refusal(Sealer("requestState"), token) == SIGNATURE
-    assert refusal(Sealer("requestState", b""), token) == SIGNATURE
     assert [record.getMessage() for record in caplog.records][0] == (
         "MCP_STATE_KEY is not set: requestState is sealed with a per-process key"
     )
+
+
+def test_an_empty_key_is_refused_rather_than_used() -> None:
+    """HMAC takes an empty key, and then anyone can seal: a configuration mistake, said at once."""
+    with pytest.raises(ValueError) as caught:
+        Sealer("requestState", b"")
+    assert str(caught.value) == "an empty key seals nothing: anyone could sign with it"
 
 
 def test_base64url_round_trips_only_its_own_spelling() -> None:
@@ -171,9 +177,12 @@ def test_base64url_round_trips_only_its_own_spelling() -> None:
         assert b64url_decode(encoded) == data and "=" not in encoded
     assert b64url_encode(b"\xfb\xff") == "-_8"  # the URL alphabet
     assert b64url_encode(b"\x00\x00\x17") == "AAAX"  # only padding is cut off the end
-    for bad in ("QQ==", "QR", "a+b/", "ab c", "A", "QQ\n", "Zm9v!", "-_9"):
+    for bad in ("QQ==", "QR", "a+b/", "ab c", "A", "QQ\n", "Zm9v!", "-_9", "QQ==QQ", "é", "QQ\x00"):
         with pytest.raises(ValueError):
             b64url_decode(bad)
+    with pytest.raises(ValueError) as caught:
+        b64url_decode("QR")
+    assert str(caught.value) == "not the canonical base64url spelling"
 
 
 def test_a_payload_is_compact_json() -> None:

@@ -315,24 +315,6 @@ class Client:
                 raise
             return await self._call("tools/call", params, header_params=fresh, progress=on_progress)
 
-    # -- tasks (io.modelcontextprotocol/tasks) ---------------------------------------------
-
-    async def get_task(self, task_id: str) -> dict[str, Any]:
-        """`tasks/get`: the task's status, and its input requests, result or error."""
-        return await self._call(GET, task_params(task_id))
-
-    async def update_task(self, task_id: str, input_responses: Mapping[str, Any]) -> None:
-        """`tasks/update`: answers to some or all of the task's outstanding input requests."""
-        await self._call(UPDATE, {**task_params(task_id), "inputResponses": dict(input_responses)})
-
-    async def cancel_task(self, task_id: str) -> None:
-        """`tasks/cancel`: ask the server to stop the task; it may finish anyway."""
-        await self._call(CANCEL, task_params(task_id))
-
-    async def wait_for_task(self, task_id: str, *, on_status: StatusCallback | None = None) -> dict[str, Any]:
-        """Poll the task to its end and return its result (also after a restart, given the id)."""
-        return await self.tasks.wait(task_id, on_status=on_status)
-
     async def list_resources(self) -> list[dict[str, Any]]:
         """Every resource, all pages."""
         return await self._list_all("resources/list", "resources")
@@ -400,6 +382,24 @@ class Client:
         )
         self._subscriptions.add(subscription)
         return subscription
+
+    # -- tasks (io.modelcontextprotocol/tasks) ---------------------------------------------
+
+    async def get_task(self, task_id: str) -> dict[str, Any]:
+        """`tasks/get`: the task's status, and its input requests, result or error."""
+        return await self._call(GET, task_params(task_id))
+
+    async def update_task(self, task_id: str, input_responses: Mapping[str, Any]) -> None:
+        """`tasks/update`: answers to some or all of the task's outstanding input requests."""
+        await self._call(UPDATE, {**task_params(task_id), "inputResponses": dict(input_responses)})
+
+    async def cancel_task(self, task_id: str) -> None:
+        """`tasks/cancel`: ask the server to stop the task; it may finish anyway."""
+        await self._call(CANCEL, task_params(task_id))
+
+    async def wait_for_task(self, task_id: str, *, on_status: StatusCallback | None = None) -> dict[str, Any]:
+        """Poll the task to its end and return its result (also after a restart, given the id)."""
+        return await self.tasks.wait(task_id, on_status=on_status)
 
     # -- one request, with negotiation, MRTR and caching ---------------------------------
 
@@ -562,17 +562,7 @@ class Client:
         if method == "tools/list":
             self._tools_listed = False
 
-    async def _open_listen(self, notifications: dict[str, Any]) -> tuple[int, AsyncGenerator[dict[str, Any], None]]:
-        """Send a `subscriptions/listen` request for a `Subscription`: its id, and its stream."""
-        era = await self._ready()
-        if era.era != "modern":
-            raise ProtocolError(f"subscriptions/listen needs a 2026-07-28 server; this one speaks {era.version}")
-        request_id = next(self._ids)
-        params = self._with_meta({"notifications": notifications}, era.version, None)
-        message = {"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen", "params": params}
-        return request_id, self.transport.exchange(message, long_lived=True)
-
-    # -- era negotiation (`_era`) ---------------------------------------------------------
+    # -- what the Negotiation and a Subscription are handed (`_era`, `_listen`) -------------
 
     async def _ready(self) -> EraInfo:
         """The era and version to speak, negotiated on first use (see `_era.Negotiation`)."""
@@ -585,6 +575,16 @@ class Client:
         key = self._cache_key("server/discover", {}, era)
         if key is not None and result.get("resultType", "complete") == "complete":
             self.cache.put(key, self.principal, result)
+
+    async def _open_listen(self, notifications: dict[str, Any]) -> tuple[int, AsyncGenerator[dict[str, Any], None]]:
+        """Send a `subscriptions/listen` request for a `Subscription`: its id, and its stream."""
+        era = await self._ready()
+        if era.era != "modern":
+            raise ProtocolError(f"subscriptions/listen needs a 2026-07-28 server; this one speaks {era.version}")
+        request_id = next(self._ids)
+        params = self._with_meta({"notifications": notifications}, era.version, None)
+        message = {"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen", "params": params}
+        return request_id, self.transport.exchange(message, long_lived=True)
 
 
 def _legacy_params(params: dict[str, Any], token: str | None) -> dict[str, Any]:
