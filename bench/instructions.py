@@ -10,50 +10,38 @@ and is left out, so a ratio of these counts is a little harsher than the CPU-tim
 
 from __future__ import annotations
 
+import asyncio
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 
+from .http1 import Connection, encode
 from .messages import Call
-from .procs import HOST, ServerProcess, Spec
+from .procs import Spec
 
 
 def available() -> bool:
     return shutil.which("valgrind") is not None and shutil.which("callgrind_control") is not None
 
 
-def _request(port: int, call: Call) -> bytes:
-    head = ["POST /mcp HTTP/1.1", f"Host: {HOST}:{port}", f"Content-Length: {len(call.body)}"]
-    head += [f"{name}: {value}" for name, value in call.headers.items()]
-    return ("\r\n".join(head) + "\r\n\r\n").encode() + call.body
-
-
 def _sequential(port: int, call: Call, count: int) -> None:
     """Send `count` requests one after another on one connection, checking each response."""
-    request = _request(port, call)
-    with socket.create_connection((HOST, port), timeout=120) as sock, sock.makefile("rb") as stream:
-        for _ in range(count):
-            sock.sendall(request)
-            status = stream.readline()
-            length, chunked = 0, False
-            while (line := stream.readline()) not in (b"\r\n", b""):
-                name, _, value = line.decode("latin-1").partition(":")
-                length = int(value) if name.lower() == "content-length" else length
-                chunked = chunked or (name.lower() == "transfer-encoding" and "chunked" in value)
-            if chunked:
-                body = b""
-                while size := int(stream.readline().strip(), 16):
-                    body += stream.read(size)
-                    stream.readline()
-                stream.readline()
-            else:
-                body = stream.read(length)
-            if b" 200 " not in status or call.expect.encode() not in body:
-                raise RuntimeError(f"bad response under callgrind: {status!r} {body[:200]!r}")
+
+    async def send() -> None:
+        connection = await Connection.open(port)
+        try:
+            for _ in range(count):
+                status, body = await asyncio.wait_for(connection.exchange(request), timeout=120)
+                if status != 200 or call.expect.encode() not in body:
+                    raise RuntimeError(f"bad response under callgrind: {status} {body[:200]!r}")
+        finally:
+            connection.close()
+
+    request = encode(call, port)
+    asyncio.run(send())
 
 
 def per_request(spec: Spec, calls: list[Call], count: int, cpu: int) -> dict[str, float]:
@@ -62,14 +50,14 @@ def per_request(spec: Spec, calls: list[Call], count: int, cpu: int) -> dict[str
         out = os.path.join(folder, "callgrind.out")
         wrapper = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
         counts: dict[str, float] = {}
-        with ServerProcess(spec, cpu, wrapper=wrapper) as server:
+        with spec.start(cpu, wrapper=wrapper) as server:
             server.wait_ready(calls[0], timeout=300)
             for call in calls:
                 _sequential(server.port, call, 20)  # warm this path up before counting
-                _control("-z", server.proc.pid)
+                _control("-z", server.pid)
                 _sequential(server.port, call, count)
                 before = set(glob.glob(out + ".*"))
-                _control("-d", server.proc.pid)
+                _control("-d", server.pid)
                 counts[call.name] = _summary(_new_file(out, before)) / count
         return counts
 

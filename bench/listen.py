@@ -7,7 +7,7 @@ their final result (the graceful end the spec asks for on shutdown).
 
 The streams come from several principals, `PER_CALLER` each, since one caller's share of the
 slots is bounded. `python -m bench.listen --count 10000` runs it alone, on a server whose slot
-and connection limits are raised to fit (issue 10: one worker holds 10,000 idle streams under
+and connection limits are raised to fit (the target: one worker holds 10,000 idle streams under
 16 KiB each).
 """
 
@@ -17,11 +17,12 @@ import asyncio
 import resource
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import load
+from .http1 import HOST, encode
 from .messages import LISTEN, TOOLS_CALL
-from .procs import HOST, ServerProcess, Spec
+from .procs import Spec
 
 
 @dataclass
@@ -48,10 +49,8 @@ PER_CALLER = 32
 
 def _request(port: int, request_id: int) -> bytes:
     body = LISTEN.body.replace(b'"id":1', f'"id":{request_id}'.encode(), 1)
-    head = ["POST /mcp HTTP/1.1", f"Host: {HOST}:{port}", f"Content-Length: {len(body)}"]
-    head.append(f"Authorization: Bearer listener-{request_id // PER_CALLER}")
-    head += [f"{name}: {value}" for name, value in LISTEN.headers.items()]
-    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+    caller = {"Authorization": f"Bearer listener-{request_id // PER_CALLER}"}
+    return encode(replace(LISTEN, body=body), port, caller)
 
 
 async def _open(port: int, request_id: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bytes]:
@@ -80,7 +79,7 @@ async def _final_result(reader: asyncio.StreamReader, request_id: int) -> bool:
 async def _measure(spec: Spec, count: int, hold: float, server_cpu: int, load_cpu: int) -> ListenReport:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4 * count)), hard))
-    server = ServerProcess(spec, server_cpu)
+    server = spec.start(server_cpu)
     try:
         server.wait_ready()
         rate_before = load.run(server.url, TOOLS_CALL, 1, 2, load_cpu).rate
@@ -116,7 +115,6 @@ def measure(spec: Spec, count: int, hold: float, server_cpu: int, load_cpu: int)
 
 def main() -> None:
     import argparse
-    from dataclasses import replace
 
     from .run import LOAD_CPU, OURS_OWN_RUNNER, SERVER_CPU
 

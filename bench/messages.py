@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 PROTOCOL_VERSION = "2026-07-28"
+ACCEPT = "application/json, text/event-stream"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 #: What `echo` is asked to send back; a response counts only if it carries this text.
 ECHO_TEXT = "hello from the mcpref bench"
@@ -27,24 +29,36 @@ class Call:
     expect: str
 
 
-def _call(name: str, method: str, params: dict, expect: str, mcp_name: str | None = None) -> Call:
-    message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": META}}
+def standard_headers(method: str, mcp_name: str | None = None) -> dict[str, str]:
+    """The headers a correct client sends beside every body, written out literally (the tests use
+    them too, as the headers mcpref's own builder must agree with): `Mcp-Name` when the request
+    names a tool, prompt or resource."""
     headers = {
         "Content-Type": "application/json",
-        "Accept": "application/json, text/event-stream",
+        "Accept": ACCEPT,
         "MCP-Protocol-Version": PROTOCOL_VERSION,
         "Mcp-Method": method,
     }
     if mcp_name is not None:
         headers["Mcp-Name"] = mcp_name
+    return headers
+
+
+def request(
+    name: str, method: str, params: dict[str, Any], expect: str, mcp_name: str | None = None, request_id: int = 1
+) -> Call:
+    """A request as a correct client sends it: `_meta` in the body, the standard headers beside it."""
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": META}}
     body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
-    return Call(name, body, headers, expect)
+    return Call(name, body, standard_headers(method, mcp_name), expect)
 
 
-TOOLS_CALL = _call("tools/call", "tools/call", {"name": "echo", "arguments": {"message": ECHO_TEXT}}, ECHO_TEXT, "echo")
-DISCOVER = _call("server/discover", "server/discover", {}, '"supportedVersions":["2026-07-28"]')
-TOOLS_LIST = _call("tools/list", "tools/list", {}, '"name":"echo"')
-LISTEN = _call(
+TOOLS_CALL = request(
+    "tools/call", "tools/call", {"name": "echo", "arguments": {"message": ECHO_TEXT}}, ECHO_TEXT, "echo"
+)
+DISCOVER = request("server/discover", "server/discover", {}, '"supportedVersions":["2026-07-28"]')
+TOOLS_LIST = request("tools/list", "tools/list", {}, '"name":"echo"')
+LISTEN = request(
     "subscriptions/listen",
     "subscriptions/listen",
     {"notifications": {"toolsListChanged": True}},

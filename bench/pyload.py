@@ -14,24 +14,25 @@ import asyncio
 import json
 import sys
 import time
+from typing import Any
 from urllib.parse import urlsplit
 
+from .http1 import Connection, encode
 from .messages import DISCOVER, TOOLS_CALL, TOOLS_LIST, Call
 
 CALLS = {call.name: call for call in (TOOLS_CALL, DISCOVER, TOOLS_LIST)}
 
 
-async def _connection(host: str, port: int, request: bytes, expect: bytes, deadline: float, tally: dict) -> None:
+async def _connection(port: int, request: bytes, expect: bytes, deadline: float, tally: dict[str, Any]) -> None:
     try:
-        reader, writer = await asyncio.open_connection(host, port)
+        connection = await Connection.open(port)
     except OSError:
         tally["errors"] += 1
         return
     try:
         while time.perf_counter() < deadline:
             start = time.perf_counter()
-            writer.write(request)
-            status, body = await _response(reader)
+            status, body = await connection.exchange(request)
             tally["latencies"].append(time.perf_counter() - start)
             if status == 200 and expect in body:
                 tally["good"] += 1
@@ -40,37 +41,17 @@ async def _connection(host: str, port: int, request: bytes, expect: bytes, deadl
     except (OSError, asyncio.IncompleteReadError, ValueError):
         tally["errors"] += 1
     finally:
-        writer.close()
-
-
-async def _response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
-    head = await reader.readuntil(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split(" ", 2)[1])
-    headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines[1:] if line)}
-    if "content-length" in headers:
-        return status, await reader.readexactly(int(headers["content-length"]))
-    if headers.get("transfer-encoding", "").lower() == "chunked":
-        chunks = []
-        while size := int((await reader.readuntil(b"\r\n")).strip(), 16):
-            chunks.append(await reader.readexactly(size))
-            await reader.readexactly(2)
-        await reader.readexactly(2)
-        return status, b"".join(chunks)
-    raise ValueError("response without Content-Length or chunked body")
+        connection.close()
 
 
 async def main(url: str, call: Call, connections: int, seconds: float) -> str:
-    parts = urlsplit(url)
-    host, port = parts.hostname or "127.0.0.1", parts.port or 80
-    head = [f"POST {parts.path} HTTP/1.1", f"Host: {host}:{port}", f"Content-Length: {len(call.body)}"]
-    head += [f"{name}: {value}" for name, value in call.headers.items()]
-    request = ("\r\n".join(head) + "\r\n\r\n").encode() + call.body
-    tally: dict = {"good": 0, "bad": 0, "errors": 0, "latencies": []}
+    port = urlsplit(url).port or 80
+    request = encode(call, port)
+    tally: dict[str, Any] = {"good": 0, "bad": 0, "errors": 0, "latencies": []}
     start = time.perf_counter()
     deadline = start + seconds
     await asyncio.gather(
-        *(_connection(host, port, request, call.expect.encode(), deadline, tally) for _ in range(connections))
+        *(_connection(port, request, call.expect.encode(), deadline, tally) for _ in range(connections))
     )
     elapsed = time.perf_counter() - start
     latencies = sorted(tally["latencies"]) or [0.0]

@@ -12,7 +12,6 @@ them they are left out, with a note.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -21,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import load
-from .messages import META, TOOLS_CALL, Call, _call
-from .procs import ServerProcess, Spec, post
+from .http1 import post
+from .messages import META, TOOLS_CALL, Call, request
+from .procs import ServerProcess, Spec
 
 TASKS_SERVER = Spec("tasks", "mcpref + tasks", "bench.servers.tasks:app")
 TASKS = "io.modelcontextprotocol/tasks"
@@ -37,12 +37,14 @@ def _declaring(call: Call) -> Call:
 
 
 CREATE = _declaring(
-    _call("task create", "tools/call", {"name": "instant_task", "arguments": {}}, '"resultType":"task"', "instant_task")
+    request(
+        "task create", "tools/call", {"name": "instant_task", "arguments": {}}, '"resultType":"task"', "instant_task"
+    )
 )
 
 
-def poll_call(task_id: str) -> Call:
-    return _declaring(_call("tasks/get", "tasks/get", {"taskId": task_id}, '"status":"completed"', task_id))
+def pollrequest(task_id: str) -> Call:
+    return _declaring(request("tasks/get", "tasks/get", {"taskId": task_id}, '"status":"completed"', task_id))
 
 
 @dataclass
@@ -54,19 +56,12 @@ class TasksReport:
 
 @contextmanager
 def _instances(store: str, count: int, cpus: list[int]) -> Iterator[list[ServerProcess]]:
-    before = os.environ.get("BENCH_TASKS_DB")
-    os.environ["BENCH_TASKS_DB"] = store
-    try:
-        with ExitStack() as stack:
-            servers = [stack.enter_context(ServerProcess(TASKS_SERVER, cpus[n % len(cpus)])) for n in range(count)]
-            for server in servers:
-                server.wait_ready()
-            yield servers
-    finally:
-        if before is None:
-            os.environ.pop("BENCH_TASKS_DB", None)
-        else:
-            os.environ["BENCH_TASKS_DB"] = before
+    with ExitStack() as stack:
+        env = {"BENCH_TASKS_DB": store}
+        servers = [stack.enter_context(TASKS_SERVER.start(cpus[n % len(cpus)], env=env)) for n in range(count)]
+        for server in servers:
+            server.wait_ready()
+        yield servers
 
 
 def _rate(
@@ -105,7 +100,7 @@ def measure(seconds: int, connections: int, server_cpu: int, load_cpu: int) -> T
             with _instances(store, count, [server_cpu]) as servers:
                 status, body = post(servers[0].port, CREATE)
                 task_id = json.loads(body)["result"]["taskId"]
-                for call in (TOOLS_CALL, CREATE, poll_call(task_id)):
+                for call in (TOOLS_CALL, CREATE, pollrequest(task_id)):
                     report.rates[(label, call.name)] = _rate(
                         servers, call, connections, seconds, load_cpu, report.notes
                     )

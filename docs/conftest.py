@@ -34,7 +34,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     done = update.apply_pending()
     if not done:
         return
-    from examples.site import app
+    from docsite import app
 
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     write = reporter.write_line if reporter is not None else print
@@ -55,7 +55,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def live_url() -> Iterator[str]:
     """The site app (pages and /mcp) under a real uvicorn with the bounds `./scripts/serve` has
     (`mcpref.limits`), for the pages' curl and httpx examples."""
-    from examples.site import app
+    from docsite import app
 
     with running(app, limits=ServerLimits()) as url:
         yield url

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -37,11 +37,9 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
 from .headers import METHOD_HEADER, NAME_HEADER, decode_value
-from .transports.http import PRINCIPAL_SCOPE_KEY, StreamableHTTP
+from .transports.http import PRINCIPAL_SCOPE_KEY, Receive, Scope, Send, StreamableHTTP
 
-Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+__all__ = ["AccessToken", "InvalidToken", "JWTValidator", "ProtectedResource"]
 
 #: Clock skew allowed on `exp`, `nbf` and `iat`, in seconds.
 LEEWAY = 30
@@ -59,6 +57,8 @@ class InvalidToken(Exception):
 
 @dataclass(frozen=True)
 class AccessToken:
+    """A validated access token: who issued it, whom it names, what it allows, until when."""
+
     issuer: str
     subject: str
     scopes: frozenset[str]

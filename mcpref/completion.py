@@ -1,15 +1,16 @@
 """`completion/complete`: suggestions for a prompt argument or a resource-template variable
 (server/utilities/completion.mdx).
 
-Completers are plain functions registered on the prompt or template; they receive the partial
-`value` and, if they ask for it, `context` (the other arguments already chosen).
+Completers are plain functions registered on the prompt or template (`mcpref._handlers.Completer`);
+they receive the partial `value` and, if they ask for it, `context` (the other arguments already
+chosen). They are called as every handler is: a plain `def` in a worker thread.
 """
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
+from ._handlers import call_handler, takes
 from .jsonrpc import INVALID_PARAMS, MCPError
 from .prompts import PromptRegistry
 from .resources import ResourceRegistry
@@ -43,10 +44,9 @@ async def complete(
     values: list[str] = []
     if completer is not None:
         kwargs: dict[str, Any] = {"value": value}
-        if "context" in inspect.signature(completer).parameters:
+        if takes(completer, "context"):
             kwargs["context"] = context
-        returned = completer(**kwargs)
-        values = list(await returned if inspect.isawaitable(returned) else returned)
+        values = list(await call_handler(completer, kwargs))
     completion: dict[str, Any] = {
         "values": values[:MAX_VALUES],
         "total": len(values),

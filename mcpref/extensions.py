@@ -33,9 +33,10 @@ from typing import Any
 
 from .context import RequestContext
 
-#: Answers a request: the next extension's `around`, or in the end the core's handler.
 CallNext = Callable[[RequestContext], Awaitable[Any]]
+"""Answers a request: the next extension's `around`, or in the end the core's handler."""
 Handler = Callable[[RequestContext], Awaitable[Any]]
+"""A method an extension adds: takes the request's context, returns its result."""
 
 
 class Extension:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from .catchall import ASGIApp, Message, Receive, Scope, Send
 
 logger = logging.getLogger("mcpref.frames")
 

@@ -30,7 +30,7 @@ PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version"
 METHOD_HEADER = "Mcp-Method"
 NAME_HEADER = "Mcp-Name"
 PARAM_HEADER_PREFIX = "Mcp-Param-"
-#: The `Accept` header a client sends: it takes both answer forms (streamable-http.mdx §Sending Messages).
+#: What a client's POST accepts: a JSON response or an SSE stream (streamable-http.mdx §Sending Messages).
 ACCEPT = "application/json, text/event-stream"
 
 #: Where `Mcp-Name` comes from, for the methods that carry one.

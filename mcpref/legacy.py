@@ -34,27 +34,41 @@ tests/conformance/README.md lists the 2025-11-25 conformance checks that this co
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from .context import NotifySink
 from .jsonrpc import (
-    INVALID_PARAMS,
     INVALID_REQUEST,
+    LEGACY_RESOURCE_NOT_FOUND,
     METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     MCPError,
     Request,
 )
 from .meta import PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY, RequestMeta
+from .resources import ResourceNotFound
+
+
+class Server(Protocol):
+    """What answering a legacy request needs of a `mcpref.Server`. Named here rather than
+    imported because server.py imports this module: the dependency points one way."""
+
+    info: dict[str, Any]
+    instructions: str | None
+
+    def capabilities(self) -> dict[str, Any]: ...
+
+    # Only what a legacy request passes: it always builds `meta`, so the server never reads `_meta` itself.
+    async def handle(
+        self, request: Request, *, meta: RequestMeta, notify: NotifySink | None, principal: str | None
+    ) -> dict[str, Any]: ...
+
 
 #: Legacy revisions served, newest first; the first is offered to clients asking for another.
 #: 2025-03-26 is not offered: its clients send no `MCP-Protocol-Version` header after
 #: `initialize` and may send batches, neither of which a stateless server can tell apart from a
 #: malformed modern request. A client asking for it is offered 2025-11-25 instead.
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18")
-
-#: "Resource not found" in 2025-11-25 and earlier; 2026-07-28 retired it for -32602.
-LEGACY_RESOURCE_NOT_FOUND = -32002
 
 #: Methods a legacy client may call on this server, besides `initialize` and `ping`.
 LEGACY_METHODS = frozenset(
@@ -93,7 +107,7 @@ def negotiate(requested: Any) -> str:
 
 
 async def handle_legacy(
-    server: Any,
+    server: Server,
     request: Request,
     version: str | None,
     notify: NotifySink | None = None,
@@ -129,7 +143,7 @@ async def handle_legacy(
             # The handler asked for input; capabilities declared at `initialize` are not known here.
             needed = sorted((error.data or {}).get("requiredCapabilities", {})) or ["a capability"]
             return _cannot_ask(request.method, f"this request needs input from the client ({', '.join(needed)})")
-        if request.method == "resources/read" and error.code == INVALID_PARAMS and "uri" in (error.data or {}):
+        if isinstance(error, ResourceNotFound):
             # 2025-11-25 answers a missing resource with -32002 (server/resources.mdx
             # §Error Handling); 2026-07-28 retired it for -32602.
             error.code = LEGACY_RESOURCE_NOT_FOUND
@@ -137,7 +151,7 @@ async def handle_legacy(
     return legacy_shape(request.method, result)
 
 
-def initialize_result(server: Any, params: dict[str, Any]) -> dict[str, Any]:
+def initialize_result(server: Server, params: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "protocolVersion": negotiate(params.get("protocolVersion")),
         "capabilities": legacy_capabilities(server.capabilities()),

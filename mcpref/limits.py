@@ -117,6 +117,8 @@ class GuardedH11Protocol(H11Protocol):
     Two attributes more than uvicorn's own: an idle listen stream is mostly its connection's
     objects, so each one counts."""
 
+    conn: _GuardedConnection
+
     def __init__(self, config: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
         super().__init__(config, *args, **kwargs)
         self.conn = _GuardedConnection(config.h11_max_incomplete_event_size or ServerLimits.max_header_bytes)

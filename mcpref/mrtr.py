@@ -12,31 +12,24 @@ The client fulfils each input request and sends the same request again, with a n
 `inputResponses` (the same keys) and `requestState` (echoed exactly) to `params`.
 
 `requestState` is the server's memory between rounds, carried by the client. The client could
-change it, so it is sealed here with HMAC-SHA256 and bound to the method, a digest of the other
-parameters, the principal and an expiry: a tampered, expired or replayed-elsewhere state is
-refused with -32602. It is signed, not encrypted: never put secrets in it. Set `MCP_STATE_KEY`
-so that every instance of a deployment can open the states the others sealed.
+change it, so it is sealed (HMAC-SHA256, by a `Sealer` from sealing.py) and bound to the issuing
+server, the method, a digest of the other parameters, the principal and an expiry: a tampered,
+expired or replayed-elsewhere state is refused with -32602. It is signed, not encrypted: never put
+secrets in it. Set `MCP_STATE_KEY` so that every instance of a deployment can open the states the
+others sealed.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import hmac
 import json
-import logging
-import os
-import re
-import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from .jsonrpc import INVALID_PARAMS, MCPError
+from .sealing import EXPIRES, ISSUER, MALFORMED, PRINCIPAL, SIGNATURE, Refused, Sealer
 
-logger = logging.getLogger("mcpref.mrtr")
-
-KEY_ENV_VAR = "MCP_STATE_KEY"
 #: Methods that may answer `input_required` and take `inputResponses`/`requestState` (mrtr.mdx).
 MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 #: Parameters that change between rounds, and so are left out of the digest that binds a state.
@@ -87,12 +80,8 @@ def create_message(
         "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
         "maxTokens": max_tokens,
     }
-    if system_prompt is not None:
-        params["systemPrompt"] = system_prompt
-    if tools is not None:
-        params["tools"] = tools
-    if tool_choice is not None:
-        params["toolChoice"] = tool_choice
+    optional = {"systemPrompt": system_prompt, "tools": tools, "toolChoice": tool_choice}
+    params.update((name, value) for name, value in optional.items() if value is not None)
     return {"method": "sampling/createMessage", "params": params}
 
 
@@ -105,8 +94,8 @@ def required_capability(input_request: dict[str, Any]) -> dict[str, Any]:
     """The client capability an input request needs; servers must not send it otherwise."""
     method = input_request.get("method")
     if method == "elicitation/create":
-        mode = (input_request.get("params") or {}).get("mode", "form")
-        return {"elicitation": {"url": {}}} if mode == "url" else {"elicitation": {}}
+        url_mode = (input_request.get("params") or {}).get("mode") == "url"  # absent: form mode
+        return {"elicitation": {"url": {}}} if url_mode else {"elicitation": {}}
     if method == "sampling/createMessage":
         return {"sampling": _sampling_features(input_request.get("params") or {})}
     if method == "roots/list":
@@ -144,98 +133,52 @@ def params_digest(method: str, params: dict[str, Any]) -> str:
 
 
 class StateSealer:
-    """Seals `requestState` so the server can trust what comes back.
+    """Seals `requestState` so the server can trust what comes back (a `Sealer` for "requestState").
 
     Format: `base64url(payload) "." base64url(HMAC-SHA256(key, payload))`, where the payload is
-    JSON holding the issuing server, the state, the method, the parameter digest, the principal
-    and the expiry. Only the canonical base64url spelling is accepted.
+    JSON holding the issuing server, the method, the parameter digest, the principal, the expiry
+    and the state. Only the canonical base64url spelling is accepted.
     """
 
     def __init__(self, key: bytes | None = None, ttl_seconds: int = 600) -> None:
-        if key is None:
-            configured = os.environ.get(KEY_ENV_VAR)
-            if configured:
-                key = configured.encode()
-            else:
-                logger.info("%s is not set: requestState is sealed with a per-process key", KEY_ENV_VAR)
-                key = os.urandom(32)
-        self._key = key
-        self.ttl_seconds = ttl_seconds
+        self._sealer = Sealer("requestState", key, ttl_seconds)
+
+    @property
+    def ttl_seconds(self) -> int:
+        return self._sealer.ttl_seconds
 
     def seal(
-        self,
-        state: Any,
-        *,
-        method: str,
-        digest: str,
-        principal: str | None,
-        issuer: str = "",
-        now: float | None = None,
+        self, state: Any, *, method: str, digest: str, principal: str | None, issuer: str = "", now: float | None = None
     ) -> str:
-        expires = int((time.time() if now is None else now) + self.ttl_seconds)
-        payload = json.dumps(
-            {"i": issuer, "m": method, "d": digest, "p": principal, "exp": expires, "s": state},
-            separators=(",", ":"),  # and ASCII escapes, so a state holding client text always encodes
-        ).encode()
-        return f"{b64url_encode(payload)}.{b64url_encode(self._mac(payload))}"
+        bound = _bound(method, digest, principal, issuer)
+        return self._sealer.seal({**bound, EXPIRES: self._sealer.expiry(now), "s": state})
 
     def open(
-        self,
-        token: Any,
-        *,
-        method: str,
-        digest: str,
-        principal: str | None,
-        issuer: str = "",
-        now: float | None = None,
+        self, token: Any, *, method: str, digest: str, principal: str | None, issuer: str = "", now: float | None = None
     ) -> Any:
         """The state sealed in `token`, or -32602 saying why it cannot be trusted.
 
         `issuer` names the server: two servers of one deployment share `MCP_STATE_KEY`, and a
         state one of them sealed is refused by the other."""
-        if not isinstance(token, str) or token.count(".") != 1:
-            raise _refused("it is not a requestState this server issued")
-        body, mac = token.split(".")
         try:
-            payload, signature = b64url_decode(body), b64url_decode(mac)
-        except ValueError:
-            raise _refused("it is not a requestState this server issued") from None
-        if not hmac.compare_digest(signature, self._mac(payload)):
-            raise _refused("its signature does not match (tampered, or sealed with another key)")
-        sealed = json.loads(payload)
-        if sealed.get("i", "") != issuer:
-            raise _refused("it was issued by another server")
-        if sealed["m"] != method or sealed["d"] != digest:
-            raise _refused("it was issued for a different request")
-        if sealed["p"] != principal:
-            raise _refused("it was issued to a different principal")
-        if sealed["exp"] < (time.time() if now is None else now):
-            raise _refused("it has expired; start the request again without it")
-        return sealed["s"]
-
-    def _mac(self, payload: bytes) -> bytes:
-        return hmac.new(self._key, payload, hashlib.sha256).digest()
+            return self._sealer.open(token, _bound(method, digest, principal, issuer), now=now)["s"]
+        except Refused as refused:
+            reason = _REFUSALS[refused.reason]
+            raise MCPError(INVALID_PARAMS, f"Invalid params: requestState refused: {reason}") from None
 
 
-def _refused(reason: str) -> MCPError:
-    return MCPError(INVALID_PARAMS, f"Invalid params: requestState refused: {reason}")
+def _bound(method: str, digest: str, principal: str | None, issuer: str) -> dict[str, Any]:
+    """What a state is bound to, in the order it is sealed and checked."""
+    return {ISSUER: issuer, "m": method, "d": digest, PRINCIPAL: principal}
 
 
-_BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
-
-
-def b64url_encode(data: bytes) -> str:
-    """base64url without padding (RFC 4648 §5), the one form sealed tokens are written in."""
-    return base64.urlsafe_b64encode(data).decode().rstrip("=")
-
-
-def b64url_decode(text: str) -> bytes:
-    """The bytes `b64url_encode` wrote as `text`, or ValueError for any other spelling: padding,
-    the standard alphabet, stray characters or non-zero trailing bits. One token, one spelling,
-    so a token cannot be varied to slip past a check that compares tokens."""
-    if not _BASE64URL.fullmatch(text) or len(text) % 4 == 1:
-        raise ValueError("not unpadded base64url")
-    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    if b64url_encode(data) != text:
-        raise ValueError("not the canonical base64url spelling")
-    return data
+#: Why a state is refused, by the check it failed (`Refused.reason`).
+_REFUSALS = {
+    MALFORMED: "it is not a requestState this server issued",
+    SIGNATURE: "its signature does not match (tampered, or sealed with another key)",
+    ISSUER: "it was issued by another server",
+    "m": "it was issued for a different request",
+    "d": "it was issued for a different request",
+    PRINCIPAL: "it was issued to a different principal",
+    EXPIRES: "it has expired; start the request again without it",
+}

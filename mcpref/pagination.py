@@ -1,18 +1,24 @@
 """Opaque cursors for the list methods (server/utilities/pagination.mdx).
 
-A cursor is the position of the next page, signed with the list it belongs to so that a
-cursor made up by the client, or one from another list, is refused with -32602 rather
-than silently giving a wrong page. Clients must treat it as opaque.
+A cursor is the position of the next page, checked against the list it belongs to so that a
+cursor made up by the client, or one from another list, is refused with -32602 rather than
+silently giving a wrong page. Clients must treat it as opaque.
+
+A cursor is not sealed (sealing.py): it holds no secret and binds no one, since it only points
+into the caller's own list, where paging would lead anyway. So it needs no key, reads the same on
+every instance and across restarts and key rotations, and does not vary from run to run (the
+pages show real cursors). It is written in the one base64url spelling sealed tokens use, and read
+in that spelling only; a sealed token, which holds a `.`, is never a cursor, nor a cursor a token.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from .jsonrpc import INVALID_PARAMS, MCPError
+from .sealing import b64url_decode, b64url_encode
 
 T = TypeVar("T")
 
@@ -29,20 +35,19 @@ def paginate(items: Sequence[T], cursor: Any, page_size: int | None, list_name: 
 
 
 def _encode(offset: int, list_name: str) -> str:
-    raw = f"{list_name}:{offset}:{_check(list_name, offset)}"
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+    return b64url_encode(f"{list_name}:{offset}:{_check(list_name, offset)}".encode())
 
 
 def _decode(cursor: Any, list_name: str) -> int:
     if not isinstance(cursor, str):
         raise _bad_cursor(cursor)
     try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        name, offset_text, check = base64.urlsafe_b64decode(padded.encode()).decode().split(":")
+        name, offset_text, check = b64url_decode(cursor).decode().split(":")
         offset = int(offset_text)
     except ValueError:
         raise _bad_cursor(cursor) from None
-    if name != list_name or offset < 0 or check != _check(list_name, offset):
+    # One position, one spelling: "+3", "03" or "٣" are no offset this module writes.
+    if name != list_name or offset_text != str(offset) or offset < 0 or check != _check(list_name, offset):
         raise _bad_cursor(cursor)
     return offset
 

@@ -7,16 +7,16 @@ required argument. Prompt arguments are always strings on the wire.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
-from ._handlers import call_handler, wants_context
+from ._handlers import Completer, call_handler, wants_context
 from .context import RequestContext
 from .jsonrpc import INVALID_PARAMS, MCPError
 from .mrtr import InputRequired
-
-Completer = Callable[..., Any]
+from .registry import Registry
 
 
 @dataclass
@@ -94,48 +94,8 @@ def _to_result(returned: Any, description: str | None) -> dict[str, Any] | Input
     return result
 
 
-class PromptRegistry:
+class PromptRegistry(Registry[Prompt]):
+    """Prompts by name, listed in the order they were registered."""
+
     def __init__(self) -> None:
-        self._prompts: dict[str, Prompt] = {}
-        #: How many have a `visible` predicate: with none, every list is the same for everyone.
-        self._gated = 0
-        #: Called after every change, so the server can tell listening clients.
-        self.on_change: Callable[[], None] = lambda: None
-
-    def add(self, prompt: Prompt) -> Prompt:
-        if prompt.name in self._prompts:
-            raise ValueError(f"a prompt named {prompt.name!r} is already registered")
-        self._prompts[prompt.name] = prompt
-        self._gated += prompt.visible is not None
-        self.on_change()
-        return prompt
-
-    def remove(self, name: str) -> None:
-        self._gated -= self._prompts.pop(name).visible is not None
-        self.on_change()
-
-    def get(self, name: Any) -> Prompt | None:
-        return self._prompts.get(name) if isinstance(name, str) else None
-
-    def require(self, name: Any, principal: str | None = None) -> Prompt:
-        """The prompt called `name`; one the principal may not see is unknown, with the same error."""
-        prompt = self.get(name)
-        if prompt is None or not _shows(prompt, principal):
-            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name}")
-        return prompt
-
-    def visible_to(self, principal: str | None) -> tuple[Iterable[Prompt], bool]:
-        """The prompts this principal may see, and whether that list depends on who asks."""
-        if not self._gated:
-            return self._prompts.values(), False
-        return [prompt for prompt in self._prompts.values() if _shows(prompt, principal)], True
-
-    def __iter__(self):  # type: ignore[no-untyped-def]
-        return iter(self._prompts.values())
-
-    def __len__(self) -> int:
-        return len(self._prompts)
-
-
-def _shows(prompt: Prompt, principal: str | None) -> bool:
-    return prompt.visible is None or prompt.visible(principal)
+        super().__init__("prompt", attrgetter("name"))

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
-from ._handlers import call_handler, wants_context
+from ._handlers import Completer, call_handler, wants_context
 from .context import RequestContext
 from .jsonrpc import INVALID_PARAMS, MCPError
 from .mrtr import InputRequired
-
-Completer = Callable[..., Any]
+from .registry import Registry
 
 
 @dataclass
@@ -112,13 +112,9 @@ def _template_pattern(template: str) -> re.Pattern[str]:
 def _describe(
     base: dict[str, Any], title: str | None, description: str | None, mime_type: str | None
 ) -> dict[str, Any]:
-    if title is not None:
-        base["title"] = title
-    if description is not None:
-        base["description"] = description
-    if mime_type is not None:
-        base["mimeType"] = mime_type
-    return base
+    """`base`, then the optional fields that are set: one left unset is left out, never null."""
+    optional = {"title": title, "description": description, "mimeType": mime_type}
+    return base | {key: value for key, value in optional.items() if value is not None}
 
 
 def contents(uri: str, returned: Any, mime_type: str | None) -> list[dict[str, Any]] | InputRequired:
@@ -138,37 +134,33 @@ def contents(uri: str, returned: Any, mime_type: str | None) -> list[dict[str, A
     return [item]
 
 
-class ResourceRegistry:
+class ResourceNotFound(MCPError):
+    """Nothing serves `uri`: -32602 with the URI in `data` (server/resources.mdx §Error Handling),
+    which a legacy client gets as -32002 (`mcpref.legacy`). Raise it from a template's function
+    when the URI matches the template but names nothing."""
+
+    def __init__(self, uri: str) -> None:
+        # The data names the URI, unless it is too long to echo.
+        super().__init__(INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri} if len(uri) <= 2048 else None)
+        self.uri = uri
+
+
+class ResourceRegistry(Registry[Resource]):
+    """Resources by URI, and the templates tried in order for a URI none of them has."""
+
     def __init__(self) -> None:
-        self.resources: dict[str, Resource] = {}
-        #: How many have a `visible` predicate: with none, every list is the same for everyone.
-        self._gated = 0
+        super().__init__("resource", attrgetter("uri"))
         self.templates: list[ResourceTemplate] = []
-        #: Called after every change, so the server can tell listening clients.
-        self.on_change: Callable[[], None] = lambda: None
 
-    def add(self, resource: Resource) -> Resource:
-        if resource.uri in self.resources:
-            raise ValueError(f"a resource with URI {resource.uri!r} is already registered")
-        self.resources[resource.uri] = resource
-        self._gated += resource.visible is not None
-        self.on_change()
-        return resource
-
-    def remove(self, uri: str) -> None:
-        self._gated -= self.resources.pop(uri).visible is not None
-        self.on_change()
+    @property
+    def resources(self) -> Mapping[str, Resource]:
+        """The fixed resources by URI (the templates are in `templates`)."""
+        return self._entries
 
     def add_template(self, template: ResourceTemplate) -> ResourceTemplate:
         self.templates.append(template)
         self.on_change()
         return template
-
-    def visible_to(self, principal: str | None) -> tuple[Iterable[Resource], bool]:
-        """The resources this principal may see, and whether that list depends on who asks."""
-        if not self._gated:
-            return self.resources.values(), False
-        return [r for r in self.resources.values() if r.visible is None or r.visible(principal)], True
 
     def template_named(self, uri_template: Any) -> ResourceTemplate | None:
         return next((t for t in self.templates if t.uri_template == uri_template), None)
@@ -176,16 +168,16 @@ class ResourceRegistry:
     async def read(self, uri: Any, ctx: RequestContext) -> list[dict[str, Any]] | InputRequired:
         if not isinstance(uri, str):
             raise MCPError(INVALID_PARAMS, "Invalid params: uri must be a string")
-        resource = self.resources.get(uri)
         # A resource the caller may not see is not found, exactly like one that does not exist.
-        if resource is not None and (resource.visible is None or resource.visible(ctx.principal)):
+        resource = self.find(uri, ctx.principal)
+        if resource is not None:
             return await resource.read(ctx)
         for template in self.templates:
             variables = template.match(uri)
             if variables is not None:
                 return await template.read(uri, variables, ctx)
-        # The data names the URI (server/resources.mdx §Error Handling), unless it is too long to echo.
-        raise MCPError(INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri} if len(uri) <= 2048 else None)
+        raise ResourceNotFound(uri)
 
     def __len__(self) -> int:
-        return len(self.resources) + len(self.templates)
+        """Everything registered, templates included: what the `resources` capability stands for."""
+        return len(self._entries) + len(self.templates)

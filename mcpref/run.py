@@ -22,6 +22,8 @@ from .server import Server
 from .transports.http import StreamableHTTP
 from .transports.stdio import serve_stdio
 
+__all__ = ["main", "serve_http"]
+
 
 class _GracefulUvicorn(uvicorn.Server):
     """uvicorn waits for open responses before shutting down; listen streams never end on
@@ -54,6 +56,8 @@ def serve_http(
 
 
 def main(server: Server, app: Any = None, argv: Sequence[str] | None = None) -> None:
+    """A server module's command line (`python -m ...`): HTTP on loopback by default, `--stdio`
+    for stdin/stdout; `app` is what to serve over HTTP when it is more than `StreamableHTTP(server)`."""
     parser = argparse.ArgumentParser(prog=_prog(), description=f"Run the MCP server {server.info['name']!r}.")
     parser.add_argument("--stdio", action="store_true", help="serve stdin/stdout instead of HTTP")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP address to bind (default: loopback)")

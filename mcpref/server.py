@@ -19,7 +19,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from .caching import CACHEABLE_METHODS, CacheHints
 from .completion import complete
@@ -72,6 +72,9 @@ REMOVED_METHODS = frozenset(
 CORE_RESULT_TYPES = frozenset({"complete", "input_required"})
 
 logger = logging.getLogger("mcpref.server")
+
+#: Whatever extension is added comes back as itself, so `server.add_extension(TasksExtension(...))` is typed.
+E = TypeVar("E", bound=Extension)
 
 #: The default cache hints: `ttlMs: 0`, `cacheScope: "private"`.
 NO_REUSE = CacheHints()
@@ -184,7 +187,7 @@ class Server:
         #: Extensions by identifier, in the order they were added (see `mcpref.extensions`).
         self.extensions: dict[str, Extension] = {}
 
-    def add_extension(self, extension: Extension) -> Extension:
+    def add_extension(self, extension: E) -> E:
         """Serve an extension: advertise it, and add its methods, result types and headers.
 
         Refuses (ValueError) an identifier without a vendor prefix, or a method or `resultType`

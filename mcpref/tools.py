@@ -13,8 +13,9 @@ import inspect
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
@@ -22,10 +23,11 @@ from ._handlers import call_handler, wants_context
 from ._quickcheck import quick_check
 from .context import RequestContext
 from .headers import annotation_problems, header_params
-from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MCPError
+from .jsonrpc import INTERNAL_ERROR, MCPError
 from .mrtr import InputRequired
+from .registry import Registry
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # not a cycle: jsonschema's types, named without importing it at startup (`_compile`)
     from jsonschema import ValidationError
     from jsonschema.protocols import Validator
 
@@ -200,7 +202,8 @@ def _compile(schema: dict[str, Any], what: str) -> Validator:
     import referencing.jsonschema
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    if "$schema" in schema and jsonschema.validators.validator_for(schema, default=None) is None:
+    # jsonschema documents `default` as what to return for an unknown dialect; its stubs allow only a class.
+    if "$schema" in schema and jsonschema.validators.validator_for(schema, default=None) is None:  # type: ignore[arg-type]
         # basic/index.mdx §Implementation Requirements: an unsupported dialect is an error, not 2020-12.
         raise ValueError(f"{what} names a JSON Schema dialect this server does not support: {schema['$schema']!r}")
     try:
@@ -254,50 +257,8 @@ def _refs(node: Any, base: str, specification: Any) -> Iterator[tuple[str, str]]
                 yield from _refs(item, base, specification)
 
 
-class ToolRegistry:
+class ToolRegistry(Registry[Tool]):
     """Tools by name, listed in the order they were registered (a deterministic order, as asked)."""
 
     def __init__(self) -> None:
-        self._tools: dict[str, Tool] = {}
-        #: How many have a `visible` predicate: with none, every list is the same for everyone.
-        self._gated = 0
-        #: Called after every change, so the server can tell listening clients.
-        self.on_change: Callable[[], None] = lambda: None
-
-    def add(self, tool: Tool) -> Tool:
-        if tool.name in self._tools:
-            raise ValueError(f"a tool named {tool.name!r} is already registered")
-        self._tools[tool.name] = tool
-        self._gated += tool.visible is not None
-        self.on_change()
-        return tool
-
-    def remove(self, name: str) -> None:
-        self._gated -= self._tools.pop(name).visible is not None
-        self.on_change()
-
-    def get(self, name: Any) -> Tool | None:
-        return self._tools.get(name) if isinstance(name, str) else None
-
-    def require(self, name: Any, principal: str | None = None) -> Tool:
-        """The tool called `name`; one the principal may not see is unknown, with the same error."""
-        tool = self.get(name)
-        if tool is None or (tool.visible is not None and not tool.visible(principal)):
-            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")
-        return tool
-
-    def visible_to(self, principal: str | None) -> tuple[Iterable[Tool], bool]:
-        """The tools this principal may see, and whether that list depends on who asks."""
-        if not self._gated:
-            return self._tools.values(), False
-        return [tool for tool in self._tools.values() if _shows(tool, principal)], True
-
-    def __iter__(self):  # type: ignore[no-untyped-def]
-        return iter(self._tools.values())
-
-    def __len__(self) -> int:
-        return len(self._tools)
-
-
-def _shows(tool: Tool, principal: str | None) -> bool:
-    return tool.visible is None or tool.visible(principal)
+        super().__init__("tool", attrgetter("name"))

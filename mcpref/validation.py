@@ -14,18 +14,26 @@ from typing import Any
 import jsonschema
 from referencing import Registry, Resource
 
+from .jsonrpc import (
+    HEADER_MISMATCH,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    URL_ELICITATION_REQUIRED,
+)
+
 #: Error responses the schema defines per code, e.g. -32022 must say `requested` and `supported`.
 _TYPED_ERRORS = {
-    -32020: "HeaderMismatchError",
-    -32021: "MissingRequiredClientCapabilityError",
-    -32022: "UnsupportedProtocolVersionError",
-    -32042: "URLElicitationRequiredError",
+    HEADER_MISMATCH: "HeaderMismatchError",
+    MISSING_REQUIRED_CLIENT_CAPABILITY: "MissingRequiredClientCapabilityError",
+    UNSUPPORTED_PROTOCOL_VERSION: "UnsupportedProtocolVersionError",
+    URL_ELICITATION_REQUIRED: "URLElicitationRequiredError",
 }
 
 
 @cache
 def _schema(revision: str) -> dict[str, Any]:
-    return json.loads(files("mcpref.schemas").joinpath(f"{revision}.json").read_text("utf-8"))
+    schema: dict[str, Any] = json.loads(files("mcpref.schemas").joinpath(f"{revision}.json").read_text("utf-8"))
+    return schema
 
 
 @cache
@@ -61,7 +69,7 @@ def definition_for(message: dict[str, Any], method: str | None = None, revision:
         error = message["error"]
         code = error.get("code") if isinstance(error, dict) else None
         typed = _TYPED_ERRORS.get(code) if isinstance(code, int) else None
-        return typed if typed in _schema(revision)["$defs"] else "JSONRPCErrorResponse"
+        return typed if typed is not None and typed in _schema(revision)["$defs"] else "JSONRPCErrorResponse"
     if "method" in message:
         return _method_defs(revision).get(
             message["method"], "JSONRPCRequest" if "id" in message else "JSONRPCNotification"

@@ -1,5 +1,7 @@
-"""Shared fixtures: a real uvicorn on loopback, an MCP client that checks every answer
-against the official schema before a test sees it, and the site built once for the run."""
+"""Shared fixtures: a real uvicorn on loopback (`running`, `serve`), the request body and headers a
+correct client sends (`mcp_body`, `mcp_headers`), the check of an error answer (`error_answer`), an
+MCP client that checks every answer against the official schema before a test sees it, and the
+site built once for the run."""
 
 from __future__ import annotations
 
@@ -10,8 +12,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ import httpx
 import pytest
 import uvicorn
 
+from bench.messages import standard_headers
 from mcpref.limits import ServerLimits, uvicorn_config
 from mcpref.validation import check_message
 
@@ -56,12 +59,22 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site
 
 
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    """The `anyio`-marked tests run on asyncio, the loop mcpref's users run (one place to say so;
+    session-wide, so fixtures of any scope can use it)."""
+    return "asyncio"
+
+
 @contextmanager
-def running(app: Any, *, lifespan: str = "off", limits: ServerLimits | None = None) -> Iterator[str]:
+def running(
+    app: Any, *, lifespan: str = "off", limits: ServerLimits | None = None, http: Any = "auto"
+) -> Iterator[str]:
     """Serve `app` with a real uvicorn on a free loopback port; yield its base URL.
 
     `lifespan="on"` for apps that start work at startup (other implementations' servers);
-    `limits` to serve it as `mcpref.run` does, with those bounds (see `mcpref.limits`)."""
+    `limits` to serve it as `mcpref.run` does, with those bounds (see `mcpref.limits`);
+    `http` to pick uvicorn's HTTP protocol class when there are no `limits`."""
     # IPPROTO_TCP explicitly: asyncio turns Nagle off only on sockets whose proto says TCP, and
     # with Nagle on, every response waits ~40 ms for a delayed ACK between its two writes.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -69,7 +82,7 @@ def running(app: Any, *, lifespan: str = "off", limits: ServerLimits | None = No
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     options: dict[str, Any] = {"log_level": "warning", "lifespan": lifespan, "access_log": False}
-    config = uvicorn.Config(app, **options) if limits is None else uvicorn_config(app, limits, **options)
+    config = uvicorn.Config(app, http=http, **options) if limits is None else uvicorn_config(app, limits, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -110,6 +123,29 @@ def checked(response: httpx.Response, method: str | None) -> list[dict[str, Any]
     return messages
 
 
+def mcp_body(
+    method: str, params: dict[str, Any] | None = None, request_id: Any = 1, meta: dict[str, Any] = META
+) -> dict[str, Any]:
+    """A JSON-RPC request as a correct client writes it, `_meta` (META unless told) in its params."""
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**(params or {}), "_meta": meta}}
+
+
+def mcp_headers(method: str, name: str | None = None, **extra: str) -> dict[str, str]:
+    """The headers a correct client sends with `method` (the benchmark's literal ones, not mcpref's
+    own builder, which is under test); `extra` adds or replaces any."""
+    return {**standard_headers(method, name), **extra}
+
+
+def error_answer(response: httpx.Response, status: int) -> dict[str, Any]:
+    """The JSON-RPC error an HTTP answer carries, once its status is `status` (the body shows when
+    either check fails)."""
+    assert response.status_code == status, response.text
+    message = response.json()
+    assert "error" in message, message
+    error: dict[str, Any] = message["error"]
+    return error
+
+
 class MCPClient:
     """A deliberately literal client: it writes every header itself, so tests can break any."""
 
@@ -117,16 +153,7 @@ class MCPClient:
         self.http = http
 
     def headers(self, method: str, name: str | None = None, **extra: str) -> dict[str, str]:
-        headers = {
-            "Content-Type": "application/json",
-            "Accept": ACCEPT,
-            "MCP-Protocol-Version": VERSION,
-            "Mcp-Method": method,
-        }
-        if name is not None:
-            headers["Mcp-Name"] = name
-        headers.update(extra)
-        return headers
+        return mcp_headers(method, name, **extra)
 
     def post(
         self,
@@ -137,10 +164,9 @@ class MCPClient:
         meta: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
     ) -> httpx.Response:
-        body_params = {**(params or {}), "_meta": META if meta is None else meta}
-        name = body_params.get("uri") if method == "resources/read" else body_params.get("name")
+        body = mcp_body(method, params, id, META if meta is None else meta)
+        name = body["params"].get("uri") if method == "resources/read" else body["params"].get("name")
         sent_headers = headers if headers is not None else self.headers(method, name if isinstance(name, str) else None)
-        body = {"jsonrpc": "2.0", "id": id, "method": method, "params": body_params}
         response = self.http.post("/mcp", json=body, headers=sent_headers)
         response.messages = checked(response, method)  # type: ignore[attr-defined]
         return response
@@ -162,18 +188,19 @@ class MCPClient:
 
 
 @pytest.fixture
-def mcp_client_for():
-    """Start a real uvicorn for an app and hand back an `MCPClient` pointed at it."""
-    stack: list[Any] = []
+def serve() -> Iterator[Callable[[Any], httpx.Client]]:
+    """`serve(app)` runs `app` under a real uvicorn until the test ends and returns an httpx client
+    for it; a test may serve several."""
+    with ExitStack() as stack:
 
-    def start(app: Any) -> MCPClient:
-        context = running(app)
-        base_url = context.__enter__()
-        http = httpx.Client(base_url=base_url, timeout=10)
-        stack.append((context, http))
-        return MCPClient(http)
+        def start(app: Any) -> httpx.Client:
+            base_url = stack.enter_context(running(app))
+            return stack.enter_context(httpx.Client(base_url=base_url, timeout=10))
 
-    yield start
-    for context, http in reversed(stack):
-        http.close()
-        context.__exit__(None, None, None)
+        yield start
+
+
+@pytest.fixture
+def mcp_client_for(serve: Callable[[Any], httpx.Client]) -> Callable[[Any], MCPClient]:
+    """`mcp_client_for(app)`: an `MCPClient` for `app` under a real uvicorn."""
+    return lambda app: MCPClient(serve(app))

@@ -13,7 +13,11 @@ def test_public_hints() -> None:
     assert CacheHints(60_000, "public").apply({"tools": []}) == {"tools": [], "ttlMs": 60_000, "cacheScope": "public"}
 
 
-@pytest.mark.parametrize(("ttl", "scope"), [(-1, "private"), (0, "shared")])
-def test_invalid_hints_are_refused(ttl: int, scope: str) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(
+    ("ttl", "scope", "says"),
+    [(-1, "private", "ttl_ms must be 0 or more"), (0, "shared", 'scope must be "public" or "private"')],
+)
+def test_a_refused_hint_says_what_is_allowed(ttl: int, scope: str, says: str) -> None:
+    with pytest.raises(ValueError) as refused:
         CacheHints(ttl, scope)  # type: ignore[arg-type]
+    assert str(refused.value) == says

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpref.jsonrpc import MCPError, decode_json, encode
+from mcpref._codec import NotJSON, decode
+from mcpref.jsonrpc import PARSE_ERROR, MCPError, decode_json, encode
 
 numbers = (
     st.integers()
@@ -83,3 +84,14 @@ def test_a_non_finite_float_is_written_as_json_dumps_writes_it(value: float) -> 
     """orjson writes these as `null`; the property above draws one only by chance, so each is pinned."""
     message = {"jsonrpc": "2.0", "id": 1, "result": {"v": value}}
     assert encode(message) == stdlib_encode(message)
+
+
+def test_the_codec_says_why_and_framing_gives_the_code() -> None:
+    """`_codec` knows JSON, not JSON-RPC: it says why bytes are refused; `decode_json` makes it -32700."""
+    with pytest.raises(NotJSON, match="^JSON nests deeper than 2 levels$"):
+        decode(b"[[[1]]]", 2)
+    assert decode(b"[[1]]", 2) == [[1]]
+    with pytest.raises(MCPError) as caught:
+        decode_json(b'{"a":"\xff"}')
+    assert caught.value.code == PARSE_ERROR
+    assert caught.value.message.startswith("Parse error: body is not valid UTF-8")

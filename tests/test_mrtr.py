@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -20,6 +21,8 @@ from mcpref.mrtr import (
     read_input_responses,
     required_capability,
 )
+from mcpref.pagination import paginate
+from mcpref.sealing import Sealer, b64url_decode
 from mcpref.validation import check_message
 
 ALL_CAPS = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
@@ -227,11 +230,81 @@ def test_state_key_from_the_environment_is_shared_by_instances(monkeypatch: pyte
     assert StateSealer().open(token, method="m", digest="d", principal=None) == 1
 
 
+def test_a_state_payload_holds_its_bindings_then_the_state() -> None:
+    """The layout docs/internals/primitives-and-mrtr.md shows: i, m, d, p, exp, then s."""
+    sealer = StateSealer(b"a" * 32, ttl_seconds=30)
+    assert sealer.ttl_seconds == 30 and StateSealer(b"a" * 32).ttl_seconds == 600
+    token = sealer.seal(1, method="tools/call", digest="d", principal="alice", now=1000)
+    payload = json.loads(b64url_decode(token.split(".")[0]))
+    assert payload == {"i": "", "m": "tools/call", "d": "d", "p": "alice", "exp": 1030, "s": 1}
+    assert list(payload) == ["i", "m", "d", "p", "exp", "s"]
+
+
+def test_a_state_is_a_token_sealed_for_the_purpose_request_state() -> None:
+    """The purpose is part of the format: any sealer for "requestState" with the deployment key
+    opens it (another version, another instance), a sealer for any other purpose does not."""
+    token = StateSealer(b"a" * 32).seal("s", method="m", digest="d", principal=None, now=1000)
+    bound = {"i": "", "m": "m", "d": "d", "p": None}
+    assert Sealer("requestState", b"a" * 32).open(token, bound, now=1000)["s"] == "s"
+    with pytest.raises(ValueError, match="signature"):
+        Sealer("handle:requestState", b"a" * 32).open(token, bound, now=1000)
+
+
+REFUSED = "Invalid params: requestState refused: "
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ({"token": "not-a-state"}, "it is not a requestState this server issued"),
+        ({"key": b"b" * 32}, "its signature does not match (tampered, or sealed with another key)"),
+        ({"issuer": "tides"}, "it was issued by another server"),
+        ({"method": "prompts/get"}, "it was issued for a different request"),
+        ({"digest": "other"}, "it was issued for a different request"),
+        ({"principal": "bob"}, "it was issued to a different principal"),
+        ({"principal": None}, "it was issued to a different principal"),
+        ({"now": 2000}, "it has expired; start the request again without it"),
+        ({"issuer": "tides", "principal": "bob", "now": 2000}, "it was issued by another server"),
+        ({"digest": "other", "principal": "bob"}, "it was issued for a different request"),
+    ],
+)
+def test_each_refusal_says_why(change: dict[str, Any], reason: str) -> None:
+    """The reasons the errors page and the debugging tables quote, checked in the order given."""
+    bound: dict[str, Any] = {"method": "tools/call", "digest": "d", "principal": "alice", "issuer": "desk"}
+    token = StateSealer(b"a" * 32, ttl_seconds=10).seal("s", **bound, now=1000)
+    opener = StateSealer(change.get("key", b"a" * 32))
+    token = change.get("token", token)
+    reopened = {name: value for name, value in change.items() if name not in ("key", "token")}
+    with pytest.raises(MCPError) as caught:
+        opener.open(token, **{**bound, "now": 1005, **reopened})
+    assert (caught.value.code, caught.value.message) == (INVALID_PARAMS, REFUSED + reason)
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+def test_the_issuer_is_empty_unless_named() -> None:
+    sealer = StateSealer(b"a" * 32)
+    token = sealer.seal(1, method="m", digest="d", principal=None)
+    assert sealer.open(token, method="m", digest="d", principal=None, issuer="") == 1
+    named = sealer.seal(1, method="m", digest="d", principal=None, issuer="desk")
+    with pytest.raises(MCPError, match="another server"):
+        sealer.open(named, method="m", digest="d", principal=None)
+
+
+def test_a_cursor_is_no_request_state_nor_a_handle() -> None:
+    """Purposes never mix: a list cursor, or a token sealed for another purpose, is refused."""
+    cursor = paginate(list(range(5)), None, 2, "tools/list")[1]
+    handle = Sealer("handle:draft", b"a" * 32).seal({"c": 1, "exp": 2000})
+    for token, reason in ((cursor, "it is not a requestState"), (handle, "its signature does not match")):
+        with pytest.raises(MCPError, match=reason):
+            StateSealer(b"a" * 32).open(token, method="tools/call", digest="d", principal=None, now=1000)
+
+
 @pytest.mark.parametrize("responses", [None, [], "x", {"user_name": 12345}, {"a": None}])
 def test_malformed_input_responses_are_invalid_params(responses: Any) -> None:
     with pytest.raises(MCPError) as caught:
         read_input_responses({"inputResponses": responses})
     assert caught.value.code == INVALID_PARAMS
+    assert caught.value.message == "Invalid params: inputResponses must be an object of result objects"
 
 
 @pytest.mark.parametrize("method", ["tools/list", "server/discover", "prompts/list"])
@@ -247,6 +320,23 @@ def test_the_digest_ignores_what_changes_between_rounds() -> None:
         "tools/call", {**base, "_meta": {}, "inputResponses": {"k": {}}, "requestState": "s"}
     )
     assert params_digest("tools/call", base) != params_digest("tools/call", {"name": "t", "arguments": {"a": 2}})
+
+
+def test_the_digest_is_of_the_request_as_the_mrtr_page_shows_it() -> None:
+    """A known answer (docs/internals/primitives-and-mrtr.md): canonical JSON of method and params,
+    keys sorted, no spaces, so every instance and version digests a retry the same way."""
+    params = {"name": "schedule_visit", "arguments": {"station": "oslo"}}
+    digest = "6388aa73dca22e2d6c3417a2406ae46eed24f833e4a8f3cdd6e326cdb3acf559"
+    assert params_digest("tools/call", params) == digest
+    assert params_digest("tools/call", {"arguments": {"station": "oslo"}, "name": "schedule_visit"}) == digest
+    assert params_digest("prompts/get", params) != digest
+
+
+def test_only_input_requests_need_a_capability_and_a_bare_elicitation_is_a_form() -> None:
+    with pytest.raises(ValueError) as caught:
+        required_capability({"method": "tools/call"})
+    assert str(caught.value) == "not an input request method: 'tools/call'"
+    assert required_capability({"method": "elicitation/create"}) == {"elicitation": {}}  # no params: form mode
 
 
 def test_required_capabilities_per_input_request() -> None:
@@ -321,6 +411,14 @@ def test_a_sampling_request_leaves_include_context_and_tools_out() -> None:
     # The deprecated includeContext values need sampling.context, tools need sampling.tools (client/sampling.mdx).
     sample = create_message("hi", 50, system_prompt="Be brief.")
     assert "includeContext" not in sample["params"] and "tools" not in sample["params"]
+
+
+def test_a_sampling_request_asks_for_256_tokens_unless_told_and_carries_its_system_prompt() -> None:
+    assert create_message("hi", system_prompt="Be brief.")["params"] == {
+        "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+        "maxTokens": 256,
+        "systemPrompt": "Be brief.",
+    }
 
 
 def test_sampling_messages_have_a_role_and_content() -> None:

@@ -8,8 +8,7 @@ from typing import Any
 
 from mcpref.context import RequestContext
 from mcpref.meta import read_request_meta
-
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+from tests.conftest import META
 
 
 def progress_sent(meta: dict[str, Any], reports: list[float]) -> list[float]:

@@ -22,11 +22,11 @@ from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
 from joserfc.jwk import ECKey, KeySet
 
+from bench.procs import free_port
 from examples.authorization_server import Grant
 from examples.secure_server.demo import DOCS_CLIENT, AuthDemo
 from mcpref.client import AuthorizationError, Client, ClientRegistration, LoopbackRedirect, OAuth
-from tests.conformance.test_authorization_conformance import free_port
-from tests.conftest import META, VERSION, checked, running
+from tests.conftest import META, checked, mcp_body, mcp_headers, running
 
 REDIRECT = DOCS_CLIENT.redirect_uris[0]
 #: Request `_meta` of a client that can answer a form elicitation.
@@ -101,20 +101,8 @@ def refresh(origin: str, refresh_token: str) -> dict[str, Any]:
 
 def call(origin: str, token: str | None, name: str, arguments: dict[str, Any], **params: Any) -> httpx.Response:
     """`tools/call` on the protected server, with `Authorization: Bearer <token>` when given."""
-    headers = {
-        "Content-Type": "application/json",
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": VERSION,
-        "Mcp-Method": "tools/call",
-        "Mcp-Name": name,
-        **({"Authorization": f"Bearer {token}"} if token else {}),
-    }
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments, "_meta": ELICITING, **params},
-    }
+    headers = mcp_headers("tools/call", name, **({"Authorization": f"Bearer {token}"} if token else {}))
+    body = mcp_body("tools/call", {"name": name, "arguments": arguments, **params}, meta=ELICITING)
     response = httpx.post(f"{origin}/secure/mcp", json=body, headers=headers)
     if response.status_code == 200:
         response.messages = checked(response, "tools/call")  # type: ignore[attr-defined]
@@ -160,11 +148,6 @@ async def test_the_client_authorizes_steps_up_and_confirms(origin: str) -> None:
         deleted = await client.call_tool("delete_notebook", {"notebook": notebook})
         assert deleted["content"][0]["text"] == "deleted"
     assert auth.requested[(f"{origin}/auth", f"{origin}/secure/mcp")] >= {"mcp:tools", "mcp:admin"}
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 # -- the protocol frames --------------------------------------------------------------------------
@@ -241,15 +224,8 @@ def test_another_users_handle_is_refused(origin: str) -> None:
 
 def list_tools(origin: str, token: str) -> dict[str, Any]:
     """`tools/list` on the protected server for the token's user."""
-    headers = {
-        "Content-Type": "application/json",
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": VERSION,
-        "Mcp-Method": "tools/list",
-        "Authorization": f"Bearer {token}",
-    }
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
-    response = httpx.post(f"{origin}/secure/mcp", json=body, headers=headers)
+    headers = mcp_headers("tools/list", Authorization=f"Bearer {token}")
+    response = httpx.post(f"{origin}/secure/mcp", json=mcp_body("tools/list"), headers=headers)
     assert response.status_code == 200, response.text
     response.messages = checked(response, "tools/list")  # type: ignore[attr-defined]
     return result(response)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import threading
 from typing import Any
 
 import pytest
@@ -14,8 +15,8 @@ import pytest
 from mcpref import CacheHints, MCPError, Server, ToolError, ToolResult, text
 from mcpref.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, Request
 from mcpref.validation import check_message
+from tests.conftest import META
 
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 SERVER_INFO = {"io.modelcontextprotocol/serverInfo": {"name": "unit", "version": "1"}}
 
 
@@ -250,6 +251,32 @@ def test_completion(server: Server) -> None:
         {"ref": {"type": "ref/prompt", "name": "essay"}, "argument": {"name": "topic", "value": ""}},
     )
     assert nothing["completion"]["values"] == []
+
+
+def test_completers_are_called_like_every_handler() -> None:
+    """A plain `def` completer runs in a worker thread, so a slow one does not stall the loop; an
+    `async def` one runs on the loop. Either may ask for `context`."""
+    server = Server("unit", "1")
+    threads: dict[str, str] = {}
+
+    def blocking(value: str, context: dict[str, str]) -> list[str]:
+        threads["sync"] = threading.current_thread().name
+        return [value + context.get("other", "")]
+
+    async def awaited(value: str) -> list[str]:
+        threads["async"] = threading.current_thread().name
+        return [value + "!"]
+
+    server.prompt(complete={"a": blocking, "b": awaited})(lambda a, b: a + b)
+
+    def complete(argument: str, value: str) -> list[str]:
+        params = {"ref": {"type": "ref/prompt", "name": "<lambda>"}, "argument": {"name": argument, "value": value}}
+        return call(server, "completion/complete", {**params, "context": {"arguments": {"other": "+"}}})["completion"][
+            "values"
+        ]
+
+    assert complete("a", "x") == ["x+"] and complete("b", "y") == ["y!"]
+    assert threads["sync"] != threading.main_thread().name and threads["async"] == threading.main_thread().name
 
 
 def test_completion_caps_values_at_100() -> None:

@@ -24,7 +24,8 @@ def _store(target: str) -> TaskStore:
 
 
 # This process's own copy of the minimal server (its `echo` is the plain tools/call baseline).
-tasks = server.add_extension(TasksExtension(_store(os.environ.get("BENCH_TASKS_DB", ":memory:"))))
+tasks = TasksExtension(_store(os.environ.get("BENCH_TASKS_DB", ":memory:")))
+server.add_extension(tasks)
 
 
 @server.tool(input_schema={"type": "object", "properties": {}})

@@ -19,8 +19,8 @@ from mcpref.client import (
     MCPClientError,
     OAuth,
     ProtocolError,
+    default_ssl_context,
 )
-from mcpref.client._http import default_ssl_context
 
 Handler = Callable[[str, dict[str, Any]], Awaitable[None]]
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpref import RequestContext, Server
-from mcpref.mrtr import InputRequired, create_message, elicit_form
+from mcpref import InputRequired, RequestContext, Server, create_message, elicit_form
 
 #: The form `elicitation-sep1034-defaults` expects: a default for every primitive type.
 DEFAULTS_FORM = {
@@ -69,7 +68,12 @@ ENUMS_FORM = {
 }
 
 
-def outcome(answer: dict[str, Any]) -> str:
+def form_outcome(ctx: RequestContext, key: str, form: dict[str, Any]) -> str | InputRequired:
+    """What the user did with the form asked for under `key` (`form` is an elicitation request),
+    or, on the first round, the form to show them."""
+    answer = ctx.input_response(key)
+    if answer is None:
+        return InputRequired({key: form})
     return f"Elicitation completed: action={answer.get('action')}, content={answer.get('content', {})}"
 
 
@@ -87,27 +91,18 @@ def register_client_requests(server: Server) -> None:
     )
     def test_elicitation(message: str, ctx: RequestContext) -> str | InputRequired:
         """Shows the user `message` with a form for a username and an email address."""
-        answer = ctx.input_response("user_info")
-        if answer is None:
-            form = {
-                "username": {"type": "string", "description": "User's response"},
-                "email": {"type": "string", "description": "User's email address"},
-            }
-            return InputRequired({"user_info": elicit_form(message, form, ["username", "email"])})
-        return outcome(answer)
+        fields = {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"},
+        }
+        return form_outcome(ctx, "user_info", elicit_form(message, fields, ["username", "email"]))
 
     @server.tool(input_schema={"type": "object", "properties": {}})
     def test_elicitation_sep1034_defaults(ctx: RequestContext) -> str | InputRequired:
         """Asks for a form whose every field has a default value (SEP-1034)."""
-        answer = ctx.input_response("defaults")
-        if answer is None:
-            return InputRequired({"defaults": elicit_form("Please review and update the form fields", DEFAULTS_FORM)})
-        return outcome(answer)
+        return form_outcome(ctx, "defaults", elicit_form("Please review and update the form fields", DEFAULTS_FORM))
 
     @server.tool(input_schema={"type": "object", "properties": {}})
     def test_elicitation_sep1330_enums(ctx: RequestContext) -> str | InputRequired:
         """Asks for a form with each kind of enum: titled or not, single or multiple (SEP-1330)."""
-        answer = ctx.input_response("choices")
-        if answer is None:
-            return InputRequired({"choices": elicit_form("Please select options from the enum fields", ENUMS_FORM)})
-        return outcome(answer)
+        return form_outcome(ctx, "choices", elicit_form("Please select options from the enum fields", ENUMS_FORM))

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpref import RequestContext, Server
-from mcpref.mrtr import InputRequired, create_message, elicit_form, list_roots
+from mcpref import InputRequired, RequestContext, Server, create_message, elicit_form, list_roots
 
 NO_ARGUMENTS = {"type": "object", "properties": {}}
 
@@ -49,10 +48,8 @@ def register_input_required(server: Server) -> None:
     def test_input_required_result_elicitation(ctx: RequestContext) -> str | InputRequired:
         """Asks the user for their name with a form, then greets them."""
         # No state is needed: the answer alone is enough, whichever round it arrives in.
-        answer = accepted(ctx, "user_name")
-        if answer is None or not isinstance(answer.get("name"), str):
-            return InputRequired({"user_name": ask_name()})
-        return f"Hello, {answer['name']}!"
+        name = (accepted(ctx, "user_name") or {}).get("name")
+        return f"Hello, {name}!" if isinstance(name, str) else InputRequired({"user_name": ask_name()})
 
     @server.tool(input_schema=NO_ARGUMENTS)
     def test_input_required_result_sampling(ctx: RequestContext) -> str | InputRequired:
@@ -65,10 +62,10 @@ def register_input_required(server: Server) -> None:
     @server.tool(input_schema=NO_ARGUMENTS)
     def test_input_required_result_list_roots(ctx: RequestContext) -> str | InputRequired:
         """Asks for the client's roots, then counts them."""
-        answer = ctx.input_response("client_roots")
-        if answer is None or not isinstance(answer.get("roots"), list):
-            return InputRequired({"client_roots": list_roots()})
-        return f"Found {len(answer['roots'])} root(s)"
+        roots = (ctx.input_response("client_roots") or {}).get("roots")
+        if isinstance(roots, list):
+            return f"Found {len(roots)} root(s)"
+        return InputRequired({"client_roots": list_roots()})
 
     @server.tool(input_schema=NO_ARGUMENTS)
     def test_input_required_result_request_state(ctx: RequestContext) -> str | InputRequired:

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpref import MCPError, RequestContext, Server, ToolError
-from mcpref.jsonrpc import INTERNAL_ERROR
-from mcpref.mrtr import InputRequired, elicit_form
+from mcpref import INTERNAL_ERROR, InputRequired, MCPError, RequestContext, Server, ToolError, elicit_form
 from mcpref.tasks import Task, TasksExtension
 
 from .input_required import accepted, ask_name

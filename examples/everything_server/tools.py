@@ -14,8 +14,7 @@ import asyncio
 import json
 from typing import Any
 
-from mcpref import RequestContext, Server, ToolError, text
-from mcpref.mrtr import InputRequired, elicit_form
+from mcpref import InputRequired, RequestContext, Server, ToolError, elicit_form, text
 
 from .media import RED_PIXEL_PNG, SILENT_WAV
 

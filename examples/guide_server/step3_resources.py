@@ -3,8 +3,7 @@
 import base64
 import json
 
-from mcpref import MCPError, Server, StreamableHTTP, ToolError, ToolResult, text
-from mcpref.jsonrpc import INVALID_PARAMS
+from mcpref import ResourceNotFound, Server, StreamableHTTP, ToolError, ToolResult, text
 from mcpref.run import main
 
 from . import step2_tools
@@ -32,8 +31,7 @@ def build() -> Server:
         """A trail's map. Bytes become a base64 `blob`; a str would become `text`."""
         if trail_id not in TRAILS:
             # Not found is -32602 with the URI in `data` (server/resources.mdx §Error Handling).
-            uri = f"trails://{trail_id}/map"
-            raise MCPError(INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri})
+            raise ResourceNotFound(f"trails://{trail_id}/map")
         return MAP_PNG
 
     @server.tool(

@@ -1,7 +1,6 @@
 """Step 6: a tool that needs the user's answer first: an input_required result, then the retry."""
 
-from mcpref import RequestContext, Server, StreamableHTTP, ToolError
-from mcpref.mrtr import InputRequired, elicit_form
+from mcpref import InputRequired, RequestContext, Server, StreamableHTTP, ToolError, elicit_form
 from mcpref.run import main
 
 from . import step5_progress

@@ -20,8 +20,7 @@ from typing import Any
 
 import httpx
 
-from mcpref.client import Client, MCPClientError, ProtocolError, Subscription, TransportError
-from mcpref.client._http import default_ssl_context
+from mcpref.client import Client, MCPClientError, ProtocolError, Subscription, TransportError, default_ssl_context
 
 from .consent import CALL, INPUT, ConsentGate, ConsentQuestion
 from .frames import FrameLog

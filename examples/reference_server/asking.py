@@ -21,9 +21,18 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from mcpref import RequestContext, Server, ToolError
-from mcpref.jsonrpc import INVALID_PARAMS, MCPError
-from mcpref.mrtr import InputRequired, create_message, elicit_form, elicit_url, list_roots
+from mcpref import (
+    INVALID_PARAMS,
+    InputRequired,
+    MCPError,
+    RequestContext,
+    Server,
+    ToolError,
+    create_message,
+    elicit_form,
+    elicit_url,
+    list_roots,
+)
 
 from .data import STATIONS, forecast, synthetic_number
 

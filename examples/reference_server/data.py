@@ -10,7 +10,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from mcpref.jsonrpc import INVALID_PARAMS, MCPError
+from mcpref import ResourceNotFound
 
 STATIONS = ("lisbon", "nairobi", "oslo", "osaka", "zurich")
 SUMMARIES = ("clear", "light rain", "overcast", "showers", "sunny spells", "windy")
@@ -47,8 +47,7 @@ def station_report(station_id: str | None) -> str:
     if station_id is None:
         return json.dumps([{"id": s, "uri": f"weather://stations/{s}"} for s in STATIONS])
     if station_id not in STATIONS:
-        uri = f"weather://stations/{station_id}"
-        raise MCPError(INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri})
+        raise ResourceNotFound(f"weather://stations/{station_id}")
     reading = {
         "id": station_id,
         "temperatureC": synthetic_number(station_id, "now", low=-5, high=30),

@@ -6,22 +6,19 @@ signs the draft into an opaque handle and returns it. `issue_alert` takes the ha
 argument, checks it, and acts on what it holds. Any instance with the deployment's
 `MCP_STATE_KEY` can check it, so the two calls may reach different instances.
 
-The handle is bound to the caller (a digest of its credentials) and expires. It is signed, not
-encrypted: a client can read what it holds, so nothing secret goes in. What a signed handle
-cannot do (revoke early, be used only once) needs a store; see docs/patterns/serverless-state.md.
+The handle is bound to the caller (a digest of its credentials) and to the server that minted it,
+and expires. It is sealed as `requestState` is (mcpref/sealing.py), under a key of its own. It
+is signed, not encrypted: a client can read what it holds, so nothing secret goes in. What a
+signed handle cannot do (revoke early, be used only once) needs a store; see
+docs/patterns/serverless-state.md.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
-import os
-import time
 from typing import Any
 
 from mcpref import RequestContext, Server, ToolError
-from mcpref.mrtr import KEY_ENV_VAR, b64url_decode, b64url_encode
+from mcpref.sealing import EXPIRES, ISSUER, MALFORMED, PRINCIPAL, SIGNATURE, Refused, Sealer
 
 from .data import STATIONS
 
@@ -31,44 +28,40 @@ class HandleRefused(Exception):
 
 
 class HandleSigner:
-    """Mints and checks handles for one purpose: `base64url(payload) "." base64url(HMAC-SHA256)`.
+    """Mints and checks handles for one purpose: a `Sealer` for `handle:<purpose>`, so a handle
+    for one purpose is never accepted for another, nor as a `requestState`.
 
-    The signing key is derived from the deployment key and the purpose, so a handle for one
-    purpose is never accepted for another, nor as a `requestState`.
+    The payload holds the content (`c`), the issuing server (`i`), the principal (`p`) and the
+    expiry (`exp`): a handle another server of the deployment minted is refused here.
     """
 
-    def __init__(self, purpose: str, key: bytes | None = None, ttl_seconds: int = 3600) -> None:
-        base = key or os.environ.get(KEY_ENV_VAR, "").encode() or os.urandom(32)
-        self._key = hmac.new(base, f"handle:{purpose}".encode(), hashlib.sha256).digest()
-        self.ttl_seconds = ttl_seconds
+    def __init__(self, purpose: str, key: bytes | None = None, ttl_seconds: int = 3600, issuer: str = "") -> None:
+        self._sealer = Sealer(f"handle:{purpose}", key, ttl_seconds)
+        self.issuer = issuer
 
     def mint(self, content: Any, principal: str | None) -> str:
-        payload = json.dumps(
-            {"c": content, "p": principal, "exp": int(time.time()) + self.ttl_seconds}, separators=(",", ":")
-        ).encode()
-        return f"{b64url_encode(payload)}.{b64url_encode(self._mac(payload))}"
+        payload = {"c": content, ISSUER: self.issuer, PRINCIPAL: principal, EXPIRES: self._sealer.expiry()}
+        return self._sealer.seal(payload)
 
-    def redeem(self, handle: str, principal: str | None) -> Any:
-        body, _, mac = handle.partition(".")
+    def redeem(self, handle: Any, principal: str | None) -> Any:
         try:
-            payload, signature = b64url_decode(body), b64url_decode(mac)
-        except ValueError:
-            raise HandleRefused("it is not a handle this desk issued") from None
-        if not hmac.compare_digest(signature, self._mac(payload)):
-            raise HandleRefused("its signature does not match")
-        sealed = json.loads(payload)
-        if sealed["p"] != principal:
-            raise HandleRefused("it was issued to someone else")
-        if sealed["exp"] < time.time():
-            raise HandleRefused("it has expired")
-        return sealed["c"]
+            return self._sealer.open(handle, {ISSUER: self.issuer, PRINCIPAL: principal})["c"]
+        except Refused as refused:
+            raise HandleRefused(_REFUSALS[refused.reason]) from None
 
-    def _mac(self, payload: bytes) -> bytes:
-        return hmac.new(self._key, payload, hashlib.sha256).digest()
+
+#: Why a handle is refused, by the check it failed (`Refused.reason`).
+_REFUSALS = {
+    MALFORMED: "it is not a handle this desk issued",
+    SIGNATURE: "its signature does not match",
+    ISSUER: "it was issued by another server",
+    PRINCIPAL: "it was issued to someone else",
+    EXPIRES: "it has expired",
+}
 
 
 def register_handle_tools(server: Server) -> None:
-    drafts = HandleSigner("alert-draft")
+    drafts = HandleSigner("alert-draft", issuer=server.info["name"])
 
     @server.tool(
         title="Draft a weather alert",
@@ -99,4 +92,3 @@ def register_handle_tools(server: Server) -> None:
         except HandleRefused as refused:
             raise ToolError(f"This handle cannot be used: {refused}. Draft the alert again.") from None
         return f"Alert issued for {draft['station']}: {draft['message']}"
-

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpref import RequestContext, Server, ToolError
-from mcpref.mrtr import InputRequired, elicit_form
+from mcpref import InputRequired, RequestContext, Server, ToolError, elicit_form
 
 from .data import STATIONS, forecast
 

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import os
 
-from mcpref import RequestContext, Server, StreamableHTTP, ToolError
-from mcpref.mrtr import InputRequired, elicit_form
+from mcpref import InputRequired, RequestContext, Server, StreamableHTTP, ToolError, elicit_form
 
 GREETING_URI = "robust://greeting"
 

@@ -27,9 +27,8 @@ from typing import Any
 from joserfc.jwk import KeySet
 
 from examples.reference_server.handles import HandleRefused, HandleSigner
-from mcpref import RequestContext, Server, StreamableHTTP, ToolError
+from mcpref import InputRequired, RequestContext, Server, StreamableHTTP, ToolError, elicit_form
 from mcpref.auth import JWTValidator, ProtectedResource
-from mcpref.mrtr import InputRequired, elicit_form
 
 BASIC = "mcp:tools"
 ADMIN = "mcp:admin"
@@ -44,7 +43,7 @@ def create_server(admins: Collection[str] = ()) -> Server:
         instructions="Every request needs a bearer token; deleting needs the mcp:admin scope.",
         serve_legacy=False,
     )
-    handles = HandleSigner("notebook")
+    handles = HandleSigner("notebook", issuer=server.info["name"])
     opened: list[str] = []
 
     @server.tool(input_schema={"type": "object", "properties": {}})

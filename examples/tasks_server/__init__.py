@@ -18,8 +18,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from mcpref import RequestContext, Server, StreamableHTTP
-from mcpref.mrtr import elicit_form
+from mcpref import RequestContext, Server, StreamableHTTP, elicit_form
 from mcpref.tasks import SQLiteTaskStore, Task, TasksExtension
 
 
@@ -69,7 +68,7 @@ def build_server(tasks: TasksExtension | None = None) -> Server:
 
 
 def create_app() -> StreamableHTTP:
-    """A fresh endpoint at the path examples/site.py serves it on."""
+    """A fresh endpoint at the path docsite.py serves it on."""
     return StreamableHTTP(build_server(), path="/tasks/mcp")
 
 

@@ -7,15 +7,16 @@ async with Client("http://127.0.0.1:8000/mcp") as client:
     result = await client.call_tool("convert_temperature", {"value": 20, "from": "C", "to": "F"})
 ```
 
-Private modules, one concept each: `_client` (the methods, the MRTR loop), the transports
-`_http` and `_stdio`, `_era` (legacy or modern, per origin), `_cache` (ttlMs/cacheScope),
-`_input` (answering input requests), `_listen` (subscriptions), `_auth` (OAuth), `_grants`
-(OAuth without a user), `_redirect` (the loopback redirect for command-line clients), `_errors`.
+Private modules, one concept each: `_client` (the public methods), `_transport` (what a
+transport must do) and the transports `_http` and `_stdio`, `_era` (legacy or modern, per
+origin), `_cache` (ttlMs/cacheScope), `_input` (answering input requests, the MRTR loop),
+`_listen` (subscriptions), `_tasks` (waiting for a task), `_auth` (OAuth), `_grants` (OAuth
+without a user), `_redirect` (the loopback redirect for command-line clients), `_errors`.
 """
 
 from ._auth import AuthorizationError, ClientRegistration, OAuth, Tokens, TokenStore, client_metadata_document
 from ._cache import CacheKey, ResultCache
-from ._client import Client, Transport
+from ._client import Client
 from ._era import DEFAULT_ERA_CACHE, EraCache, EraInfo, origin_of
 from ._errors import (
     HeaderMismatch,
@@ -33,12 +34,13 @@ from ._errors import (
     error_from,
 )
 from ._grants import ClientCredentials, EnterpriseManaged, JWTBearer
-from ._http import HTTPTransport
+from ._http import HTTPTransport, default_ssl_context
 from ._input import InputHandler, InputHandlers
 from ._listen import Subscription
 from ._redirect import LoopbackRedirect
 from ._stdio import StdioTransport
 from ._tasks import TaskCancelled
+from ._transport import Transport
 
 __all__ = [
     "DEFAULT_ERA_CACHE",
@@ -76,6 +78,7 @@ __all__ = [
     "TransportError",
     "UnsupportedProtocolVersion",
     "client_metadata_document",
+    "default_ssl_context",
     "error_from",
     "origin_of",
 ]

@@ -21,6 +21,13 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from ..caching import CACHEABLE_METHODS
+
+#: The params that change a cacheable result, so its key holds them (caching.mdx §Cache Key):
+#: the URI of a read, nothing for discovery, the cursor of a page of a list.
+_SHAPING_PARAMS: dict[str, tuple[str, ...]] = {"server/discover": (), "resources/read": ("uri",)}
+CACHE_PARAMS = {method: _SHAPING_PARAMS.get(method, ("cursor",)) for method in sorted(CACHEABLE_METHODS)}
+
 #: Seconds on a monotonic scale, like `time.monotonic`.
 Clock = Callable[[], float]
 
@@ -33,6 +40,14 @@ class CacheKey:
     method: str
     version: str
     params: tuple[tuple[str, Hashable], ...] = ()
+
+
+def cache_key(endpoint: str, method: str, version: str, params: dict[str, Any]) -> CacheKey | None:
+    """The key of a request whose result may be cached, `None` for any other request."""
+    names = CACHE_PARAMS.get(method)
+    if names is None:
+        return None
+    return CacheKey(endpoint, method, version, tuple((name, params[name]) for name in names if name in params))
 
 
 @dataclass

@@ -10,6 +10,7 @@ cache (`_cache`). `listen()` opens a `subscriptions/listen` stream (`_listen`).
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import inspect
 import itertools
@@ -18,40 +19,26 @@ import uuid
 import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable, Hashable, Mapping, Sequence
 from contextlib import aclosing
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
 
 from ..headers import annotation_problems, header_params
 from ..jsonrpc import same_id
-from ..legacy import LEGACY_VERSIONS
 from ..meta import (
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
     LOG_LEVEL_KEY,
-    MODERN_VERSIONS,
     PROGRESS_TOKEN_KEY,
     PROTOCOL_VERSION_KEY,
 )
 from ..mrtr import MRTR_METHODS
-from ..tasks.record import TASK_METHODS, TASKS_EXTENSION
-from ._cache import CacheKey, ResultCache
-from ._era import (
-    AUTO,
-    DEFAULT_ERA_CACHE,
-    FALLBACK_STATUSES,
-    LEGACY,
-    EraCache,
-    EraInfo,
-    kind_of,
-    mutual_version,
-    origin_of,
-)
+from ..tasks.record import TASKS_EXTENSION
+from ._cache import CacheKey, ResultCache, cache_key
+from ._era import AUTO, DEFAULT_ERA_CACHE, EraCache, EraInfo, Negotiation, check_version, origin_of
 from ._errors import (
-    MODERN_ERROR_CODES,
     HeaderMismatch,
     InvalidParams,
-    MCPClientError,
     ProtocolError,
     SessionExpired,
     TransportError,
@@ -59,21 +46,13 @@ from ._errors import (
     error_from,
 )
 from ._http import HTTPTransport, default_ssl_context
-from ._input import InputHandler, InputHandlers
-from ._listen import Subscription
+from ._input import InputHandler, InputHandlers, input_rounds
+from ._listen import Subscription, listen_filter
 from ._tasks import CANCEL, GET, UPDATE, StatusCallback, TaskWaiter, task_params
+from ._transport import HeaderParams, Transport
 
 CLIENT_INFO = {"name": "mcpref-client", "version": "0.1.0"}
 
-#: Methods whose complete results carry `ttlMs`/`cacheScope`, and the params that shape each one.
-CACHE_PARAMS = {
-    "server/discover": (),
-    "tools/list": ("cursor",),
-    "prompts/list": ("cursor",),
-    "resources/list": ("cursor",),
-    "resources/templates/list": ("cursor",),
-    "resources/read": ("uri",),
-}
 #: Requests that get a `progressToken` when a progress callback is set: the ones that do work.
 PROGRESS_METHODS = MRTR_METHODS | {"completion/complete"}
 
@@ -81,43 +60,6 @@ Callback = Callable[[dict[str, Any]], Awaitable[None] | None]
 
 
 logger = logging.getLogger("mcpref.client")
-
-
-class Transport(Protocol):
-    """What the client needs from a transport: one request in, its messages out, response last.
-
-    `HTTPTransport` and `StdioTransport` are the two; pass either (or your own) to `Client`.
-    """
-
-    #: Whether requests mirror parts of their body in headers (Streamable HTTP does).
-    uses_headers: bool
-    #: Names the server in cache keys: the URL, or the stdio command line.
-    endpoint: str
-    #: Set after a legacy `initialize`; transports that carry a version outside the body use it.
-    legacy_version: str | None
-    #: Changes when the server's process-scoped state is gone (a restarted stdio server).
-    generation: int
-    #: Receives notifications that belong to no open exchange (stdio log messages).
-    on_stray: Callable[[dict[str, Any]], Awaitable[None]] | None
-
-    def exchange(
-        self,
-        message: dict[str, Any],
-        *,
-        header_params: Mapping[str, tuple[str, ...]] | None = None,
-        long_lived: bool = False,
-    ) -> AsyncGenerator[dict[str, Any], None]:
-        """Send one request; yield the messages that belong to it, its response last."""
-        ...
-
-    async def notify(self, message: dict[str, Any]) -> None:
-        """Send one notification."""
-
-    async def connect(self) -> None:
-        """Make sure the server can be reached (start a stdio server, or restart a dead one)."""
-
-    async def aclose(self) -> None:
-        """Release what the transport holds: end a legacy session, stop a stdio server."""
 
 
 class Client:
@@ -174,24 +116,21 @@ class Client:
         max_rounds: int = 8,
         tasks: bool = False,
     ) -> None:
-        if version not in (AUTO, LEGACY) and kind_of(version) == "legacy" and version not in LEGACY_VERSIONS:
-            raise ValueError(f"legacy version {version!r} is not one this client speaks: {', '.join(LEGACY_VERSIONS)}")
+        check_version(version)
         if max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
-        self.version = version
         self.client_info = dict(client_info or CLIENT_INFO)
         self.inputs = InputHandlers(elicitation, sampling, roots, tuple(elicitation_modes))
         self.capabilities = {**self.inputs.capabilities(), **(capabilities or {})}
         if tasks:
             self.capabilities["extensions"] = {**self.capabilities.get("extensions", {}), TASKS_EXTENSION: {}}
-        self.tasks = TaskWaiter(self)
+        self.tasks = TaskWaiter(self._call, self.inputs.respond)
         self.inputs.declared = self.capabilities
         self.on_progress = on_progress
         self.on_log = on_log
         self.log_level = log_level
         self.max_rounds = max_rounds
         self.cache = cache if cache is not None else ResultCache()
-        self.era_cache = era_cache if era_cache is not None else DEFAULT_ERA_CACHE
         self._http: httpx.AsyncClient | None = None
         if isinstance(target, str):
             self._owns_http = http is None
@@ -201,15 +140,12 @@ class Client:
             if auth is not None:
                 self._http.auth = auth
             self.transport: Transport = HTTPTransport(target, self._http)
-            #: Eras are remembered per HTTP origin; a stdio server's era lives as long as its process.
-            self.origin: str | None = origin_of(target)
             authorization = self._http.headers.get("authorization")
         else:
             if http is not None or headers is not None or auth is not None:
                 raise TypeError("http, headers and auth apply to HTTP URLs, not to a transport")
             self._owns_http = False
             self.transport = target
-            self.origin = None
             authorization = None
         self.transport.on_stray = self._stray
         self.endpoint = self.transport.endpoint
@@ -218,23 +154,24 @@ class Client:
             if authorization
             else f"client:{uuid.uuid4()}"
         )
-        #: The era and version in use, once known.
-        self.era: EraInfo | None = None
-        #: What the server said about itself: `DiscoverResult` or legacy `InitializeResult` fields.
-        self.server_info: dict[str, Any] | None = None
-        self.server_capabilities: dict[str, Any] | None = None
-        self.instructions: str | None = None
+        # Eras are remembered per HTTP origin; a stdio server's era lives as long as its process.
+        self._negotiation = Negotiation(
+            self.transport,
+            self._exchange,
+            self._discovered,
+            version=version,
+            client_info=self.client_info,
+            era_cache=era_cache if era_cache is not None else DEFAULT_ERA_CACHE,
+            origin=origin_of(target) if isinstance(target, str) else None,
+        )
         #: Tools left out of `list_tools()` because their `x-mcp-header` annotations break the rules.
         self.dropped_tools: dict[str, list[str]] = {}
         self._tool_headers: dict[str, dict[str, tuple[str, ...]]] = {}
         self._tools_listed = False
-        self._initialize_result: dict[str, Any] = {}
         #: The probe's DiscoverResult, handed to a `discover()` call that caused the probe.
         self._probe_result: dict[str, Any] | None = None
         self._ids = itertools.count(1)
         self._subscriptions: weakref.WeakSet[Subscription] = weakref.WeakSet()
-        self._ready_lock = asyncio.Lock()
-        self._generation = self.transport.generation
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -253,6 +190,43 @@ class Client:
         if self._owns_http and self._http is not None:
             await self._http.aclose()
 
+    # -- what negotiation found (see `_era`) -------------------------------------------------
+
+    @property
+    def era(self) -> EraInfo | None:
+        """The era and version in use, once known."""
+        return self._negotiation.era
+
+    @property
+    def server_info(self) -> dict[str, Any] | None:
+        """Who the server says it is: `serverInfo` from its `DiscoverResult` or `InitializeResult`."""
+        return self._negotiation.server_info
+
+    @property
+    def server_capabilities(self) -> dict[str, Any] | None:
+        """The capabilities the server announced when the era was negotiated."""
+        return self._negotiation.server_capabilities
+
+    @property
+    def instructions(self) -> str | None:
+        """The server's instructions for the model, if it gave any."""
+        return self._negotiation.instructions
+
+    @property
+    def version(self) -> str:
+        """What `Client(version=...)` asked for: `"auto"`, `"legacy"` or a version."""
+        return self._negotiation.version
+
+    @property
+    def origin(self) -> str | None:
+        """The HTTP origin the era is remembered for; `None` for a stdio server."""
+        return self._negotiation.origin
+
+    @property
+    def era_cache(self) -> EraCache:
+        """Where detected eras are remembered, per origin."""
+        return self._negotiation.era_cache
+
     # -- the methods ---------------------------------------------------------------------
 
     async def discover(self) -> dict[str, Any]:
@@ -261,7 +235,7 @@ class Client:
         self._probe_result = None
         era = await self._ready()
         if era.era == "legacy":
-            return dict(self._initialize_result)
+            return dict(self._negotiation.initialize_result)
         # If this call made the client probe, the probe's answer is the answer.
         probed, self._probe_result = self._probe_result, None
         return probed if probed is not None else await self._call("server/discover", {})
@@ -334,30 +308,12 @@ class Client:
             # again and, if they did change, retry once (streamable-http.mdx §Client Behavior).
             if header_params is None and not self._tools_listed:
                 raise
-            self._forget_lists("tools/list")
+            self._forget("tools/list")
             self._tool_headers.pop(name, None)
             fresh = await self._headers_for_tool(name)
             if fresh == header_params:
                 raise
             return await self._call("tools/call", params, header_params=fresh, progress=on_progress)
-
-    # -- tasks (io.modelcontextprotocol/tasks) ---------------------------------------------
-
-    async def get_task(self, task_id: str) -> dict[str, Any]:
-        """`tasks/get`: the task's status, and its input requests, result or error."""
-        return await self._call(GET, task_params(task_id))
-
-    async def update_task(self, task_id: str, input_responses: Mapping[str, Any]) -> None:
-        """`tasks/update`: answers to some or all of the task's outstanding input requests."""
-        await self._call(UPDATE, {**task_params(task_id), "inputResponses": dict(input_responses)})
-
-    async def cancel_task(self, task_id: str) -> None:
-        """`tasks/cancel`: ask the server to stop the task; it may finish anyway."""
-        await self._call(CANCEL, task_params(task_id))
-
-    async def wait_for_task(self, task_id: str, *, on_status: StatusCallback | None = None) -> dict[str, Any]:
-        """Poll the task to its end and return its result (also after a restart, given the id)."""
-        return await self.tasks.wait(task_id, on_status=on_status)
 
     async def list_resources(self) -> list[dict[str, Any]]:
         """Every resource, all pages."""
@@ -420,11 +376,30 @@ class Client:
                 # `async for note in subscription:` now yields each mcpref.jsonrpc.Notification
         ```
         """
+        wire_filter = listen_filter(notifications, wanted)
         subscription = Subscription(
-            self, _filter(notifications, wanted), max_reconnects=max_reconnects, backoff=backoff
+            self._open_listen, self._forget, wire_filter, max_reconnects=max_reconnects, backoff=backoff
         )
         self._subscriptions.add(subscription)
         return subscription
+
+    # -- tasks (io.modelcontextprotocol/tasks) ---------------------------------------------
+
+    async def get_task(self, task_id: str) -> dict[str, Any]:
+        """`tasks/get`: the task's status, and its input requests, result or error."""
+        return await self._call(GET, task_params(task_id))
+
+    async def update_task(self, task_id: str, input_responses: Mapping[str, Any]) -> None:
+        """`tasks/update`: answers to some or all of the task's outstanding input requests."""
+        await self._call(UPDATE, {**task_params(task_id), "inputResponses": dict(input_responses)})
+
+    async def cancel_task(self, task_id: str) -> None:
+        """`tasks/cancel`: ask the server to stop the task; it may finish anyway."""
+        await self._call(CANCEL, task_params(task_id))
+
+    async def wait_for_task(self, task_id: str, *, on_status: StatusCallback | None = None) -> dict[str, Any]:
+        """Poll the task to its end and return its result (also after a restart, given the id)."""
+        return await self.tasks.wait(task_id, on_status=on_status)
 
     # -- one request, with negotiation, MRTR and caching ---------------------------------
 
@@ -433,7 +408,7 @@ class Client:
         method: str,
         params: dict[str, Any],
         *,
-        header_params: Mapping[str, tuple[str, ...]] | None = None,
+        header_params: HeaderParams | None = None,
         progress: Callback | None = None,
     ) -> dict[str, Any]:
         era = await self._ready()
@@ -442,52 +417,18 @@ class Client:
             cached = self.cache.get(key, self.principal)
             if cached is not None:
                 return cached
-        result, rounds = await self._rounds(method, params, header_params, progress)
+        send = functools.partial(self._request, method, header_params=header_params, progress=progress)
+        declares_tasks = TASKS_EXTENSION in self.capabilities.get("extensions", {})
+        result, rounds = await input_rounds(
+            method, params, send, self.inputs, max_rounds=self.max_rounds, tasks=declares_tasks
+        )
         # Results of MRTR retries depend on inputs the key does not hold (caching.mdx §Cache Key).
         if key is not None and rounds == 0:
             self.cache.put(key, self.principal, result)
         return result
 
-    async def _rounds(
-        self,
-        method: str,
-        params: dict[str, Any],
-        header_params: Mapping[str, tuple[str, ...]] | None,
-        progress: Callback | None,
-    ) -> tuple[dict[str, Any], int]:
-        """Send, and while the server answers `input_required`, answer its input requests and
-        retry with a new id, `inputResponses` and the exact `requestState` (mrtr.mdx)."""
-        attempt = params
-        for rounds in range(self.max_rounds + 1):
-            result = await self._request(method, attempt, header_params=header_params, progress=progress)
-            kind = result.get("resultType", "complete")
-            if kind == "complete":
-                return result, rounds
-            if kind == "task":
-                # Only for a client that declared tasks, and only where a task may stand in (SEP-2663).
-                if TASKS_EXTENSION not in self.capabilities.get("extensions", {}) or method not in TASK_METHODS:
-                    raise ProtocolError(f"{method} answered with a task, which this request cannot take")
-                return result, rounds
-            if kind != "input_required":
-                raise ProtocolError(f"{method} answered with unknown resultType {kind!r}")
-            if method not in MRTR_METHODS:
-                raise ProtocolError(f"{method} must not answer input_required (only {', '.join(sorted(MRTR_METHODS))})")
-            if rounds == self.max_rounds:
-                break
-            attempt = dict(params)
-            if "inputRequests" in result:
-                attempt["inputResponses"] = await self.inputs.respond(result["inputRequests"])
-            if "requestState" in result:
-                attempt["requestState"] = result["requestState"]
-        raise ProtocolError(f"{method} still needed input after {self.max_rounds} rounds; giving up")
-
     async def _request(
-        self,
-        method: str,
-        params: dict[str, Any],
-        *,
-        header_params: Mapping[str, tuple[str, ...]] | None = None,
-        progress: Callback | None = None,
+        self, method: str, params: dict[str, Any], header_params: HeaderParams | None, progress: Callback | None
     ) -> dict[str, Any]:
         """One request in the negotiated era. In `auto` mode a -32022 that lists a version we
         speak switches to it and resends once (even if it is the version just refused: the spec
@@ -499,16 +440,14 @@ class Client:
                 return await self._exchange(method, params, None, header_params, progress)
             except SessionExpired:
                 # 2025-11-25 transports: after a 404 for its session, the client MUST initialize anew.
-                async with self._ready_lock:
-                    await self._initialize(era.version)
+                await self._negotiation.initialize_again(era.version)
                 return await self._exchange(method, params, None, header_params, progress)
         try:
             return await self._exchange(method, params, era.version, header_params, progress)
         except UnsupportedProtocolVersion as error:
-            better = mutual_version(error.supported)
-            if self.version != AUTO or better is None:
+            better = self._negotiation.retry_version(error)
+            if better is None:
                 raise
-            self._set_era(EraInfo("modern", better))
             return await self._exchange(method, params, better, header_params, progress)
 
     async def _exchange(
@@ -516,7 +455,7 @@ class Client:
         method: str,
         params: dict[str, Any],
         version: str | None,
-        header_params: Mapping[str, tuple[str, ...]] | None = None,
+        header_params: HeaderParams | None = None,
         progress: Callback | None = None,
     ) -> dict[str, Any]:
         """Send one JSON-RPC request and return its result, delivering notifications on the way.
@@ -603,11 +542,8 @@ class Client:
         raise AssertionError("unreachable")
 
     def _cache_key(self, method: str, params: dict[str, Any], era: EraInfo) -> CacheKey | None:
-        names = CACHE_PARAMS.get(method)
-        if names is None or era.era != "modern":
-            return None
-        shaping: tuple[tuple[str, Hashable], ...] = tuple((name, params[name]) for name in names if name in params)
-        return CacheKey(self.endpoint, method, era.version, shaping)
+        """Legacy results carry no cache hints: only a modern era's results are kept."""
+        return cache_key(self.endpoint, method, era.version, params) if era.era == "modern" else None
 
     async def _headers_for_tool(self, name: str) -> dict[str, tuple[str, ...]] | None:
         """The `x-mcp-header` parameters of a tool, learning them from `tools/list` if need be."""
@@ -620,175 +556,40 @@ class Client:
             raise ProtocolError(f"tool {name!r} was dropped: its x-mcp-header annotations break the rules ({problems})")
         return self._tool_headers.get(name)
 
-    def _forget_lists(self, *methods: str) -> None:
-        for method in methods:
-            self.cache.invalidate(endpoint=self.endpoint, method=method)
-        if "tools/list" in methods:
+    def _forget(self, method: str, /, **params: Hashable) -> None:
+        """Drop cached results of `method` (those with these params), and what `tools/list` taught."""
+        self.cache.invalidate(endpoint=self.endpoint, method=method, **params)
+        if method == "tools/list":
             self._tools_listed = False
 
-    # -- era negotiation -----------------------------------------------------------------
+    # -- what the Negotiation and a Subscription are handed (`_era`, `_listen`) -------------
 
     async def _ready(self) -> EraInfo:
-        """The era and version to speak, negotiated on first use (see `_era`)."""
-        await self.transport.connect()
-        if self.era is not None and self._generation == self.transport.generation:
-            return self.era
-        async with self._ready_lock:
-            if self.era is not None and self._generation == self.transport.generation:
-                return self.era
-            # A restarted stdio server remembers nothing: negotiate (and hand-shake) again.
-            self.era, self.transport.legacy_version = None, None
-            self._generation = self.transport.generation
-            if self.version == LEGACY:
-                await self._initialize(LEGACY_VERSIONS[0])
-            elif self.version != AUTO:
-                if kind_of(self.version) == "legacy":
-                    await self._initialize(self.version)
-                else:
-                    self.era = EraInfo("modern", self.version)
-            else:
-                await self._detect()
-            assert self.era is not None
-            return self.era
+        """The era and version to speak, negotiated on first use (see `_era.Negotiation`)."""
+        return await self._negotiation.ready()
 
-    async def _detect(self) -> None:
-        cached = self.era_cache.get(self.origin) if self.origin is not None else None
-        if cached is not None and cached.era == "modern":
-            self.era = cached
-            return
-        if cached is not None:
-            try:
-                await self._initialize(cached.version)
-                return
-            except MCPClientError as error:
-                if not _is_modern(error):
-                    raise
-                # The server became modern since we last looked: forget and probe again.
-                self.era_cache.forget(self.origin)  # type: ignore[arg-type]
-        await self._probe()
+    def _discovered(self, result: dict[str, Any], era: EraInfo) -> None:
+        """The probe's DiscoverResult: the answer for a `discover()` that caused the probe, and
+        cached like any `server/discover` result."""
+        self._probe_result = result
+        key = self._cache_key("server/discover", {}, era)
+        if key is not None and result.get("resultType", "complete") == "complete":
+            self.cache.put(key, self.principal, result)
 
-    async def _probe(self) -> None:
-        """`server/discover` with our preferred version: a `DiscoverResult` (one that lists
-        `supportedVersions`) or a modern error means modern (and never a fallback), anything
-        else means legacy."""
-        version = MODERN_VERSIONS[0]
-        for attempt in range(2):
-            try:
-                result = await self._exchange("server/discover", {}, version)
-            except UnsupportedProtocolVersion as error:
-                # Retry once with the mutual version, even the one just refused: the spec asks
-                # for a retry with a version from `supported`, and a second refusal ends it.
-                better = mutual_version(error.supported)
-                if better is None or attempt == 1:
-                    raise UnsupportedProtocolVersion(
-                        f"the server speaks {', '.join(error.supported) or 'no listed version'}; "
-                        f"this client speaks {', '.join(MODERN_VERSIONS)}, and {version} was refused "
-                        "(the client will not fall back to initialize, since the server answered as a modern one)",
-                        code=error.code,
-                        data=error.data,
-                    ) from error
-                version = better
-                continue
-            except MCPClientError as error:
-                # On stdio a probe that gets no answer in time also means legacy (stdio.mdx).
-                timed_out = isinstance(error, TransportError) and error.timed_out and not self.transport.uses_headers
-                if _is_modern(error) or not (_means_legacy(error) or timed_out):
-                    raise
-                await self._initialize(LEGACY_VERSIONS[0])
-                return
-            supported = result.get("supportedVersions")
-            if not isinstance(supported, list):
-                # Not a DiscoverResult: a legacy server that answers any method it does not
-                # know with an empty result. Only a DiscoverResult or a modern error means modern.
-                await self._initialize(LEGACY_VERSIONS[0])
-                return
-            self._learn_discover(result)
-            self._probe_result = result
-            chosen = mutual_version(supported)
-            if chosen is None:
-                raise UnsupportedProtocolVersion(
-                    f"the server lists {supported!r}; this client speaks {', '.join(MODERN_VERSIONS)}",
-                    data={"supported": supported, "requested": version},
-                )
-            self._set_era(EraInfo("modern", chosen))
-            if chosen == version and result.get("resultType", "complete") == "complete":
-                key = self._cache_key("server/discover", {}, self.era)  # type: ignore[arg-type]
-                if key is not None:
-                    self.cache.put(key, self.principal, result)
-            return
-        raise AssertionError("unreachable")
-
-    async def _initialize(self, version: str) -> None:
-        """The legacy handshake: `initialize`, then `notifications/initialized`.
-
-        It declares no capabilities: a 2025-11-25 server would ask for elicitation, sampling or
-        roots with requests of its own on a stream, which this client does not answer (MRTR is
-        the 2026-07-28 way, and the only one it speaks)."""
-        params = {"protocolVersion": version, "capabilities": {}, "clientInfo": self.client_info}
-        result = await self._exchange("initialize", params, None)
-        negotiated = result.get("protocolVersion")
-        if negotiated not in LEGACY_VERSIONS:
-            raise UnsupportedProtocolVersion(
-                f"initialize chose protocol version {negotiated!r}, which this client does not speak",
-                data={"supported": [negotiated], "requested": version},
-            )
-        self.transport.legacy_version = negotiated
-        await self.transport.notify({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        self._initialize_result = result
-        self.server_info = result.get("serverInfo")
-        self.server_capabilities = result.get("capabilities")
-        self.instructions = result.get("instructions")
-        self._set_era(EraInfo("legacy", negotiated))
-
-    def _learn_discover(self, result: dict[str, Any]) -> None:
-        self.server_info = (result.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo")
-        self.server_capabilities = result.get("capabilities")
-        self.instructions = result.get("instructions")
-
-    def _set_era(self, era: EraInfo) -> None:
-        self.era = era
-        if self.version == AUTO and self.origin is not None:
-            self.era_cache.set(self.origin, era)
-
-
-def _is_modern(error: MCPClientError) -> bool:
-    return error.code in MODERN_ERROR_CODES
-
-
-def _means_legacy(error: MCPClientError) -> bool:
-    """A JSON-RPC error that is not a modern one, or a 400/404/405 whose body is not MCP at all.
-    Other statuses (401, 403, 5xx) and network failures are real failures, not an era signal."""
-    if error.status_code is not None and error.status_code not in FALLBACK_STATUSES:
-        return False
-    return error.code is not None or error.status_code is not None
+    async def _open_listen(self, notifications: dict[str, Any]) -> tuple[int, AsyncGenerator[dict[str, Any], None]]:
+        """Send a `subscriptions/listen` request for a `Subscription`: its id, and its stream."""
+        era = await self._ready()
+        if era.era != "modern":
+            raise ProtocolError(f"subscriptions/listen needs a 2026-07-28 server; this one speaks {era.version}")
+        request_id = next(self._ids)
+        params = self._with_meta({"notifications": notifications}, era.version, None)
+        message = {"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen", "params": params}
+        return request_id, self.transport.exchange(message, long_lived=True)
 
 
 def _legacy_params(params: dict[str, Any], token: str | None) -> dict[str, Any]:
     """A 2025-11-25 body: no per-request `_meta`, except a progress token if one is wanted."""
     return {**params, "_meta": {PROGRESS_TOKEN_KEY: token}} if token is not None else dict(params)
-
-
-def _filter(notifications: Mapping[str, Any] | None, wanted: Mapping[str, Any]) -> dict[str, Any]:
-    names = {
-        "tools_list_changed": "toolsListChanged",
-        "prompts_list_changed": "promptsListChanged",
-        "resources_list_changed": "resourcesListChanged",
-        "resource_subscriptions": "resourceSubscriptions",
-    }
-    unknown = sorted(set(wanted) - set(names))
-    if unknown:
-        raise TypeError(f"unknown listen filter keyword(s): {', '.join(unknown)}; expected {', '.join(names)}")
-    result = dict(notifications or {})
-    for keyword, value in wanted.items():
-        if keyword == "resource_subscriptions":
-            if isinstance(value, str) or not all(isinstance(uri, str) for uri in value):
-                raise TypeError("resource_subscriptions must be a list of URI strings")
-            result[names[keyword]] = list(value)
-        elif value:
-            result[names[keyword]] = True
-    if not result:
-        raise ValueError("listen() needs at least one notification type to subscribe to")
-    return result
 
 
 async def _invoke(callback: Callback, params: dict[str, Any]) -> None:

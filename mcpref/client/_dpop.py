@@ -9,13 +9,14 @@ JWS signing is joserfc's.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import time
 from urllib.parse import urlsplit, urlunsplit
 
 from authlib.common.security import generate_token
+
+from ..sealing import b64url_encode
 
 #: The header that carries the proof, and the one a server sends a nonce in.
 DPOP_HEADER = "DPoP"
@@ -45,7 +46,7 @@ class DPoPKey:
         }
         if access_token is not None:
             digest = hashlib.sha256(access_token.encode("ascii")).digest()
-            claims["ath"] = base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+            claims["ath"] = b64url_encode(digest)
         nonce = self.nonces.get(_origin(url))
         if nonce is not None:
             claims["nonce"] = nonce

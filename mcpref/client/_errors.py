@@ -13,16 +13,18 @@ from typing import Any
 
 from .. import jsonrpc
 
-#: The pre-2026 resource-not-found code; old servers still send it, clients still accept it
-#: (server/resources.mdx §Error Handling). It maps to `InvalidParams`, its modern replacement.
-LEGACY_RESOURCE_NOT_FOUND = -32002
-
 
 class MCPClientError(Exception):
     """Base of every error the client raises. `code` is the JSON-RPC code, `None` when there is none;
     `status_code` the HTTP status it came with, `None` off HTTP or when the answer was a 2xx."""
 
     code: int | None = None
+
+    def __init_subclass__(cls, *, code: int | None = None, **kwargs: Any) -> None:
+        """`class ParseError(MCPClientError, code=jsonrpc.PARSE_ERROR)` gives a class its code."""
+        super().__init_subclass__(**kwargs)
+        if code is not None:
+            cls.code = code
 
     def __init__(
         self, message: str, *, code: int | None = None, data: Any = None, status_code: int | None = None
@@ -38,46 +40,32 @@ class MCPClientError(Exception):
         return f"{type(self).__name__}(code={self.code!r}, message={self.message!r}, data={self.data!r})"
 
 
-class ParseError(MCPClientError):
+class ParseError(MCPClientError, code=jsonrpc.PARSE_ERROR):
     """The server could not parse what was sent as JSON (-32700)."""
 
-    code = jsonrpc.PARSE_ERROR
 
-
-class InvalidRequest(MCPClientError):
+class InvalidRequest(MCPClientError, code=jsonrpc.INVALID_REQUEST):
     """The message was JSON but not a valid request, or a request the server cannot serve (-32600)."""
 
-    code = jsonrpc.INVALID_REQUEST
 
-
-class MethodNotFound(MCPClientError):
+class MethodNotFound(MCPClientError, code=jsonrpc.METHOD_NOT_FOUND):
     """The method is unknown, removed, or its server capability is not advertised."""
 
-    code = jsonrpc.METHOD_NOT_FOUND
 
-
-class InvalidParams(MCPClientError):
+class InvalidParams(MCPClientError, code=jsonrpc.INVALID_PARAMS):
     """Unknown tool or prompt, bad cursor, bad arguments, or a resource that does not exist."""
 
-    code = jsonrpc.INVALID_PARAMS
 
-
-class InternalError(MCPClientError):
+class InternalError(MCPClientError, code=jsonrpc.INTERNAL_ERROR):
     """The server failed while handling the request (-32603); it says no more, by design."""
 
-    code = jsonrpc.INTERNAL_ERROR
 
-
-class HeaderMismatch(MCPClientError):
+class HeaderMismatch(MCPClientError, code=jsonrpc.HEADER_MISMATCH):
     """The HTTP headers did not mirror the body (a client bug, or a proxy rewriting headers)."""
 
-    code = jsonrpc.HEADER_MISMATCH
 
-
-class MissingRequiredClientCapability(MCPClientError):
+class MissingRequiredClientCapability(MCPClientError, code=jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY):
     """The request needs a client capability this client did not declare (plug in its handler)."""
-
-    code = jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY
 
     @property
     def required_capabilities(self) -> dict[str, Any]:
@@ -87,10 +75,8 @@ class MissingRequiredClientCapability(MCPClientError):
         return required if isinstance(required, dict) else {}
 
 
-class UnsupportedProtocolVersion(MCPClientError):
+class UnsupportedProtocolVersion(MCPClientError, code=jsonrpc.UNSUPPORTED_PROTOCOL_VERSION):
     """The server does not speak the requested version; `supported` lists what it does speak."""
-
-    code = jsonrpc.UNSUPPORTED_PROTOCOL_VERSION
 
     @property
     def supported(self) -> list[str]:
@@ -141,8 +127,10 @@ ERRORS_BY_CODE: dict[int, type[MCPClientError]] = {
         MissingRequiredClientCapability,
         UnsupportedProtocolVersion,
     )
+    if cls.code is not None
 }
-ERRORS_BY_CODE[LEGACY_RESOURCE_NOT_FOUND] = InvalidParams
+#: Old servers still send the pre-2026 resource-not-found code; it means what -32602 means now.
+ERRORS_BY_CODE[jsonrpc.LEGACY_RESOURCE_NOT_FOUND] = InvalidParams
 
 #: Codes that only a 2026-07-28 (or later) server sends: seeing one proves the server is modern.
 MODERN_ERROR_CODES = frozenset(

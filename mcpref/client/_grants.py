@@ -131,4 +131,5 @@ class EnterpriseManaged(JWTBearer):
         answer = await _post(http, self.idp_token_endpoint, data=form, what="token exchange at the identity provider")
         if answer.get("issued_token_type") != ID_JAG or not isinstance(answer.get("access_token"), str):
             raise AuthorizationError("the identity provider did not issue an identity assertion grant (id-jag)")
-        return answer["access_token"]
+        assertion: str = answer["access_token"]
+        return assertion

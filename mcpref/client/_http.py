@@ -13,7 +13,7 @@ version and echo `Mcp-Session-Id` if the server minted one.
 from __future__ import annotations
 
 import ssl
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from contextlib import suppress
 from functools import cache
 from typing import Any
@@ -21,13 +21,13 @@ from typing import Any
 import httpx
 from httpx_sse import EventSource, SSEError
 
-from ..headers import PROTOCOL_VERSION_HEADER, request_headers
+from ..headers import ACCEPT, PROTOCOL_VERSION_HEADER, request_headers
 from ..jsonrpc import MCPError, decode_json, encode
 from ..meta import PROTOCOL_VERSION_KEY
 from ..tasks.record import NAME_FIELDS as EXTENSION_NAME_FIELDS
 from ._errors import SessionExpired, TransportError, error_from
+from ._transport import HeaderParams, StrayHandler
 
-ACCEPT = "application/json, text/event-stream"
 SESSION_HEADER = "Mcp-Session-Id"
 #: How much of an unexpected body an error message quotes.
 _EXCERPT = 200
@@ -54,15 +54,13 @@ class HTTPTransport:
         self.endpoint = url
         self.http = http
         #: Unused on HTTP: every notification arrives on the stream of the request it belongs to.
-        self.on_stray: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+        self.on_stray: StrayHandler | None = None
         #: Set after a legacy `initialize`: sent as `MCP-Protocol-Version` on legacy requests.
         self.legacy_version: str | None = None
         #: A legacy session id minted by the server in its `initialize` answer.
         self.session_id: str | None = None
 
-    def headers_for(
-        self, message: Mapping[str, Any], header_params: Mapping[str, tuple[str, ...]] | None = None
-    ) -> dict[str, str]:
+    def headers_for(self, message: Mapping[str, Any], header_params: HeaderParams | None = None) -> dict[str, str]:
         """Every header a POST of `message` carries."""
         headers = {"Content-Type": "application/json", "Accept": ACCEPT}
         params = message.get("params") or {}
@@ -81,11 +79,7 @@ class HTTPTransport:
         return headers
 
     async def exchange(
-        self,
-        message: dict[str, Any],
-        *,
-        header_params: Mapping[str, tuple[str, ...]] | None = None,
-        long_lived: bool = False,
+        self, message: dict[str, Any], *, header_params: HeaderParams | None = None, long_lived: bool = False
     ) -> AsyncGenerator[dict[str, Any], None]:
         """POST one request and yield each JSON-RPC message of the answer, the response last.
 

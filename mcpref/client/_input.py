@@ -7,7 +7,7 @@ The client answers each with the handler plugged in for that method and retries;
 back in `inputResponses` under the same keys.
 
 Which handlers are plugged in is also what the client declares in `clientCapabilities`, so a
-server never asks for what the client cannot give.
+server never asks for what the client cannot give. `input_rounds` is the loop around one request.
 """
 
 from __future__ import annotations
@@ -18,13 +18,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..meta import missing_capabilities
-from ..mrtr import required_capability
+from ..mrtr import MRTR_METHODS, required_capability
+from ..tasks.record import TASK_METHODS
 from ._errors import ProtocolError
 
 #: A handler gets the input request's `params` and returns the result object (`ElicitResult`,
 #: `CreateMessageResult`, `ListRootsResult`); sync or async.
 InputHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]] | dict[str, Any]]
 """A function answering one kind of input request: given its `params`, it returns the result."""
+
+#: Sends one attempt of a request with these params (a new id each time) and returns its result.
+Send = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 ELICITATION = "elicitation/create"
 SAMPLING = "sampling/createMessage"
@@ -80,7 +84,7 @@ class InputHandlers:
             # Tools in a sampling request need sampling.tools, the deprecated includeContext values
             # sampling.context (client/sampling.mdx); the client errs on what it did not declare.
             declared = self.capabilities() if self.declared is None else self.declared
-            missing = missing_capabilities(required_capability(request), declared).get("sampling", {})
+            missing = missing_capabilities(required_capability(dict(request)), declared).get("sampling", {})
             if missing:
                 names = ", ".join(f"sampling.{name}" for name in missing)
                 raise ProtocolError(f"inputRequests[{key!r}] needs {names}, which this client never declared")
@@ -108,6 +112,40 @@ class InputHandlers:
         if method == ROOTS:
             return self.roots
         return None
+
+
+async def input_rounds(
+    method: str, params: dict[str, Any], send: Send, inputs: InputHandlers, *, max_rounds: int, tasks: bool
+) -> tuple[dict[str, Any], int]:
+    """Send, and while the server answers `input_required`, answer its input requests and retry
+    with `inputResponses` and the exact `requestState` (mrtr.mdx). The final result, and how many
+    retries it took (a retried result must not be cached: it depends on the answers).
+
+    `tasks`: the client declared the tasks extension, so a `CreateTaskResult` may stand in.
+    """
+    attempt = params
+    for rounds in range(max_rounds + 1):
+        result = await send(attempt)
+        kind = result.get("resultType", "complete")
+        if kind == "complete":
+            return result, rounds
+        if kind == "task":
+            # Only for a client that declared tasks, and only where a task may stand in (SEP-2663).
+            if not tasks or method not in TASK_METHODS:
+                raise ProtocolError(f"{method} answered with a task, which this request cannot take")
+            return result, rounds
+        if kind != "input_required":
+            raise ProtocolError(f"{method} answered with unknown resultType {kind!r}")
+        if method not in MRTR_METHODS:
+            raise ProtocolError(f"{method} must not answer input_required (only {', '.join(sorted(MRTR_METHODS))})")
+        if rounds == max_rounds:
+            break
+        attempt = dict(params)
+        if "inputRequests" in result:
+            attempt["inputResponses"] = await inputs.respond(result["inputRequests"])
+        if "requestState" in result:
+            attempt["requestState"] = result["requestState"]
+    raise ProtocolError(f"{method} still needed input after {max_rounds} rounds; giving up")
 
 
 def _file_roots(roots: Any) -> list[dict[str, Any]]:

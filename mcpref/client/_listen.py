@@ -11,39 +11,81 @@ resumption, streamable-http.mdx §SSE), a few times, with jittered backoff. Noti
 while it was down are lost, so the cached results the filter covers are dropped on reconnect.
 Each notification also drops the cached results it makes stale (caching.mdx §Interaction with
 Notifications).
+
+A `Subscription` knows nothing of the client that made it: `Client.listen()` hands it one
+callable that sends the listen request (in the negotiated era, with the client's `_meta`) and
+one that forgets a cached method.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncGenerator, AsyncIterator
+import re
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Hashable, Mapping
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..jsonrpc import Notification, same_id
 from ..meta import SUBSCRIPTION_ID_KEY
+from ..subscriptions import LIST_FLAGS, RESOURCE_UPDATED
 from ._errors import MCPClientError, ProtocolError, TransportError, error_from
 
-if TYPE_CHECKING:
-    from ._client import Client
-
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+#: The filter field naming the resources whose `notifications/resources/updated` is wanted.
+RESOURCE_SUBSCRIPTIONS = "resourceSubscriptions"
 
+#: The cached lists behind each list capability: what its `list_changed` makes stale.
+_LISTS = {
+    "tools": ("tools/list",),
+    "prompts": ("prompts/list",),
+    "resources": ("resources/list", "resources/templates/list"),
+}
 #: Which cached lists each notification makes stale.
-STALE_LISTS = {
-    "notifications/tools/list_changed": ("tools/list",),
-    "notifications/prompts/list_changed": ("prompts/list",),
-    "notifications/resources/list_changed": ("resources/list", "resources/templates/list"),
-}
-#: The same, by filter field, for what a reconnect may have missed.
-FILTER_LISTS = {
-    "toolsListChanged": ("tools/list",),
-    "promptsListChanged": ("prompts/list",),
-    "resourcesListChanged": ("resources/list", "resources/templates/list"),
-}
+STALE_LISTS = {notification: _LISTS[capability] for capability, notification in LIST_FLAGS.values()}
+#: The same, by filter flag, for what a reconnect may have missed.
+FILTER_LISTS = {flag: _LISTS[capability] for flag, (capability, _) in LIST_FLAGS.items()}
 #: Request-scoped notifications never travel on a listen stream (changelog.mdx #4); skip them.
 NOT_FOR_LISTEN = frozenset({"notifications/progress", "notifications/message"})
+
+#: Sends a `subscriptions/listen` request with this filter; gives back its id and its stream.
+OpenListen = Callable[[dict[str, Any]], Awaitable[tuple[int, AsyncGenerator[dict[str, Any], None]]]]
+
+
+class Forget(Protocol):
+    """Drops the cached results of `method` (only those with these params, if any are given)."""
+
+    def __call__(self, method: str, /, **params: Hashable) -> None: ...
+
+
+def _snake(flag: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", flag).lower()
+
+
+#: `Client.listen()` keywords and the filter fields they stand for: `tools_list_changed=True`
+#: is `{"toolsListChanged": true}`, `resource_subscriptions=[uri]` is `resourceSubscriptions`.
+FILTER_KEYWORDS = {_snake(field): field for field in (*LIST_FLAGS, RESOURCE_SUBSCRIPTIONS)}
+
+
+def listen_filter(notifications: Mapping[str, Any] | None, wanted: Mapping[str, Any]) -> dict[str, Any]:
+    """The wire filter for `Client.listen()`: `notifications` as given, plus the keywords in `wanted`."""
+    unknown = sorted(set(wanted) - set(FILTER_KEYWORDS))
+    if unknown:
+        raise TypeError(
+            f"unknown listen filter keyword(s): {', '.join(unknown)}; expected {', '.join(FILTER_KEYWORDS)}"
+        )
+    result = dict(notifications or {})
+    for keyword, value in wanted.items():
+        field = FILTER_KEYWORDS[keyword]
+        if field == RESOURCE_SUBSCRIPTIONS:
+            if isinstance(value, str) or not all(isinstance(uri, str) for uri in value):
+                raise TypeError("resource_subscriptions must be a list of URI strings")
+            result[field] = list(value)
+        elif value:
+            result[field] = True
+    if not result:
+        raise ValueError("listen() needs at least one notification type to subscribe to")
+    return result
 
 
 class Subscription:
@@ -55,12 +97,22 @@ class Subscription:
     - `honored`: the filter the server acknowledged, `None` until the stream is open.
     - `subscription_id`: the JSON-RPC id of the current listen request (new after a reconnect).
     - `ended_by_server`: `True` once the server closed the subscription gracefully.
+
+    `open_listen` sends the listen request for a filter and gives back its id and stream;
+    `forget` drops the cached results a notification makes stale (see `Client.listen`).
     """
 
     def __init__(
-        self, client: Client, notifications: dict[str, Any], *, max_reconnects: int = 3, backoff: float = 0.05
+        self,
+        open_listen: OpenListen,
+        forget: Forget,
+        notifications: dict[str, Any],
+        *,
+        max_reconnects: int = 3,
+        backoff: float = 0.05,
     ) -> None:
-        self._client = client
+        self._open_listen = open_listen
+        self._forget = forget
         self.requested = notifications
         self.honored: dict[str, Any] | None = None
         self.subscription_id: int | None = None
@@ -141,14 +193,8 @@ class Subscription:
     # -- internals -----------------------------------------------------------------------
 
     async def _open(self) -> None:
-        era = await self._client._ready()
-        if era.era != "modern":
-            raise ProtocolError(f"subscriptions/listen needs a 2026-07-28 server; this one speaks {era.version}")
-        request_id = next(self._client._ids)
-        params = self._client._with_meta({"notifications": self.requested}, era.version, None)
-        message = {"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen", "params": params}
-        stream = self._client.transport.exchange(message, long_lived=True)
-        self._stream, self.subscription_id = stream, request_id
+        self.subscription_id, stream = await self._open_listen(self.requested)
+        self._stream = stream
         try:
             first = await anext(stream)
         except StopAsyncIteration:
@@ -166,7 +212,7 @@ class Subscription:
     def _accept(self, message: dict[str, Any]) -> Notification | None:
         """The notification to hand to the caller, or `None` for messages that are not for it."""
         if "method" not in message:
-            if not same_id(message.get("id"), self.subscription_id):
+            if self.subscription_id is None or not same_id(message.get("id"), self.subscription_id):
                 raise ProtocolError(f"the listen stream carried a response for id {message.get('id')!r}")
             self._closed = True
             if "error" in message:
@@ -183,17 +229,19 @@ class Subscription:
             honored = params.get("notifications")
             self.honored = honored if isinstance(honored, dict) else {}
             return None
-        self._client._forget_lists(*STALE_LISTS.get(method, ()))
-        if method == "notifications/resources/updated" and isinstance(params.get("uri"), str):
-            self._client.cache.invalidate(endpoint=self._client.endpoint, method="resources/read", uri=params["uri"])
+        for stale in STALE_LISTS.get(method, ()):
+            self._forget(stale)
+        if method == RESOURCE_UPDATED and isinstance(params.get("uri"), str):
+            self._forget("resources/read", uri=params["uri"])
         return Notification(method=method, params=params)
 
     def _forget_filtered_lists(self) -> None:
         for field, methods in FILTER_LISTS.items():
             if self.requested.get(field):
-                self._client._forget_lists(*methods)
-        for uri in self.requested.get("resourceSubscriptions") or ():
-            self._client.cache.invalidate(endpoint=self._client.endpoint, method="resources/read", uri=uri)
+                for stale in methods:
+                    self._forget(stale)
+        for uri in self.requested.get(RESOURCE_SUBSCRIPTIONS) or ():
+            self._forget("resources/read", uri=uri)
 
     async def _drop_stream(self) -> None:
         stream, self._stream = self._stream, None

@@ -17,12 +17,13 @@ import asyncio
 import contextlib
 import logging
 import shlex
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
 from ..jsonrpc import MCPError, decode_json, encode, is_request_id
 from ..meta import PROGRESS_TOKEN_KEY, SUBSCRIPTION_ID_KEY
 from ._errors import TransportError
+from ._transport import HeaderParams, StrayHandler
 
 logger = logging.getLogger("mcpref.client.stdio")
 
@@ -64,7 +65,7 @@ class StdioTransport:
         self.max_line_bytes = max_line_bytes
         self.legacy_version: str | None = None
         #: Called with notifications that belong to no open exchange (e.g. log messages).
-        self.on_stray: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+        self.on_stray: StrayHandler | None = None
         #: How many times the server was started: a change means its process-scoped state (a
         #: legacy handshake, the detected era, subscriptions) is gone.
         self.generation = 0
@@ -78,11 +79,7 @@ class StdioTransport:
     # -- the Transport interface ---------------------------------------------------------
 
     async def exchange(
-        self,
-        message: dict[str, Any],
-        *,
-        header_params: Mapping[str, tuple[str, ...]] | None = None,
-        long_lived: bool = False,
+        self, message: dict[str, Any], *, header_params: HeaderParams | None = None, long_lived: bool = False
     ) -> AsyncGenerator[dict[str, Any], None]:
         """Write one request; yield the messages routed to it, its response last."""
         await self._ensure_started()

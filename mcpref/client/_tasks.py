@@ -22,18 +22,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..jsonrpc import INTERNAL_ERROR
 from ..tasks.record import CANCEL, CANCELLED, COMPLETED, FAILED, GET, INPUT_REQUIRED, UPDATE
 from ._errors import MCPClientError, ProtocolError, error_from
-
-if TYPE_CHECKING:
-    from ._client import Client
 
 #: Poll no faster than this when the server gives no `pollIntervalMs` (milliseconds).
 DEFAULT_POLL_MS = 1000
 
 StatusCallback = Callable[[dict[str, Any]], Awaitable[None] | None]
+#: Sends one request (`tasks/get`, `tasks/update`) and returns its result: the client's `_call`.
+Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+#: Answers an `inputRequests` map with `inputResponses`: the client's `InputHandlers.respond`.
+Respond = Callable[[Any], Awaitable[dict[str, Any]]]
 
 
 class TaskCancelled(MCPClientError):
@@ -41,10 +43,11 @@ class TaskCancelled(MCPClientError):
 
 
 class TaskWaiter:
-    """Polls one task to its end for a `Client`; see the module docstring."""
+    """Polls one task to its end for a `Client`, through its `call` and `respond`; see the module docstring."""
 
-    def __init__(self, client: Client, *, max_interval: float = 10.0, backoff: float = 1.5) -> None:
-        self.client = client
+    def __init__(self, call: Call, respond: Respond, *, max_interval: float = 10.0, backoff: float = 1.5) -> None:
+        self.call = call
+        self.respond = respond
         self.max_interval = max_interval
         self.backoff = backoff
 
@@ -53,7 +56,7 @@ class TaskWaiter:
         seen: tuple[Any, ...] | None = None
         delay = 0.0
         while True:
-            task = await self.client.get_task(task_id)
+            task = await self.call(GET, task_params(task_id))
             status = task.get("status")
             pace = max(task.get("pollIntervalMs") or DEFAULT_POLL_MS, 1) / 1000
             now_seen = (status, task.get("statusMessage"), tuple(sorted(task.get("inputRequests") or {})))
@@ -66,16 +69,21 @@ class TaskWaiter:
             else:
                 delay = min(max(delay * self.backoff, pace), max(self.max_interval, pace))
             if status == COMPLETED:
-                return task["result"]
+                result = task.get("result")
+                if not isinstance(result, dict):
+                    raise ProtocolError(f"task {task_id} completed without a result object")
+                return result
             if status == FAILED:
-                raise error_from(task.get("error") or {"code": -32603, "message": "task failed without an error"})
+                raise error_from(
+                    task.get("error") or {"code": INTERNAL_ERROR, "message": "task failed without an error"}
+                )
             if status == CANCELLED:
                 raise TaskCancelled(task.get("statusMessage") or f"task {task_id} was cancelled")
             if status == INPUT_REQUIRED:
                 fresh = {k: v for k, v in (task.get("inputRequests") or {}).items() if k not in answered}
                 if fresh:
-                    responses = await self.client.inputs.respond(fresh)
-                    await self.client.update_task(task_id, responses)
+                    responses = await self.respond(fresh)
+                    await self.call(UPDATE, {**task_params(task_id), "inputResponses": responses})
                     answered.update(fresh)
                     continue  # look again at once: the answer changes what there is to wait for
             elif status != "working":

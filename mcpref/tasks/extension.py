@@ -321,7 +321,7 @@ class TasksExtension(Extension):
         task_id = ctx.params.get("taskId")
         if not isinstance(task_id, str):
             raise MCPError(INVALID_PARAMS, f"Invalid params: {ctx.method} needs taskId, a string")
-        record = await self._store_call("get", task_id)
+        record: TaskRecord | None = await self._store_call("get", task_id)
         if record is None or record.principal != ctx.principal:
             raise MCPError(INVALID_PARAMS, "Failed to retrieve task: Task not found")
         if record.expired():

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-#: The extension's identifier, and its methods (SEP-2663); `Mcp-Name` mirrors `taskId` on each.
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+"""The extension's identifier (SEP-2663), under `capabilities.extensions` on both sides."""
+#: The extension's methods; `Mcp-Name` mirrors `taskId` on each.
 GET, UPDATE, CANCEL = "tasks/get", "tasks/update", "tasks/cancel"
 NAME_FIELDS = {GET: "taskId", UPDATE: "taskId", CANCEL: "taskId"}
 #: The requests a task may stand in for (SEP-2663 §Supported Methods).

@@ -128,7 +128,8 @@ class SQLTaskStore:
                 ),
                 (*values, task_id, *sources),
             )
-            return cursor.rowcount == 1
+            changed: int = cursor.rowcount  # the cursor is sqlite3's or psycopg's, typed Any here
+            return changed == 1
 
     def touch(self, task_id: str, **fields: Any) -> bool:
         if "status_message" in fields:
@@ -139,7 +140,8 @@ class SQLTaskStore:
                 self._sql(f"UPDATE mcp_tasks SET {sets} WHERE task_id = ? AND status IN (?, ?)"),
                 (*values, task_id, *sorted(ACTIVE)),
             )
-            return cursor.rowcount == 1
+            changed: int = cursor.rowcount  # the cursor is sqlite3's or psycopg's, typed Any here
+            return changed == 1
 
     def ask(self, task_id: str, requests: dict[str, Any], message: str | None) -> bool:
         with self._transaction() as cursor:
@@ -181,7 +183,8 @@ class SQLTaskStore:
     def purge(self, now: float) -> int:
         with self._transaction() as cursor:
             cursor.execute(self._sql("DELETE FROM mcp_tasks WHERE expires_at < ?"), (now,))
-            return cursor.rowcount
+            purged: int = cursor.rowcount
+            return purged
 
     def _locking(self, select: str) -> str:
         """A read that locks its row until the transaction ends (PostgreSQL: FOR UPDATE)."""

@@ -1,5 +1,5 @@
 """The site in a real browser: Debian's chromium, driven by Playwright, against the site exactly as
-`./scripts/serve` serves it (`examples/site.py` on a free loopback port).
+`./scripts/serve` serves it (`docsite.py` on a free loopback port).
 
 One browser for the whole package. Every page is visited once per viewport and palette; what a
 reader would see is measured in that one pass (`survey`), and the tests assert on the measurements.
@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from examples.site import make_app
+from docsite import make_app
 from tests.conftest import running
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,7 +1,8 @@
 """Client tests run the client against our real server under a real uvicorn on loopback.
 
 `Traffic` records each HTTP request the client puts on the wire (an httpx event hook): the
-tests observe real traffic, nothing is stubbed.
+tests observe real traffic, nothing is stubbed. A test module declares its server's `app`; the
+`url` fixture serves it once for the module.
 """
 
 from __future__ import annotations
@@ -17,11 +18,6 @@ import pytest
 from mcpref.client import Client, EraCache
 from mcpref.client._http import default_ssl_context
 from tests.conftest import running
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 class Traffic:
@@ -63,3 +59,10 @@ def endpoint(app: Any) -> Iterator[str]:
     """The MCP endpoint URL of `app` served by a real uvicorn."""
     with running(app) as base:
         yield base + "/mcp"
+
+
+@pytest.fixture(scope="module")
+def url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The MCP endpoint of the test module's own `app`, served by one real uvicorn for the module."""
+    with endpoint(request.module.app) as url:
+        yield url

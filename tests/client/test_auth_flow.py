@@ -90,11 +90,6 @@ def stub(stub_server: Stub) -> Stub:
     return stub_server
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def oauth(stub: Stub, redirect_uri: str = "http://127.0.0.1:33418/callback", answer_state: str | None = None) -> OAuth:
     """An OAuth whose redirect step records the authorization request and answers with a code."""
 

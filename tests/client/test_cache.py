@@ -61,12 +61,6 @@ def note(name: str) -> str:
 app = StreamableHTTP(server)
 
 
-@pytest.fixture(scope="module")
-def url():
-    with endpoint(app) as url:
-        yield url
-
-
 @pytest.fixture(autouse=True)
 def clear_served():
     served.clear()

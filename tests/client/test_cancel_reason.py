@@ -16,15 +16,15 @@ from tests.client.test_stdio import spawn
 async def test_the_client_says_why_it_cancels(caplog: pytest.LogCaptureFixture) -> None:
     stderr: list[str] = []
     with caplog.at_level(logging.DEBUG, logger="mcpref.client.stdio"):
-        async with Client(spawn("tests.client.stdio_server", on_stderr=stderr.append)) as client:
+        async with Client(spawn("tests.stdio_server", on_stderr=stderr.append)) as client:
             await client.list_tools()  # started and probed: the timeout below hits the call itself
             with pytest.raises(TimeoutError):
-                await asyncio.wait_for(client.call_tool("forever"), 0.3)
+                await asyncio.wait_for(client.call_tool("wait"), 0.3)
             for _ in range(200):
-                if any("forever: cancelled" in s for s in stderr):
+                if any("wait was cancelled" in s for s in stderr):
                     break
                 await asyncio.sleep(0.02)
     assert any(
         "cancelling tools/call" in r.getMessage() and "stopped waiting" in r.getMessage() for r in caplog.records
     )
-    assert any("forever: cancelled" in s for s in stderr)
+    assert any("wait was cancelled" in s for s in stderr)

@@ -15,8 +15,7 @@ import mcpref.client
 from examples.minimal_server import app as minimal_app
 from mcpref import Server, StreamableHTTP, ToolError
 from mcpref.client import ProtocolError
-from mcpref.client._client import CACHE_PARAMS
-from mcpref.server import CACHEABLE_METHODS
+from mcpref.client._cache import CACHE_PARAMS
 from tests.client.conftest import connect, endpoint
 
 pytestmark = pytest.mark.anyio
@@ -110,12 +109,6 @@ def mystery() -> dict:
 
 app = StreamableHTTP(server)
 streaming_app = StreamableHTTP(server, stream_responses=True)
-
-
-@pytest.fixture(scope="module")
-def url():
-    with endpoint(app) as url:
-        yield url
 
 
 async def test_minimal_server_end_to_end():
@@ -343,8 +336,16 @@ def test_public_surface_is_complete_and_sorted():
     assert mcpref.client.__all__ == sorted(mcpref.client.__all__, key=lambda n: (not n.isupper(), n))
 
 
-def test_cacheable_methods_match_the_server():
-    assert set(CACHE_PARAMS) == set(CACHEABLE_METHODS)
+def test_cache_keys_hold_the_params_that_shape_each_cacheable_result():
+    """Derived from `mcpref.caching.CACHEABLE_METHODS`, the set the server puts hints on."""
+    assert CACHE_PARAMS == {
+        "prompts/list": ("cursor",),
+        "resources/list": ("cursor",),
+        "resources/read": ("uri",),
+        "resources/templates/list": ("cursor",),
+        "server/discover": (),
+        "tools/list": ("cursor",),
+    }
 
 
 async def test_list_prompts_follows_every_page():

@@ -39,12 +39,6 @@ future = Server("future-server", "1.0.0", supported_versions=("2027-01-01",))
 future_app = StreamableHTTP(future)
 
 
-@pytest.fixture(scope="module")
-def url():
-    with endpoint(app) as url:
-        yield url
-
-
 async def test_auto_probes_once_and_remembers_the_origin(url):
     eras = EraCache()
     async with connect(url, era_cache=eras) as (client, traffic):

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import socket
-
 import httpx
 import pytest
 
+from bench.procs import free_port
 from mcpref import Server, StreamableHTTP
 from mcpref.client import (
     HeaderMismatch,
@@ -22,7 +21,7 @@ from mcpref.client import (
     UnsupportedProtocolVersion,
     error_from,
 )
-from tests.client.conftest import connect, endpoint
+from tests.client.conftest import connect
 
 pytestmark = pytest.mark.anyio
 
@@ -50,12 +49,6 @@ def one() -> str:
 
 
 app = StreamableHTTP(server, max_body_bytes=2048)
-
-
-@pytest.fixture(scope="module")
-def url():
-    with endpoint(app) as url:
-        yield url
 
 
 async def test_unknown_tool_is_invalid_params(url):
@@ -140,10 +133,7 @@ async def test_an_answer_that_is_not_mcp_is_a_transport_error(url):
 
 
 async def test_nothing_listening_is_a_transport_error():
-    with socket.socket() as placeholder:
-        placeholder.bind(("127.0.0.1", 0))
-        port = placeholder.getsockname()[1]
-    async with connect(f"http://127.0.0.1:{port}/mcp") as (client, traffic):
+    async with connect(f"http://127.0.0.1:{free_port()}/mcp") as (client, traffic):
         with pytest.raises(TransportError) as caught:
             await client.list_tools()
     assert caught.value.status_code is None

@@ -7,7 +7,7 @@ import pytest
 
 from mcpref import Server, StreamableHTTP
 from mcpref.client import EraCache, EraInfo, ProtocolError, origin_of
-from tests.client.conftest import connect, endpoint
+from tests.client.conftest import connect
 
 pytestmark = pytest.mark.anyio
 
@@ -41,12 +41,6 @@ def brief(topic: str) -> str:
 
 
 app = StreamableHTTP(server)
-
-
-@pytest.fixture(scope="module")
-def url():
-    with endpoint(app) as url:
-        yield url
 
 
 async def test_handshake_then_plain_requests(url):

@@ -19,7 +19,10 @@ pytestmark = pytest.mark.anyio
 server = Server(
     "listen-server",
     "1.0.0",
-    cache_for={"tools/list": CacheHints(60_000, "public"), "resources/read": CacheHints(60_000, "public")},
+    cache_for={
+        method: CacheHints(60_000, "public")
+        for method in ("tools/list", "resources/list", "resources/templates/list", "resources/read")
+    },
 )
 served: list[str] = []
 
@@ -38,6 +41,12 @@ def touch(uri: str) -> str:
 
 
 @server.tool()
+def change_resources() -> str:
+    server.notify_list_changed("resources")
+    return "changed"
+
+
+@server.tool()
 def end_listeners() -> str:
     server.subscriptions.end_all()
     return "ended"
@@ -50,12 +59,6 @@ def memo_a() -> str:
 
 
 app = StreamableHTTP(server, keepalive_seconds=0.05)
-
-
-@pytest.fixture(scope="module")
-def url():
-    with endpoint(app) as url:
-        yield url
 
 
 async def eventually(condition, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]
@@ -97,6 +100,20 @@ async def test_list_changes_arrive_and_make_the_cached_list_stale(url):
     assert note.params["_meta"][SUBSCRIPTION_ID_KEY] == subscription.subscription_id
     assert len(after) == len(before) + 1
     assert traffic.methods.count("tools/list") == 2
+
+
+async def test_a_resources_change_makes_both_resource_lists_stale(url):
+    async with connect(url) as (client, traffic):
+        await client.list_resources()
+        await client.list_resource_templates()
+        async with client.listen(resources_list_changed=True) as subscription:
+            await client.call_tool("change_resources")
+            note = await asyncio.wait_for(anext(subscription), 5)
+        await client.list_resources()
+        await client.list_resource_templates()
+    assert note.method == "notifications/resources/list_changed"
+    assert traffic.methods.count("resources/list") == 2
+    assert traffic.methods.count("resources/templates/list") == 2
 
 
 async def test_resource_updates_only_for_subscribed_uris(url):

@@ -74,12 +74,6 @@ def summary(ctx) -> str | InputRequired:  # type: ignore[no-untyped-def]
 app = StreamableHTTP(server)
 
 
-@pytest.fixture(scope="module")
-def url():
-    with endpoint(app) as url:
-        yield url
-
-
 def accept(content: dict) -> dict:
     return {"action": "accept", "content": content}
 

@@ -1,5 +1,5 @@
 """The client over stdio, against real server processes: `python -m examples.minimal_server --stdio`
-and `python -m tests.client.stdio_server` (the real stdio transport with tools that need it)."""
+and `python -m tests.stdio_server` (the real stdio transport with tools that need it)."""
 
 from __future__ import annotations
 
@@ -55,11 +55,6 @@ class Seen:
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 def seen() -> Seen:
     return Seen()
 
@@ -67,7 +62,7 @@ def seen() -> Seen:
 @pytest.fixture(scope="module")
 async def shared(seen: Seen):  # type: ignore[no-untyped-def]
     """One server process for the tests that need no fresh one: spawning costs most of their time."""
-    transport = spawn("tests.client.stdio_server", on_stderr=seen.stderr.append)
+    transport = spawn("tests.stdio_server", on_stderr=seen.stderr.append)
     elicit = lambda params: {"action": "accept"}  # noqa: E731
     async with Client(transport, on_log=seen.logs.append, elicitation=elicit) as client:
         yield client
@@ -83,10 +78,10 @@ async def test_progress_and_logs_share_stdout(shared: Client, seen: Seen):
 
 async def test_closing_a_request_sends_notifications_cancelled(shared: Client, seen: Seen):
     with pytest.raises(TimeoutError):
-        await asyncio.wait_for(shared.call_tool("forever"), 0.3)
-    await eventually(lambda: "forever: cancelled" in seen.stderr)
+        await asyncio.wait_for(shared.call_tool("wait"), 0.3)
+    await eventually(lambda: "wait was cancelled" in seen.stderr)
     # The process carries on serving other requests.
-    assert (await shared.call_tool("echo", {"text": "still here"}))["content"][0]["text"] == "still here"
+    assert (await shared.call_tool("echo", {"message": "still here"}))["content"][0]["text"] == "still here"
 
 
 async def test_mrtr_over_stdio(shared: Client):
@@ -108,18 +103,18 @@ async def test_listen_over_stdio_is_routed_by_subscription_id(shared: Client):
 
 
 async def test_legacy_handshake_over_stdio():
-    async with Client(spawn("tests.client.stdio_server"), version="legacy") as client:
-        result = await client.call_tool("echo", {"text": "old"})
+    async with Client(spawn("tests.stdio_server"), version="legacy") as client:
+        result = await client.call_tool("echo", {"message": "old"})
         assert client.era == EraInfo("legacy", "2025-11-25")
     assert result == {"content": [{"type": "text", "text": "old"}]}
 
 
 async def test_a_crashed_server_is_started_again():
-    transport = spawn("tests.client.stdio_server", on_stderr=lambda line: None)
+    transport = spawn("tests.stdio_server", on_stderr=lambda line: None)
     async with Client(transport, version="legacy") as client:
         with pytest.raises(TransportError, match="exited"):
             await client.call_tool("crash")
-        result = await client.call_tool("echo", {"text": "back"})
+        result = await client.call_tool("echo", {"message": "back"})
         assert transport.generation == 2
     # The new process knew nothing of the old handshake, so the client shook hands again.
     assert result == {"content": [{"type": "text", "text": "back"}]}
@@ -161,15 +156,15 @@ async def test_a_request_without_an_answer_times_out_and_is_cancelled():
     """cancellation.mdx §Timeouts: the sender stops waiting and cancels the request."""
     stderr: list[str] = []
     transport = StdioTransport(
-        [sys.executable, "-m", "tests.client.stdio_server", "--stdio"],
+        [sys.executable, "-m", "tests.stdio_server", "--stdio"],
         cwd=str(ROOT),
         timeout=0.5,
         on_stderr=stderr.append,
     )
     async with Client(transport) as client:
         with pytest.raises(TransportError, match="no answer to tools/call within 0.5 s"):
-            await client.call_tool("forever")
-        await eventually(lambda: "forever: cancelled" in stderr)
+            await client.call_tool("wait")
+        await eventually(lambda: "wait was cancelled" in stderr)
 
 
 @pytest.fixture
@@ -188,13 +183,13 @@ def written(shared: Client, monkeypatch: pytest.MonkeyPatch) -> list[dict]:
 
 
 async def test_a_finished_request_is_never_cancelled(shared: Client, written: list[dict]):
-    await shared.call_tool("echo", {"text": "done already"})
+    await shared.call_tool("echo", {"message": "done already"})
     assert [message.get("method") for message in written] == ["tools/call"]
 
 
 async def test_the_cancellation_names_the_request_it_stops(shared: Client, seen: Seen, written: list[dict]):
     with pytest.raises(TimeoutError):
-        await asyncio.wait_for(shared.call_tool("forever"), 0.3)
+        await asyncio.wait_for(shared.call_tool("wait"), 0.3)
     await eventually(lambda: any(m.get("method") == "notifications/cancelled" for m in written))
     call, cancel = written
     assert cancel["params"]["requestId"] == call["id"]

@@ -15,25 +15,19 @@ server out of scope), so there is no baseline file: every check must pass.
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from bench.procs import free_port
 from examples.authorization_server import RegisteredClient, create_app
 from tests.conftest import running
 
 from .cli import ROOT, conformance_command
 
 RESOURCE = "http://127.0.0.1:8000/secure/mcp"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Deferred:

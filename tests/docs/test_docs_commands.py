@@ -18,6 +18,7 @@ def test_a_docs_only_run_needs_no_node(tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     clone.mkdir()
     shutil.copytree(ROOT / "scripts", clone / "scripts")
+    shutil.copytree(ROOT / "mcpref", clone / "mcpref", ignore=shutil.ignore_patterns("__pycache__"))  # for mypy
     shutil.copy(ROOT / "pyproject.toml", clone / "pyproject.toml")
     (clone / ".venv").symlink_to(ROOT / ".venv")  # the same pyproject: _setup sees it up to date
     fake = tmp_path / "bin"

@@ -16,7 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from sybil.example import SybilFailure
+from sybil.example import Example, SybilFailure
 
 from tests.docs import pages, update, variance
 
@@ -74,12 +74,10 @@ def compare_not_refresh(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(update, "PENDING", defaultdict(list))
 
 
-def outcomes(tmp_path: Path, text: str, name: str = "page.md", **namespace: object) -> list[str | None]:
-    """Evaluate every example on the page; None for a pass, the failure report otherwise."""
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
+def evaluated(examples: list[Example]) -> list[str | None]:
+    """Evaluate the examples in order; None for a pass, the failure report otherwise."""
     results: list[str | None] = []
-    for example in pages.examples_of(path, dict(namespace)):
+    for example in examples:
         try:
             example.evaluate()
         except SybilFailure as failure:
@@ -88,6 +86,13 @@ def outcomes(tmp_path: Path, text: str, name: str = "page.md", **namespace: obje
             if example.region.evaluator is not pages.check_rendered:  # the page-wide check: silent on a pass
                 results.append(None)
     return results
+
+
+def outcomes(tmp_path: Path, text: str, name: str = "page.md", **namespace: object) -> list[str | None]:
+    """Evaluate every example on the page; None for a pass, the failure report otherwise."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return evaluated(pages.examples_of(path, dict(namespace)))
 
 
 def only_failure(tmp_path: Path, text: str) -> str:
@@ -343,15 +348,7 @@ def page_outcomes(tmp_path: Path, text: str) -> tuple[list[str | None], str | No
     path = tmp_path / "page.md"
     path.write_text(text, encoding="utf-8")
     examples = pages.examples_of(path)
-    results: list[str | None] = []
-    for example in examples:
-        try:
-            example.evaluate()
-        except SybilFailure as failure:
-            results.append(str(failure))
-        else:
-            if example.region.evaluator is not pages.check_rendered:  # the page-wide check: silent on a pass
-                results.append(None)
+    results = evaluated(examples)
     try:
         shared.teardown(examples[0].namespace)
     except AssertionError as problem:
@@ -477,31 +474,31 @@ FORECAST = (
 BARE = "\n```http\nHTTP/1.1 200 OK\n```\n"
 
 
-def refresh(tmp_path: Path, text: str) -> tuple[list[str | None], str]:
-    """The page run under --update-frames, its rewrites written: the outcomes and the new text."""
+def refreshed(tmp_path: Path, text: str) -> str:
+    """The page run under --update-frames, its rewrites written: the run must pass, and so must a
+    recheck of the rewritten page as it stands. The new text."""
     pages.settings["update"] = True
     try:
         results = outcomes(tmp_path, text)
         update.apply_pending()
     finally:
         pages.settings["update"] = False
-    return results, (tmp_path / "page.md").read_text(encoding="utf-8")
+    assert results == [None]
+    assert pages.recheck([tmp_path / "page.md"]) == []
+    return (tmp_path / "page.md").read_text(encoding="utf-8")
 
 
 def test_update_frames_completes_a_new_frame_with_its_content_type(tmp_path: Path) -> None:
-    results, refreshed = refresh(tmp_path, "# A page\n\n" + REQUEST + BARE)
-    assert results == [None]
-    assert "HTTP/1.1 200 OK\nContent-Type: application/json\n\n{" in refreshed
-    assert pages.recheck([tmp_path / "page.md"]) == []
+    assert "HTTP/1.1 200 OK\nContent-Type: application/json\n\n{" in refreshed(
+        tmp_path, "# A page\n\n" + REQUEST + BARE
+    )
 
 
 def test_update_frames_writes_a_placeholder_for_a_value_that_differs_between_runs(tmp_path: Path) -> None:
-    results, refreshed = refresh(tmp_path, FORECAST + BARE)
-    assert results == [None]
+    page = refreshed(tmp_path, FORECAST + BARE)
     # issuedAt, both as a field and inside the text block that repeats it as JSON.
-    assert '"issuedAt": "<<iso-datetime>>"' in refreshed
-    assert '\\"issuedAt\\": \\"<<iso-datetime>>\\"' in refreshed
-    assert pages.recheck([tmp_path / "page.md"]) == []
+    assert '"issuedAt": "<<iso-datetime>>"' in page
+    assert '\\"issuedAt\\": \\"<<iso-datetime>>\\"' in page
 
 
 def test_update_frames_refuses_a_varying_value_that_no_placeholder_fits() -> None:
@@ -518,20 +515,19 @@ def test_a_placeholder_must_stand_for_a_value_that_varies(tmp_path: Path) -> Non
     constant = PAGE.replace('"id": 1, "result"', '"id": "<<int>>", "result"')
     assert "$.id: <<int>> stood for 1 in both runs" in only_failure(tmp_path, constant)
     # Refreshing writes the constant back as it is.
-    results, refreshed = refresh(tmp_path, constant)
-    assert results == [None] and '"id": 1,' in refreshed and "<<int>>" not in refreshed
-    assert pages.recheck([tmp_path / "page.md"]) == []
+    page = refreshed(tmp_path, constant)
+    assert '"id": 1,' in page and "<<int>>" not in page
 
 
 def test_an_error_code_cannot_hide_behind_a_placeholder(tmp_path: Path) -> None:
     unknown = REQUEST.replace("Mcp-Name: convert_temperature", "Mcp-Name: nope").replace(
         '"name": "convert_temperature"', '"name": "nope"'
     )
-    results, refreshed = refresh(tmp_path, unknown + BARE)
-    assert results == [None] and '"code": -326' in refreshed
-    code = re.search(r'"code": (-\d+)', refreshed)
+    page = refreshed(tmp_path, unknown + BARE)
+    assert '"code": -326' in page
+    code = re.search(r'"code": (-\d+)', page)
     assert code is not None
-    hidden = refreshed.replace(f'"code": {code[1]}', '"code": "<<int>>"')
+    hidden = page.replace(f'"code": {code[1]}', '"code": "<<int>>"')
     assert f"$.error.code: <<int>> stood for {code[1]} in both runs" in only_failure(tmp_path, hidden)
 
 
@@ -553,9 +549,7 @@ def test_the_self_tests_and_a_refresh_follow_a_new_server_version(
     monkeypatch.setattr(reference_server, "Server", bumped)
     assert '"version": "9.9.9"' in server_info()
     assert outcomes(tmp_path, "# A page\n\n" + REQUEST + "\n" + RESPONSE.replace(SERVER_INFO, server_info())) == [None]
-    results, refreshed = refresh(tmp_path, PAGE)
-    assert results == [None] and '"version": "9.9.9"' in refreshed
-    assert pages.recheck([tmp_path / "page.md"]) == []
+    assert '"version": "9.9.9"' in refreshed(tmp_path, PAGE)
 
 
 # -- what the harness cannot see is a failure, not a pass ------------------------------------
@@ -565,9 +559,7 @@ def test_a_python_block_that_prints_must_show_what_it_printed(tmp_path: Path) ->
     page = '# A page\n\n```python\nprint("hello", 1 + 1)\n```\n'
     assert 'no ```text title="Output" block follows' in only_failure(tmp_path, page)
     assert outcomes(tmp_path, "```python\nx = 1 + 1\n```\n") == [None]
-    results, refreshed = refresh(tmp_path, page)
-    assert results == [None] and '```\n\n```text title="Output"\nhello 2\n```' in refreshed
-    assert pages.recheck([tmp_path / "page.md"]) == []
+    assert '```\n\n```text title="Output"\nhello 2\n```' in refreshed(tmp_path, page)
 
 
 def test_a_placeholder_that_cannot_be_replayed_is_refused(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """The site itself: it builds with `--strict`, serves mermaid from its own files, and
-`examples/site.py` puts the pages and the MCP endpoints on one origin."""
+`docsite.py` puts the pages and the MCP endpoints on one origin."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ from pathlib import Path
 
 import httpx
 
-from examples.site import make_app
-from tests.conftest import ROOT, build_site
+from docsite import make_app
+from tests.conftest import META, ROOT, build_site
 
 MERMAID = ROOT / "docs" / "assets" / "vendor" / "mermaid.min.js"
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
 
 def test_a_broken_link_or_anchor_fails_the_build(tmp_path: Path) -> None:
@@ -96,10 +95,9 @@ def test_pages_and_endpoints_share_one_origin(built_site: Path) -> None:
 
 
 def test_the_api_reference_covers_every_exported_name(built_site: Path) -> None:
-    import mcpref
-    import mcpref.client
+    from tests.docs.test_docstrings import MODULES
 
     page = (built_site / "reference" / "api" / "index.html").read_text()
-    for module in (mcpref, mcpref.client):
+    for module in MODULES:
         missing = [name for name in module.__all__ if f'id="{module.__name__}.{name}"' not in page]
         assert not missing, f"reference/api.md does not show {module.__name__}: {missing}"

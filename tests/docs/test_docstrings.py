@@ -20,13 +20,16 @@ from typing import Any
 import pytest
 
 import mcpref
+import mcpref.auth
 import mcpref.client
 import mcpref.extensions
+import mcpref.run
+import mcpref.sealing
 import mcpref.tasks
 from tests.conftest import running
 from tests.docs.pages import PAGE_ORIGIN
 
-MODULES = (mcpref, mcpref.client, mcpref.extensions, mcpref.tasks)
+MODULES = (mcpref, mcpref.client, mcpref.extensions, mcpref.tasks, mcpref.sealing, mcpref.run, mcpref.auth)
 FENCE = re.compile(r"```python\n(?P<code>.*?)```", re.DOTALL)
 
 
@@ -59,7 +62,7 @@ def namespace(where: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def site_url() -> Iterator[str]:
-    from examples.site import app
+    from docsite import app
 
     with running(app) as url:
         yield url

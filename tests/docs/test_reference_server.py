@@ -53,6 +53,27 @@ def test_a_handle_expires_and_is_bound_to_its_purpose() -> None:
         drafts.redeem(expired, None)
 
 
+def test_a_handle_is_bound_to_the_server_that_minted_it() -> None:
+    """Two servers of one deployment share the key; each refuses the other's handles."""
+    handle = HandleSigner("alert-draft", key=b"k", issuer="weather-desk").mint({"station": "oslo"}, None)
+    assert HandleSigner("alert-draft", key=b"k", issuer="weather-desk").redeem(handle, None) == {"station": "oslo"}
+    with pytest.raises(HandleRefused, match="another server"):
+        HandleSigner("alert-draft", key=b"k", issuer="tides").redeem(handle, None)
+
+
+def test_a_handle_is_no_request_state_and_a_request_state_no_handle() -> None:
+    """Handles and requestState are sealed with one deployment key, for different purposes."""
+    handle = call("draft_alert", {"station": "oslo", "message": "gusts"}, {})["structuredContent"]["handle"]
+    with pytest.raises(MCPError, match="requestState refused: its signature does not match"):
+        call("schedule_visit", {"station": "oslo"}, FORM, requestState=handle)
+    state = call("schedule_visit", {"station": "oslo"}, FORM)["requestState"]
+    refused = call("issue_alert", {"handle": state}, {})
+    assert refused["isError"] is True
+    assert refused["content"][0]["text"] == (
+        "This handle cannot be used: its signature does not match. Draft the alert again."
+    )
+
+
 def test_a_sampled_answer_must_be_text_and_roots_must_include_a_folder() -> None:
     both = {"sampling": {}, "roots": {}}
     picture = {"role": "assistant", "content": {"type": "image", "data": "AA==", "mimeType": "image/png"}, "model": "m"}

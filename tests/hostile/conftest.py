@@ -16,12 +16,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import httpx
-import pytest
-
 from mcpref import RequestContext, Server
 from mcpref.limits import ServerLimits
-from tests.conftest import ACCEPT, META, running
+from tests.conftest import mcp_body, mcp_headers, running
 
 
 class Record:
@@ -68,36 +65,6 @@ def hostile_server(record: Record | None = None, **options: Any) -> Server:
     return server
 
 
-def body(method: str, params: dict[str, Any] | None = None, request_id: Any = 1) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**(params or {}), "_meta": META}}
-
-
-def headers(method: str, name: str | None = None, **extra: str) -> dict[str, str]:
-    sent = {"Content-Type": "application/json", "Accept": ACCEPT, "MCP-Protocol-Version": "2026-07-28"}
-    sent["Mcp-Method"] = method
-    if name is not None:
-        sent["Mcp-Name"] = name
-    return {**sent, **extra}
-
-
-@pytest.fixture
-def serve() -> Iterator[Any]:
-    """`serve(app)` runs it under a real uvicorn and returns an httpx client for it."""
-    contexts: list[Any] = []
-
-    def start(app: Any) -> httpx.Client:
-        context = running(app)
-        url = context.__enter__()
-        client = httpx.Client(base_url=url, timeout=10)
-        contexts.append((context, client))
-        return client
-
-    yield start
-    for context, client in reversed(contexts):
-        client.close()
-        context.__exit__(None, None, None)
-
-
 @contextmanager
 def guarded(app: Any, limits: ServerLimits) -> Iterator[tuple[str, int]]:
     """Serve `app` as `mcpref.run` does (uvicorn with `limits`); yield its (host, port)."""
@@ -118,8 +85,8 @@ def read_all(sock: socket.socket, timeout: float = 5.0) -> bytes:
 
 def raw_request(method: str, params: dict[str, Any] | None = None, *, extra: str = "", path: str = "/mcp") -> bytes:
     """One whole MCP request as bytes, as a correct client sends it."""
-    payload = json.dumps(body(method, params)).encode()
-    head = "".join(f"{name}: {value}\r\n" for name, value in headers(method).items())
+    payload = json.dumps(mcp_body(method, params)).encode()
+    head = "".join(f"{name}: {value}\r\n" for name, value in mcp_headers(method).items())
     return (
         f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{head}{extra}Content-Length: {len(payload)}\r\n\r\n".encode()
         + payload

@@ -10,10 +10,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from examples import site
+import docsite
 from examples.reference_server import create_dual_app
 from mcpref import StreamableHTTP
-from tests.hostile.conftest import Record, body, headers, hostile_server
+from tests.conftest import error_answer, mcp_body, mcp_headers
+from tests.hostile.conftest import Record, hostile_server
 
 LEGACY = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
@@ -24,8 +25,8 @@ def test_completion_with_a_context_that_is_not_an_object_is_invalid_params(serve
         params = {"ref": {"type": "ref/prompt", "name": "brief"}, "argument": {"name": "city", "value": ""}}
         response = http.post(
             "/mcp",
-            json=body("completion/complete", {**params, "context": context}),
-            headers=headers("completion/complete"),
+            json=mcp_body("completion/complete", {**params, "context": context}),
+            headers=mcp_headers("completion/complete"),
         )
         assert response.status_code == 200, (context, response.text)
         assert response.json()["error"]["code"] == -32602
@@ -37,7 +38,7 @@ def test_completion_with_a_context_that_is_not_an_object_is_invalid_params(serve
 @pytest.fixture
 def site_http(serve, tmp_path: Path) -> httpx.Client:
     (tmp_path / "index.html").write_text("<h1>home</h1>")
-    return serve(site.make_app(tmp_path))
+    return serve(docsite.make_app(tmp_path))
 
 
 @pytest.mark.parametrize(
@@ -64,11 +65,10 @@ def test_the_site_answers_paths_it_does_not_serve_as_a_static_site(site_http, me
 
 @pytest.mark.parametrize("path", ["/mcp/", "/MCP", "/Dual/MCP/"])
 def test_a_near_miss_of_an_mcp_endpoint_gets_a_json_rpc_404_naming_it(site_http, path) -> None:
-    response = site_http.post(path, json=body("tools/list"), headers=headers("tools/list"))
-    assert response.status_code == 404
-    error = response.json()["error"]
+    response = site_http.post(path, json=mcp_body("tools/list"), headers=mcp_headers("tools/list"))
+    error = error_answer(response, 404)
     assert error["code"] == -32600
-    assert site._meant_endpoint(path) in error["message"]
+    assert docsite._meant_endpoint(path) in error["message"]
 
 
 def test_options_star_is_not_a_500(site_http) -> None:
@@ -83,8 +83,7 @@ def test_options_star_is_not_a_500(site_http) -> None:
 
 def test_the_site_still_serves_its_pages_and_endpoints(site_http) -> None:
     assert site_http.get("/").text == "<h1>home</h1>"
-    assert site_http.get("/mcp").status_code == 405  # the endpoint's own JSON-RPC 405
-    assert site_http.get("/mcp").json()["error"]["code"] == -32600
+    assert error_answer(site_http.get("/mcp"), 405)["code"] == -32600  # the endpoint's own JSON-RPC 405
 
 
 # -- the legacy path keeps the caller --------------------------------------------------------------
@@ -119,9 +118,9 @@ def test_a_client_closing_a_json_response_cancels_the_tool(serve) -> None:
     http = serve(StreamableHTTP(hostile_server(record)))
     calls = 5
     for request_id in range(calls):
-        message = body("tools/call", {"name": "slow", "arguments": {"seconds": 2}}, request_id)
+        message = mcp_body("tools/call", {"name": "slow", "arguments": {"seconds": 2}}, request_id)
         with pytest.raises(httpx.ReadTimeout):
-            http.post("/mcp", json=message, headers=headers("tools/call", "slow"), timeout=0.3)
+            http.post("/mcp", json=message, headers=mcp_headers("tools/call", "slow"), timeout=0.3)
     deadline = time.monotonic() + 3
     while record.cancelled < calls and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -136,14 +135,14 @@ def test_a_blocking_sync_tool_runs_in_a_thread_and_others_are_answered_meanwhile
 
     http = serve(StreamableHTTP(hostile_server()))
     blocked: list[httpx.Response] = []
-    message = body("tools/call", {"name": "block", "arguments": {"seconds": 3}})
+    message = mcp_body("tools/call", {"name": "block", "arguments": {"seconds": 3}})
     thread = threading.Thread(
-        target=lambda: blocked.append(http.post("/mcp", json=message, headers=headers("tools/call", "block")))
+        target=lambda: blocked.append(http.post("/mcp", json=message, headers=mcp_headers("tools/call", "block")))
     )
     thread.start()
     time.sleep(0.2)
     started = time.monotonic()
-    listed = http.post("/mcp", json=body("tools/list"), headers=headers("tools/list"))
+    listed = http.post("/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/list"))
     waited = time.monotonic() - started
     thread.join()
     assert listed.status_code == 200

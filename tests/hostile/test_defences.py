@@ -8,9 +8,10 @@ import logging
 import pytest
 
 from mcpref import Server, StreamableHTTP
-from mcpref.mrtr import StateSealer, b64url_decode, b64url_encode
+from mcpref.mrtr import StateSealer
 from mcpref.origins import HostPolicy
-from tests.hostile.conftest import body, headers, hostile_server
+from tests.conftest import error_answer, mcp_body, mcp_headers
+from tests.hostile.conftest import hostile_server
 
 PAGE = "http://localhost:3000"
 
@@ -19,17 +20,18 @@ def test_a_foreign_host_on_a_loopback_bind_is_421(serve) -> None:
     http = serve(StreamableHTTP(hostile_server()))
     port = http.base_url.port
     for host in ("evil.example", f"evil.example:{port}", "127.0.0.1.evil.example"):
-        response = http.post("/mcp", json=body("tools/list"), headers=headers("tools/list", Host=host))
-        assert response.status_code == 421, host
-        assert response.json()["error"]["code"] == -32600
+        response = http.post("/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/list", Host=host))
+        assert error_answer(response, 421)["code"] == -32600, host
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", "localhost", f"[::1]:{port}"):
-        response = http.post("/mcp", json=body("tools/list"), headers=headers("tools/list", Host=host))
+        response = http.post("/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/list", Host=host))
         assert response.status_code == 200, host
 
 
 def test_allowed_hosts_extend_the_loopback_names(serve) -> None:
     http = serve(StreamableHTTP(hostile_server(), hosts=HostPolicy(["mcp.internal"])))
-    response = http.post("/mcp", json=body("tools/list"), headers=headers("tools/list", Host="mcp.internal:8000"))
+    response = http.post(
+        "/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/list", Host="mcp.internal:8000")
+    )
     assert response.status_code == 200
 
 
@@ -66,20 +68,20 @@ def test_a_preflight_from_another_origin_is_403_without_cors_headers(serve) -> N
 
 def test_an_allowed_page_can_read_answers_and_errors(serve) -> None:
     http = serve(StreamableHTTP(hostile_server()))
-    ok = http.post("/mcp", json=body("tools/list"), headers=headers("tools/list", Origin=PAGE))
-    wrong = http.post("/mcp", json=body("tools/list"), headers=headers("tools/call", Origin=PAGE))
+    ok = http.post("/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/list", Origin=PAGE))
+    wrong = http.post("/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/call", Origin=PAGE))
     assert (ok.status_code, wrong.status_code) == (200, 400)
     for response in (ok, wrong):
         assert response.headers["access-control-allow-origin"] == PAGE
-    plain = http.post("/mcp", json=body("tools/list"), headers=headers("tools/list"))
+    plain = http.post("/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/list"))
     assert "access-control-allow-origin" not in plain.headers
 
 
 def test_every_answer_says_nosniff(serve) -> None:
     http = serve(StreamableHTTP(hostile_server(), stream_responses=True))
     answers = [
-        http.post("/mcp", json=body("tools/list"), headers=headers("tools/list")),  # SSE
-        http.post("/mcp", json=body("tools/list"), headers=headers("tools/call")),  # JSON error
+        http.post("/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/list")),  # SSE
+        http.post("/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/call")),  # JSON error
         http.get("/mcp"),  # 405
         http.post("/elsewhere", json={}),  # plain 404
     ]
@@ -94,7 +96,7 @@ class BrokenServer(Server):
 def test_a_bug_is_one_uniform_500_and_one_log_line(serve, caplog) -> None:
     http = serve(StreamableHTTP(BrokenServer("broken", "1")))
     with caplog.at_level(logging.INFO, logger="mcpref.errors"):
-        response = http.post("/mcp", json=body("server/discover"), headers=headers("server/discover"))
+        response = http.post("/mcp", json=mcp_body("server/discover"), headers=mcp_headers("server/discover"))
     assert response.status_code == 500
     assert response.json() == {"jsonrpc": "2.0", "error": {"code": -32603, "message": "Internal error"}}
     lines = [record for record in caplog.records if record.name == "mcpref.errors"]
@@ -105,38 +107,12 @@ def test_a_crash_loop_does_not_flood_the_log(serve, caplog) -> None:
     http = serve(StreamableHTTP(BrokenServer("broken", "1")))
     with caplog.at_level(logging.ERROR, logger="mcpref.errors"):
         for _ in range(30):
-            http.post("/mcp", json=body("server/discover"), headers=headers("server/discover"))
+            http.post("/mcp", json=mcp_body("server/discover"), headers=mcp_headers("server/discover"))
     assert len([record for record in caplog.records if record.name == "mcpref.errors"]) <= 12
 
 
-@pytest.mark.parametrize(
-    "spelling",
-    [
-        lambda token: token + "=",  # appended padding
-        lambda token: token.replace("-", "+").replace("_", "/"),  # the standard alphabet
-        lambda token: token + "A",  # an impossible length
-        lambda token: token[:-1] + chr(ord(token[-1]) + 1),  # same bytes, other trailing bits (mostly)
-    ],
-)
-def test_sealed_state_has_one_spelling(spelling) -> None:
-    sealer = StateSealer(b"k" * 32)
-    token = sealer.seal({"n": 1}, method="tools/call", digest="d", principal=None)
-    assert sealer.open(token, method="tools/call", digest="d", principal=None) == {"n": 1}
-    body_part, mac = token.split(".")
-    for variant in (f"{spelling(body_part)}.{mac}", f"{body_part}.{spelling(mac)}"):
-        if variant == token:
-            continue
-        with pytest.raises(Exception) as refused:
-            sealer.open(variant, method="tools/call", digest="d", principal=None)
-        assert getattr(refused.value, "code", None) == -32602
-
-
-def test_base64url_round_trips_only_its_own_spelling() -> None:
-    for data in (b"", b"a", b"ab", b"abc", bytes(range(256))):
-        assert b64url_decode(b64url_encode(data)) == data
-    for bad in ("QQ==", "QR", "a+b/", "ab c", "A"):
-        with pytest.raises(ValueError):
-            b64url_decode(bad)
+# One spelling per sealed token (padding, the standard alphabet, other trailing bits refused):
+# tests/test_sealing.py::test_a_token_has_one_spelling, for requestState and handles alike.
 
 
 def test_a_state_sealed_by_one_server_is_refused_by_another_with_the_same_key() -> None:
@@ -157,7 +133,7 @@ def test_a_state_sealed_by_one_server_is_refused_by_another_with_the_same_key() 
 )
 def test_errors_never_echo_large_inputs(serve, method, params) -> None:
     http = serve(StreamableHTTP(hostile_server()))
-    sent = headers(method[:50], Host="127.0.0.1")
+    sent = mcp_headers(method[:50], Host="127.0.0.1")
     sent.pop("Mcp-Name", None)
-    response = http.post("/mcp", json=body(method, params), headers=sent)
+    response = http.post("/mcp", json=mcp_body(method, params), headers=sent)
     assert len(response.content) < 2048, response.content[:200]

@@ -8,13 +8,14 @@ import threading
 
 from mcpref import StreamableHTTP
 from mcpref.limits import ServerLimits
-from tests.hostile.conftest import guarded, headers, hostile_server, raw_request, read_all
+from tests.conftest import mcp_headers
+from tests.hostile.conftest import guarded, hostile_server, raw_request, read_all
 
 LIMITS = ServerLimits(header_timeout=5)
 
 
 def head(length: int) -> bytes:
-    fields = "".join(f"{name}: {value}\r\n" for name, value in headers("tools/list").items())
+    fields = "".join(f"{name}: {value}\r\n" for name, value in mcp_headers("tools/list").items())
     return f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n{fields}Content-Length: {length}\r\n\r\n".encode()
 
 

@@ -13,7 +13,8 @@ import pytest
 
 from mcpref import StreamableHTTP
 from mcpref.limits import ServerLimits
-from tests.hostile.conftest import body, guarded, headers, hostile_server, raw_request
+from tests.conftest import error_answer, mcp_body, mcp_headers
+from tests.hostile.conftest import guarded, hostile_server, raw_request
 
 LIMITS = ServerLimits(header_timeout=5)
 
@@ -86,9 +87,10 @@ def test_an_oversized_filter_is_invalid_params_and_not_echoed(address, uris, lim
     host, port = address
     params = {"notifications": {"resourceSubscriptions": uris}}
     with httpx.Client(base_url=f"http://{host}:{port}") as http:
-        response = http.post("/mcp", json=body("subscriptions/listen", params), headers=headers("subscriptions/listen"))
-    assert response.status_code == 200
-    error = response.json()["error"]
+        response = http.post(
+            "/mcp", json=mcp_body("subscriptions/listen", params), headers=mcp_headers("subscriptions/listen")
+        )
+    error = error_answer(response, 200)
     assert error["code"] == -32602
     assert limit in error["message"]
     assert len(response.content) < 1024

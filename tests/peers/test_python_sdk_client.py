@@ -28,8 +28,8 @@ import pytest
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from bench.procs import server_processes
 from examples.everything_server import build_server
-from tests.robustness.processes import uvicorn_processes
 
 pytestmark = pytest.mark.anyio
 
@@ -40,15 +40,10 @@ VERSION = {"auto": "2026-07-28", "legacy": "2025-11-25", "2026-07-28": "2026-07-
 TOOLS = [tool.definition()["name"] for tool in build_server().tools]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    with uvicorn_processes("examples.everything_server:app", [{}]) as [server]:
-        yield server.url + "/mcp"
+    with server_processes("examples.everything_server:app", [{}]) as [server]:
+        yield server.url
         assert "Traceback" not in server.log(), server.log()
 
 

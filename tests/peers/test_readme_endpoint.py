@@ -1,6 +1,6 @@
 """The URL the README prints works with the clients people have, in both eras.
 
-`./scripts/serve` runs `python -m examples.site` and prints `http://127.0.0.1:8000/mcp`. Here that
+`./scripts/serve` runs `python -m docsite` and prints `http://127.0.0.1:8000/mcp`. Here that
 same app runs under a real uvicorn process, and three kinds of client use its `/mcp`:
 
 - the official Python SDK client (`mcp` 2.3.0) in its three modes: `auto` (probe with
@@ -25,11 +25,11 @@ import pytest
 from mcp.client import Client as SdkClient
 from mcp.client.streamable_http import streamable_http_client
 
+from bench.procs import server_processes
 from examples.reference_server import build_server
 from mcpref.client import Client
 from tests.conformance.cli import ROOT, conformance_command
 from tests.conformance.results import load_checks
-from tests.robustness.processes import uvicorn_processes
 
 pytestmark = pytest.mark.anyio
 
@@ -44,16 +44,11 @@ SCENARIOS = {
 }
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    """The README's URL: `python -m examples.site`'s app, `/mcp`."""
-    with uvicorn_processes("examples.site:app", [{}]) as [server]:
-        yield server.url + "/mcp"
+    """The README's URL: `python -m docsite`'s app, `/mcp`."""
+    with server_processes("docsite:app", [{}]) as [server]:
+        yield server.url
         assert "Traceback" not in server.log(), server.log()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 
-from tests.robustness.processes import ROOT
+from tests.conftest import ROOT
 
 
 def test_scripts_load_runs_clean_with_tiny_numbers() -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from mcpref.jsonrpc import MAX_NESTING_DEPTH, PARSE_ERROR, MCPError, decode_json
 from mcpref.validation import check_message
-from tests.conftest import ACCEPT, META
+from tests.conftest import ACCEPT, META, error_answer, mcp_body, mcp_headers
 from tests.robustness.conftest import ErrorLog
 
 ELICITING = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
@@ -28,16 +28,7 @@ def post(http: httpx.Client, body: bytes, headers: dict[str, str] | None = None,
 
 def call(method: str, params: dict[str, Any], request_id: Any = 1, meta: dict[str, Any] = META) -> bytes:
     """A request body with ASCII escapes, so a lone surrogate travels as `\\ud800`."""
-    return json.dumps(
-        {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": meta}}
-    ).encode()
-
-
-def mirrored(method: str, name: str | None = None) -> dict[str, str]:
-    headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
-    if name is not None:
-        headers["Mcp-Name"] = name
-    return headers
+    return json.dumps(mcp_body(method, params, request_id, meta)).encode()
 
 
 @pytest.fixture(autouse=True)
@@ -53,7 +44,7 @@ def no_server_errors(server_errors: ErrorLog):
 
 def test_a_lone_surrogate_in_an_id_comes_back_as_the_same_escape(fuzz_http: httpx.Client) -> None:
     body = b'{"jsonrpc":"2.0","id":"\\ud800","method":"tools/list"}'
-    response = post(fuzz_http, body, mirrored("tools/list"))
+    response = post(fuzz_http, body, mcp_headers("tools/list"))
     assert response.status_code == 400
     assert b'"id":"\\ud800"' in response.content
     assert response.json()["id"] == "\ud800"
@@ -64,7 +55,7 @@ def test_a_lone_surrogate_in_a_tool_result_and_an_error_message(fuzz_http: httpx
     echoed = post(
         fuzz_http,
         call("tools/call", {"name": "echo", "arguments": {"message": "a\udfffb"}}),
-        mirrored("tools/call", "echo"),
+        mcp_headers("tools/call", "echo"),
     )
     assert echoed.status_code == 200
     assert echoed.json()["result"]["content"][0]["text"] == "a\udfffb"
@@ -78,7 +69,7 @@ def test_a_lone_surrogate_in_a_tool_result_and_an_error_message(fuzz_http: httpx
 
 def test_a_lone_surrogate_in_mrtr_arguments_is_digested_and_sealed(fuzz_http: httpx.Client) -> None:
     params = {"name": "book", "arguments": {"seat": "\ud800"}}
-    first = post(fuzz_http, call("tools/call", params, meta=ELICITING), mirrored("tools/call", "book"))
+    first = post(fuzz_http, call("tools/call", params, meta=ELICITING), mcp_headers("tools/call", "book"))
     assert first.status_code == 200, first.text
     state = first.json()["result"]["requestState"]
     retry = {
@@ -86,7 +77,7 @@ def test_a_lone_surrogate_in_mrtr_arguments_is_digested_and_sealed(fuzz_http: ht
         "inputResponses": {"confirm": {"action": "accept", "content": {"ok": True}}},
         "requestState": state,
     }
-    second = post(fuzz_http, call("tools/call", retry, 2, ELICITING), mirrored("tools/call", "book"))
+    second = post(fuzz_http, call("tools/call", retry, 2, ELICITING), mcp_headers("tools/call", "book"))
     assert second.status_code == 200, second.text
     assert second.json()["result"]["content"][0]["text"].startswith("Booked \ud800")
 
@@ -97,7 +88,7 @@ def test_a_lone_surrogate_in_mrtr_arguments_is_digested_and_sealed(fuzz_http: ht
 def test_sse_events_survive_a_reader_that_splits_lines_with_splitlines(fuzz_http: httpx.Client) -> None:
     message = "a\x85b\u2028c\u2029d"
     body = call("tools/call", {"name": "echo", "arguments": {"message": message}}, meta={**META, "progressToken": 1})
-    headers = {"Content-Type": "application/json", "Accept": ACCEPT, **mirrored("tools/call", "echo")}
+    headers = mcp_headers("tools/call", "echo")
     with fuzz_http.stream("POST", "/mcp", content=body, headers=headers) as response:
         assert response.headers["content-type"] == "text/event-stream"
         # httpx's iter_lines splits like str.splitlines, as several SSE client libraries do.
@@ -110,10 +101,9 @@ def test_sse_events_survive_a_reader_that_splits_lines_with_splitlines(fuzz_http
 
 def test_a_missing_capability_is_400_even_when_the_request_asks_for_a_stream(fuzz_http: httpx.Client) -> None:
     body = call("tools/call", {"name": "book", "arguments": {"seat": "1A"}}, meta={**META, "progressToken": "p"})
-    response = post(fuzz_http, body, mirrored("tools/call", "book"))
-    assert response.status_code == 400
+    response = post(fuzz_http, body, mcp_headers("tools/call", "book"))
+    assert error_answer(response, 400)["code"] == -32021
     assert response.headers["content-type"] == "application/json"
-    assert response.json()["error"]["code"] == -32021
     check_message(response.json())
 
 
@@ -125,9 +115,9 @@ def test_numbers_json_has_not_are_parse_errors(fuzz_http: httpx.Client, literal:
     body = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%s}}' % literal.encode()
     # The modern-only server used to quote the version back: {"requested":NaN}.
     response = post(fuzz_http, body, path="/modern/mcp")
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == PARSE_ERROR
-    assert literal.lstrip("-") in response.json()["error"]["message"]
+    error = error_answer(response, 400)
+    assert error["code"] == PARSE_ERROR
+    assert literal.lstrip("-") in error["message"]
 
 
 def test_tiny_numbers_are_still_numbers() -> None:
@@ -187,12 +177,12 @@ def test_well_formed_typed_errors_pass() -> None:
 
 def test_arguments_a_schema_allows_but_the_function_lacks_are_not_passed(fuzz_http: httpx.Client) -> None:
     params = {"name": "echo", "arguments": {"message": "hi", "shout": True}}
-    response = post(fuzz_http, call("tools/call", params), mirrored("tools/call", "echo"))
+    response = post(fuzz_http, call("tools/call", params), mcp_headers("tools/call", "echo"))
     assert response.json()["result"]["content"] == [{"type": "text", "text": "hi"}]
     assert "isError" not in response.json()["result"]
     # `ctx` is the server's to give, never the client's.
     params = {"name": "whoami", "arguments": {"ctx": "mine"}}
-    response = post(fuzz_http, call("tools/call", params), mirrored("tools/call", "whoami"))
+    response = post(fuzz_http, call("tools/call", params), mcp_headers("tools/call", "whoami"))
     assert response.json()["result"]["content"][0]["text"].isdigit()
 
 
@@ -206,8 +196,7 @@ def test_arguments_a_schema_allows_but_the_function_lacks_are_not_passed(fuzz_ht
 def test_an_unsupported_version_error_names_the_request_as_a_string(fuzz_http: httpx.Client, params: dict) -> None:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}).encode()
     response = post(fuzz_http, body, path="/modern/mcp")
-    assert response.status_code == 400
-    error = response.json()["error"]
+    error = error_answer(response, 400)
     assert error["code"] == -32022
     version = params.get("protocolVersion")
     assert error["data"]["requested"] == (version if isinstance(version, str) else "")

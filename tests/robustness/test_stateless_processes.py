@@ -20,9 +20,9 @@ from typing import Any
 import httpx
 import pytest
 
+from bench.procs import ServerProcess, server_processes
 from examples.robustness_server import GREETING_URI
 from tests.conftest import META, MCPClient
-from tests.robustness.processes import ServerProcess, uvicorn_processes
 
 APP = "examples.robustness_server:app"
 ELICITING = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
@@ -64,7 +64,7 @@ def book(client: MCPClient, request_id: int, **params: Any) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def processes() -> Iterator[list[ServerProcess]]:
     envs = [{"MCP_STATE_KEY": "one deployment"}] * 3 + [{"MCP_STATE_KEY": "another deployment"}]
-    with uvicorn_processes(APP, envs) as servers:
+    with server_processes(APP, envs) as servers:
         yield servers
         for server in servers:
             assert "Traceback" not in server.log(), server.log()
@@ -72,7 +72,7 @@ def processes() -> Iterator[list[ServerProcess]]:
 
 @pytest.fixture(scope="module")
 def clients(processes: list[ServerProcess]) -> Iterator[list[MCPClient]]:
-    https = [httpx.Client(base_url=server.url, timeout=10) for server in processes]
+    https = [httpx.Client(base_url=server.base_url, timeout=10) for server in processes]
     yield [MCPClient(http) for http in https]
     for http in https:
         http.close()

@@ -11,12 +11,13 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from bench.procs import free_port
 
 
 class NoPostgres(RuntimeError):
@@ -32,12 +33,6 @@ def bindir() -> Path | None:
     return Path(initdb).parent if initdb else None
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextmanager
 def cluster() -> Iterator[str]:
     """A DSN for a fresh cluster that lives as long as the `with` block."""
@@ -51,7 +46,7 @@ def cluster() -> Iterator[str]:
     if as_user:
         shutil.chown(root, "postgres")
         shutil.chown(sockets, "postgres")
-    port = _free_port()
+    port = free_port()
 
     def run(*args: str) -> None:
         subprocess.run([*as_user, *args], check=True, capture_output=True, text=True)

@@ -114,16 +114,20 @@ class FakeClient:
         self.answers = answers
         self.polled: list[float] = []
 
-    async def get_task(self, task_id: str) -> dict[str, Any]:
+    async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        assert (method, params) == ("tasks/get", {"taskId": "t"})
         self.polled.append(time.monotonic())
         return self.answers.pop(0)
+
+    async def respond(self, input_requests: Any) -> dict[str, Any]:
+        raise AssertionError("no task here asks for input")
 
 
 def test_the_client_polls_no_faster_than_the_server_asks_and_backs_off() -> None:
     working = {"status": "working", "pollIntervalMs": 40}
     done = {"status": "completed", "pollIntervalMs": 40, "result": {"content": []}}
     client = FakeClient([working, working, working, working, done])
-    result = asyncio.run(TaskWaiter(client, backoff=2.0).wait("t"))  # type: ignore[arg-type]
+    result = asyncio.run(TaskWaiter(client.call, client.respond, backoff=2.0).wait("t"))
     gaps = [later - earlier for earlier, later in zip(client.polled, client.polled[1:], strict=False)]
     assert result == {"content": []}
     assert all(gap >= 0.039 for gap in gaps), gaps  # never faster than pollIntervalMs

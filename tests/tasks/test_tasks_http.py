@@ -8,11 +8,8 @@ through the other; an instance killed mid-task leaves a task the other reports f
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from bench.procs import ServerProcess
 from examples.everything_server import build_server
 from mcpref import StreamableHTTP
 from mcpref.client import Client, InvalidParams, MissingRequiredClientCapability, TaskCancelled
@@ -119,39 +117,15 @@ def test_sqlite_keeps_tasks_across_a_restart(tmp_path: Path) -> None:
 # -- two instances on one PostgreSQL ---------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextmanager
 def instance(dsn: str, lease: float = 6.0) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`tests/tasks/app.py` in its own uvicorn process; yields its URL and the process.
 
     `lease`: long enough that a loaded machine never lets a live instance's lease run out."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "tests.tasks.app:app", "--port", str(port), "--log-level", "warning"],
-        cwd=ROOT,
-        env={**os.environ, "TASKS_DSN": dsn, "TASKS_LEASE": str(lease)},
-    )
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise RuntimeError("the uvicorn instance did not start") from None
-            time.sleep(0.1)
-    try:
-        yield f"http://127.0.0.1:{port}", process
-    finally:
-        if process.poll() is None:
-            process.terminate()
-        process.wait(timeout=10)
+    env = {"TASKS_DSN": dsn, "TASKS_LEASE": str(lease)}
+    with ServerProcess("tests.tasks.app:app", options=("--log-level", "warning"), env=env) as server:
+        server.wait_ready(None, timeout=20)
+        yield server.base_url, server.proc
 
 
 def test_two_instances_share_the_lifecycle_of_a_task(postgres_dsn: str) -> None:

@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 from mcpref.validation import check_message
-
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+from tests.conftest import META
 
 
 def request_line(request_id: Any, method: str, params: dict[str, Any] | None = None) -> bytes:
@@ -68,7 +67,7 @@ class Child:
 
 @pytest.fixture
 def child() -> Iterator[Child]:
-    process = Child("tests.transports.stdio_server")
+    process = Child("tests.stdio_server")
     yield process
     process.finish()
 

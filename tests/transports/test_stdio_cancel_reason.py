@@ -13,8 +13,7 @@ import pytest
 
 from mcpref import Server
 from mcpref.transports.stdio import StdioServerTransport
-
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+from tests.conftest import META
 
 
 def line(message: dict[str, Any]) -> bytes:

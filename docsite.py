@@ -1,4 +1,7 @@
-"""The documentation site and the reference MCP endpoint on one origin.
+"""The docs site app: the documentation site and every MCP endpoint its pages talk to, on one origin.
+
+Not an example (those are in examples/, each a server a reader could start from): this composes
+them for the site and the docs harness.
 
 `./scripts/serve` runs this with uvicorn: the built pages (mkdocs output in `site/`) at `/`, the
 reference server at `/mcp` (both eras, 2025-11-25 and 2026-07-28), the same server 2026-07-28-only
@@ -26,7 +29,7 @@ from examples.secure_server import demo
 from mcpref.catchall import CatchAll, plain_response
 from mcpref.jsonrpc import INVALID_REQUEST, MCPError, encode, error_response
 
-SITE_DIR = Path(os.environ.get("MCPREF_SITE_DIR", Path(__file__).resolve().parent.parent / "site"))
+SITE_DIR = Path(os.environ.get("MCPREF_SITE_DIR", Path(__file__).resolve().parent / "site"))
 
 #: How to build each MCP endpoint, by exact path.
 MCP_FACTORIES = {
@@ -103,7 +106,7 @@ app = make_app(SITE_DIR)
 
 
 if __name__ == "__main__":
-    # `python -m examples.site`: like `uvicorn examples.site:app`, but Ctrl+C first ends the open
+    # `python -m docsite`: like `uvicorn docsite:app`, but Ctrl+C first ends the open
     # subscriptions/listen streams with their result instead of waiting for listeners to leave.
     from mcpref.run import serve_http
 

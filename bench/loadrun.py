@@ -1,4 +1,4 @@
-"""A bounded load run on loopback: `scripts/load` (or `python -m tests.robustness.load`).
+"""A bounded load run on loopback: `scripts/load` (or `python -m bench.loadrun`).
 
 It starts one real `uvicorn` process of `examples.robustness_server`, then
 
@@ -11,11 +11,8 @@ It starts one real `uvicorn` process of `examples.robustness_server`, then
    server's CPU time and its peak resident memory (VmHWM).
 
 It exits 1 if anything went wrong (an error, a missing acknowledgement or notification), so a
-smoke test can run it with tiny numbers. Nothing leaves 127.0.0.1.
-
-The client side is a few lines of HTTP/1.1 on asyncio streams rather than httpx: on two cores
-httpx's async pool spends several milliseconds per request once dozens are in flight (about
-150 requests/s here), so it would measure itself instead of the server.
+smoke test can run it with tiny numbers (tests/robustness/test_load_smoke.py). Nothing leaves
+127.0.0.1; the client side is `bench.http1`.
 """
 
 from __future__ import annotations
@@ -26,14 +23,15 @@ import json
 import statistics
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from examples.robustness_server import GREETING_URI
-from mcpref.headers import request_headers
-from tests.conftest import ACCEPT, META
-from tests.robustness.processes import ServerProcess, uvicorn_processes
+
+from .http1 import Connection
+from .messages import request
+from .procs import ServerProcess, server_processes
 
 APP = "examples.robustness_server:app"
 
@@ -47,61 +45,7 @@ class Tally:
     notified: int = 0
     calling_seconds: float = 0.0
     server_cpu_seconds: float = 0.0
-    peak_rss_kib: int = 0
-
-
-class Connection:
-    """One keep-alive HTTP/1.1 connection: a request is one write, an answer is read by its framing."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader, self.writer = reader, writer
-
-    @classmethod
-    async def open(cls, server: ServerProcess) -> Connection:
-        host, port = server.url.removeprefix("http://").split(":")
-        return cls(*await asyncio.open_connection(host, int(port)))
-
-    async def send(
-        self, method: str, params: dict[str, Any], request_id: int, extra: dict[str, str] | None = None
-    ) -> tuple[int, dict[str, str]]:
-        """Send one MCP request with the headers a correct client sends; read the status and headers."""
-        params = {**params, "_meta": META}
-        body = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode()
-        headers = {
-            "Host": "127.0.0.1",
-            "Content-Type": "application/json",
-            "Accept": ACCEPT,
-            "Content-Length": str(len(body)),
-            **request_headers(method, params),
-            **(extra or {}),
-        }
-        head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
-        self.writer.write(f"POST /mcp HTTP/1.1\r\n{head}\r\n".encode() + body)
-        status_line, *lines = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
-        fields = dict(line.split(": ", 1) for line in lines if line)
-        return int(status_line.split()[1]), {name.lower(): value for name, value in fields.items()}
-
-    async def json(self, method: str, params: dict[str, Any], request_id: int) -> tuple[int, dict[str, Any]]:
-        status, headers = await self.send(method, params, request_id)
-        return status, json.loads(await self.reader.readexactly(int(headers["content-length"])))
-
-    async def events(
-        self, method: str, params: dict[str, Any], request_id: int, extra: dict[str, str] | None = None
-    ) -> AsyncIterator[dict[str, Any]]:
-        """The JSON-RPC messages of a chunked SSE answer, as they arrive."""
-        status, headers = await self.send(method, params, request_id, extra)
-        if status != 200 or headers.get("transfer-encoding") != "chunked":
-            raise ConnectionError(f"listen answered {status} {headers}")
-        pending = b""
-        while size := int(await self.reader.readuntil(b"\r\n"), 16):
-            pending += (await self.reader.readexactly(size + 2))[:-2]
-            *lines, pending = pending.split(b"\n")
-            for line in lines:
-                if line.startswith(b"data:"):
-                    yield json.loads(line[5:])
-
-    def close(self) -> None:
-        self.writer.close()
+    peak_rss_mib: float = 0.0
 
 
 async def call_tool(
@@ -109,7 +53,8 @@ async def call_tool(
 ) -> None:
     started = time.perf_counter()
     try:
-        status, message = await connection.json("tools/call", {"name": name, "arguments": arguments}, request_id)
+        call = request("tools/call", "tools/call", {"name": name, "arguments": arguments}, "", name, request_id)
+        status, message = await connection.json(call)
         if status != 200 or "result" not in message or message["result"].get("isError"):
             tally.errors.append(f"{status}: {json.dumps(message)[:200]}")
     except (OSError, asyncio.IncompleteReadError, ValueError, KeyError) as exc:
@@ -122,12 +67,13 @@ async def listen(
     server: ServerProcess, tally: Tally, request_id: int, ready: asyncio.Event, heard: asyncio.Event
 ) -> None:
     """One listen stream: count its acknowledgement and its `resources/updated` notification."""
-    connection = await Connection.open(server)
+    connection = await Connection.open(server.port)
     try:
         params = {"notifications": {"resourceSubscriptions": [GREETING_URI]}}
+        call = request("subscriptions/listen", "subscriptions/listen", params, "", request_id=request_id)
         # Each listener its own caller, as separate clients are: one caller holds a few slots at most.
         caller = {"Authorization": f"Bearer listener-{request_id}"}
-        async for message in connection.events("subscriptions/listen", params, request_id, caller):
+        async for message in connection.events(call, caller):
             if message.get("method") == "notifications/subscriptions/acknowledged":
                 tally.acknowledged += 1
                 ready.set()
@@ -150,7 +96,7 @@ async def run(server: ServerProcess, requests: int, concurrency: int, listeners:
     ]
     await asyncio.wait_for(asyncio.gather(*(ready.wait() for ready in readies)), timeout=60)
 
-    connections = [await Connection.open(server) for _ in range(concurrency)]
+    connections = [await Connection.open(server.port) for _ in range(concurrency)]
     started, cpu_before = time.monotonic(), server.cpu_seconds()
     deadline = started + seconds
     next_id = iter(range(1, requests + 1))
@@ -171,7 +117,7 @@ async def run(server: ServerProcess, requests: int, concurrency: int, listeners:
     except TimeoutError:
         tally.errors.append(f"only {tally.notified} of {listeners} listeners heard the update")
     # VmHWM is the kernel's high-water mark, so one look at the end sees the peak.
-    tally.peak_rss_kib = server.peak_rss_kib()
+    tally.peak_rss_mib = server.peak_rss_mib()
     for connection in connections:
         connection.close()
     for stream in streams:
@@ -192,7 +138,7 @@ def report(tally: Tally, listeners: int) -> str:
         f"server CPU while calling: {tally.server_cpu_seconds:.1f} s "
         f"({tally.server_cpu_seconds * 1000 / calls:.2f} ms per request)",
         f"latency: p50 {statistics.median(latencies) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms",
-        f"server peak RSS: {tally.peak_rss_kib / 1024:.1f} MiB",
+        f"server peak RSS: {tally.peak_rss_mib:.1f} MiB",
     ]
     lines += [f"  error: {error}" for error in tally.errors[:10]]
     return "\n".join(lines)
@@ -204,15 +150,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=50, help="connections sending at once (default 50)")
     parser.add_argument("--listeners", type=int, default=500, help="open subscriptions/listen streams (default 500)")
     parser.add_argument("--seconds", type=float, default=60, help="stop sending after this long (default 60)")
-    parser.add_argument("--hostile", action="store_true", help="see tests/robustness/hostile.py (own options)")
+    parser.add_argument("--hostile", action="store_true", help="see bench/hostile.py (own options)")
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--hostile" in argv:
-        from tests.robustness import hostile
+        from . import hostile
 
         return hostile.main([arg for arg in argv if arg != "--hostile"])
     args = parser.parse_args(argv)
-    with uvicorn_processes(APP, [{}]) as (server,):
-        print(f"loading {server.url}/mcp (pid {server.pid}) ...", flush=True)
+    with server_processes(APP, [{}]) as (server,):
+        print(f"loading {server.url} (pid {server.pid}) ...", flush=True)
         tally = asyncio.run(run(server, args.requests, args.concurrency, args.listeners, args.seconds))
         if "Traceback" in server.log():
             tally.errors.append("the server logged a traceback:\n" + server.log()[-2000:])

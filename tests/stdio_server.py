@@ -1,7 +1,9 @@
-"""A server for the stdio client tests: `python -m tests.client.stdio_server` serves it on stdin/stdout.
+"""The server the stdio tests run as a real child process: `python -m tests.stdio_server`.
 
-The real `Server` and stdio transport, with tools that exercise what only stdio has: progress
-and log lines on the shared stdout, cancellation by `notifications/cancelled`, a crash.
+The real `Server` and stdio transport, with tools that exercise what only stdio has: progress and
+log lines on the shared stdout, cancellation by `notifications/cancelled` (said on stderr, which
+the tests read), a tool list that changes, an input round, a crash. tests/transports drives it
+line by line; tests/client through `mcpref.client`.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from mcpref.transports.stdio import serve_stdio
 server = Server("stdio-test-server", "1.0.0")
 
 
-@server.tool(input_schema={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
-def echo(text: str) -> str:
-    return text
+@server.tool(input_schema={"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]})
+async def echo(message: str, ctx) -> str:  # type: ignore[no-untyped-def]
+    await ctx.report_progress(1, 1)
+    return message
 
 
 @server.tool()
@@ -31,13 +34,15 @@ async def slow(ctx) -> str:  # type: ignore[no-untyped-def]
 
 
 @server.tool()
-async def forever() -> str:
+async def wait(seconds: float = 30) -> str:
+    """Sleeps until cancelled; says so on stderr."""
+    print("wait started", file=sys.stderr, flush=True)
     try:
-        await asyncio.sleep(30)
+        await asyncio.sleep(seconds)
     except asyncio.CancelledError:
-        print("forever: cancelled", file=sys.stderr, flush=True)
+        print("wait was cancelled", file=sys.stderr, flush=True)
         raise
-    return "never"
+    return "woke"
 
 
 @server.tool()

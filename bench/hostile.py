@@ -29,11 +29,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.conftest import ACCEPT, META
-from tests.robustness.load import Connection
-from tests.robustness.processes import ServerProcess, uvicorn_processes
+from .http1 import HOST, Connection, encode
+from .messages import ACCEPT, request
+from .procs import ServerProcess, server_processes
 
 APP = "examples.robustness_server:app"
+#: The start of a request head with a JSON body, for the attackers that go wrong after it.
+JSON_HEAD = f"POST /mcp HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\n"
 
 
 @dataclass
@@ -53,20 +55,21 @@ async def normal_traffic(server: ServerProcess, concurrency: int, seconds: float
     deadline = time.monotonic() + seconds
 
     async def worker(number: int) -> None:
-        connection = await Connection.open(server)
+        connection = await Connection.open(server.port)
         request_id = number * 1_000_000
         try:
             while time.monotonic() < deadline:
                 request_id += 1
                 started = time.perf_counter()
                 try:
+                    params = {"name": "echo", "arguments": {"message": "hi"}}
                     status, message = await connection.json(
-                        "tools/call", {"name": "echo", "arguments": {"message": "hi"}}, request_id
+                        request("tools/call", "tools/call", params, "", "echo", request_id)
                     )
                 except (OSError, asyncio.IncompleteReadError, ValueError, KeyError) as exc:
                     normal.failures.append(f"{type(exc).__name__}: {exc}")
                     connection.close()
-                    connection = await Connection.open(server)
+                    connection = await Connection.open(server.port)
                     continue
                 normal.latencies.append(time.perf_counter() - started)
                 normal.statuses[status] += 1
@@ -82,15 +85,14 @@ async def normal_traffic(server: ServerProcess, concurrency: int, seconds: float
 class Attack:
     """The attackers' side: what each kind was answered."""
 
-    def __init__(self, url: str, stop_flag: Any) -> None:
-        host, port = url.removeprefix("http://").split(":")
-        self.host, self.port = host, int(port)
+    def __init__(self, port: int, stop_flag: Any) -> None:
+        self.port = port
         self.answers: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
         self.stop_flag = stop_flag  # a multiprocessing.Event the parent sets
         self.stopping = asyncio.Event()
 
     async def open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        return await asyncio.open_connection(self.host, self.port)
+        return await asyncio.open_connection(HOST, self.port)
 
     def note(self, kind: str, head: bytes) -> None:
         status = head.split(b" ", 2)[1].decode() if head.startswith(b"HTTP/1.1 ") else "closed"
@@ -119,7 +121,7 @@ class Attack:
 
     async def slow_body(self) -> None:
         reader, writer = await self.open()
-        head = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\n"
+        head = JSON_HEAD
         writer.write(f"{head}Content-Length: 100000\r\n\r\n".encode())
         reading = asyncio.ensure_future(reader.read(4096))
         while not reading.done() and not self.stopping.is_set():
@@ -138,7 +140,7 @@ class Attack:
 
     async def big_body(self, body: bytes, declared: int, kind: str) -> None:
         reader, writer = await self.open()
-        head = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\n"
+        head = JSON_HEAD
         head += "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\n"
         writer.write(f"{head}Content-Length: {declared}\r\n\r\n".encode() + body)
         self.note(kind, await reader.readuntil(b"\r\n\r\n"))
@@ -146,13 +148,10 @@ class Attack:
 
     async def listen(self, caller: str | None) -> None:
         reader, writer = await self.open()
-        params = {"notifications": {"toolsListChanged": True}, "_meta": META}
-        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": params}).encode()
-        head = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\n"
-        head += "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\n"
-        if caller:
-            head += f"Authorization: Bearer {caller}\r\n"
-        writer.write(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        call = request(
+            "subscriptions/listen", "subscriptions/listen", {"notifications": {"toolsListChanged": True}}, ""
+        )
+        writer.write(encode(call, self.port, {"Authorization": f"Bearer {caller}"} if caller else None))
         answer = await reader.readuntil(b"\r\n\r\n")
         self.note("listen flood", answer)
         if b" 200 " in answer.split(b"\r\n", 1)[0]:
@@ -179,10 +178,10 @@ class Attack:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def _attack(url: str, counts: tuple[int, int, int], stop_flag: Any, results: Any) -> None:
+def _attack(port: int, counts: tuple[int, int, int], stop_flag: Any, results: Any) -> None:
     """The attackers, in a process of their own, so that their work does not slow the process
     that times the normal requests."""
-    attack = Attack(url, stop_flag)
+    attack = Attack(port, stop_flag)
     asyncio.run(attack.run(*counts))
     results.put({kind: dict(answers) for kind, answers in attack.answers.items()})
 
@@ -193,7 +192,7 @@ def run(server: ServerProcess, args: argparse.Namespace) -> tuple[Normal, Normal
     context = multiprocessing.get_context("spawn")
     stop_flag, results = context.Event(), context.Queue()
     counts = (args.slowloris, args.slow_bodies, args.listeners)
-    attacker = context.Process(target=_attack, args=(server.url, counts, stop_flag, results))
+    attacker = context.Process(target=_attack, args=(server.port, counts, stop_flag, results))
     attacker.start()
     time.sleep(3)  # let the attackers settle in
     under_attack = asyncio.run(normal_traffic(server, args.concurrency, args.seconds))
@@ -212,10 +211,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--listeners", type=int, default=400, help="listen streams attempted (default 400)")
     parser.add_argument("--p99-factor", type=float, default=3.0, help="allowed p99 under attack / alone (default 3)")
     args = parser.parse_args(argv)
-    with uvicorn_processes(APP, [{}], own_runner=True) as (server,):
-        print(f"loading {server.url}/mcp (pid {server.pid}), {args.seconds:g} s alone, then under attack", flush=True)
+    with server_processes(APP, [{}], own_main=True) as (server,):
+        print(f"loading {server.url} (pid {server.pid}), {args.seconds:g} s alone, then under attack", flush=True)
         alone, under_attack, answers = run(server, args)
-        peak = server.peak_rss_kib()
+        peak = server.peak_rss_mib()
         traceback = "Traceback" in server.log()
     normal_5xx = sum(count for status, count in under_attack.statuses.items() if status >= 500)
     factor = under_attack.p(0.99) / max(alone.p(0.99), 1e-9)
@@ -230,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("attackers were answered:")
     for kind, answered in answers.items():
         print(f"  {kind}: " + ", ".join(f"{status} x{count}" for status, count in sorted(answered.items())))
-    print(f"server peak RSS: {peak / 1024:.1f} MiB")
+    print(f"server peak RSS: {peak:.1f} MiB")
     for failure in (alone.failures + under_attack.failures)[:10]:
         print(f"  failure: {failure}")
     if traceback:

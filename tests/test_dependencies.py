@@ -1,0 +1,73 @@
+"""The package's runtime dependencies are exactly what mcpref/ imports.
+
+A module imported from a distribution nobody declared breaks `pip install mcpref` on a machine
+without the dev extras; a declared dependency nothing imports is weight every user installs
+for nothing (starlette was one: only the examples, the docs site and the tests use it).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import tomllib
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+
+#: Modules of the package that need an optional extra, and the extra (installed with it).
+EXTRA_MODULES = {"mcpref/tasks/postgres.py": "postgres"}
+
+
+def _name(requirement: str) -> str:
+    """`httpx-sse>=0.4` -> `httpx-sse`, normalized as PyPI does (PEP 503)."""
+    bare = re.match(r"[A-Za-z0-9._-]+", requirement)
+    assert bare is not None, requirement
+    return re.sub(r"[-_.]+", "-", bare.group()).lower()
+
+
+def _imported(path: Path) -> set[str]:
+    """The top-level names of the absolute imports in one file, wherever they are (functions too)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names - set(sys.stdlib_module_names) - {"mcpref", "__future__"}
+
+
+def _distributions_imported() -> dict[str, set[str]]:
+    """Each distribution the package imports from, with the files importing it."""
+    owners = packages_distributions()
+    found: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "mcpref").rglob("*.py")):
+        file = path.relative_to(ROOT).as_posix()
+        for module in _imported(path):
+            assert module in owners, f"{file} imports {module}, which no installed distribution provides"
+            for distribution in owners[module]:
+                found.setdefault(_name(distribution), set()).add(file)
+    return found
+
+
+def test_every_import_is_a_declared_dependency() -> None:
+    runtime = {_name(requirement) for requirement in PYPROJECT["dependencies"]}
+    extras = {
+        extra: {_name(requirement) for requirement in PYPROJECT["optional-dependencies"][extra]}
+        for extra in set(EXTRA_MODULES.values())
+    }
+    undeclared = {
+        distribution: files
+        for distribution, files in _distributions_imported().items()
+        if distribution not in runtime
+        and not all(distribution in extras.get(EXTRA_MODULES.get(file, ""), set()) for file in files)
+    }
+    assert not undeclared, f"imported by mcpref/ but not in [project].dependencies: {undeclared}"
+
+
+def test_every_dependency_is_imported() -> None:
+    imported = _distributions_imported()
+    unused = sorted(_name(r) for r in PYPROJECT["dependencies"] if _name(r) not in imported)
+    assert not unused, f"[project].dependencies that mcpref/ never imports (move them to an extra): {unused}"
