@@ -56,26 +56,17 @@ class ServerProcess:
         self.port = free_port()
         self.base_url = f"http://{HOST}:{self.port}"
         self.url = f"{self.base_url}/mcp"
-        if own_main:
-            command = [sys.executable, "-m", app.partition(":")[0], "--host", HOST, "--port", str(self.port)]
+        if own_main:  # the module's own command line, through mcpref.run
+            command = [sys.executable, "-m", app.partition(":")[0]]
         else:
-            command = [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                app,
-                "--host",
-                HOST,
-                "--port",
-                str(self.port),
-                "--no-access-log",
-            ]
+            command = [sys.executable, "-m", "uvicorn", app, "--no-access-log"]
+        command += ["--host", HOST, "--port", str(self.port), *options]
         pinned = ["taskset", "-c", str(cpu)] if cpu is not None else []
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process; closed by stop()
         self.started = time.perf_counter()
         # taskset and the wrappers exec the server, so the pid is the server's own.
         self.proc = subprocess.Popen(
-            [*pinned, *wrapper, *command, *options],
+            [*pinned, *wrapper, *command],
             cwd=ROOT,
             env={**os.environ, **(env or {})},
             stdin=subprocess.DEVNULL,

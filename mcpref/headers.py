@@ -195,17 +195,25 @@ def check_request_headers(
     """
     version = (params.get("_meta") or {}).get(PROTOCOL_VERSION_KEY)
     name_field = name_field or NAME_SOURCES.get(method)
-    # The usual request: each header is its body value exactly, in a form `_expect` would take
-    # as it is. Nothing is left to judge then; any other request gets every check, in order.
-    if not (
-        _verbatim(headers.get("mcp-protocol-version"), version)
-        and _verbatim(headers.get("mcp-method"), method)
-        and (not name_field or _verbatim(headers.get("mcp-name"), params.get(name_field)))
-    ):
+    # The usual request: each header is its body value exactly, and a value already seen to be
+    # one `_expect` takes as it is (`_PLAIN_VALUE`). Nothing is left to judge then; any other
+    # request gets every check, in order. Written out rather than in a helper: it runs on every
+    # request, and a set lookup costs far less than a regex match.
+    raw_version, raw_method = headers.get("mcp-protocol-version"), headers.get("mcp-method")
+    raw_name = headers.get("mcp-name") if name_field else None
+    usual = (
+        raw_version == version
+        and raw_method == method
+        and raw_version in _plain_values
+        and raw_method in _plain_values
+        and (not name_field or (raw_name == params.get(name_field) and raw_name in _plain_values))
+    )
+    if not usual:
         _expect(headers, PROTOCOL_VERSION_HEADER, version, decode=False)
         _expect(headers, METHOD_HEADER, method, decode=False)
         if name_field:
             _expect(headers, NAME_HEADER, params.get(name_field), decode=True)
+        _remember_plain(raw_version, raw_method, raw_name)
     for header, path in (params_by_header or {}).items():
         value = _lookup(params.get("arguments"), path)
         name = PARAM_HEADER_PREFIX + header
@@ -218,13 +226,19 @@ def check_request_headers(
 
 
 #: A header value `_expect` takes as it is: printable ASCII, no space at either end (none to
-#: strip), not starting with `=` (no base64 sentinel to decode).
+#: strip), not starting with `=` (no base64 sentinel to decode). Equal to its body value, such a
+#: header can only pass.
 _PLAIN_VALUE = re.compile(r"[\x21-\x3c\x3e-\x7e]([\x20-\x7e]*[\x21-\x7e])?")
+#: Values seen to match `_PLAIN_VALUE` (versions, methods, tool names repeat from request to
+#: request). Bounded: past the bound nothing is added, and a new value only takes the long way.
+_plain_values: set[str] = set()
+_MAX_PLAIN_VALUES = 512
 
 
-def _verbatim(raw: str | None, body_value: Any) -> bool:
-    """Whether a header is its body string written as is, so `_expect` could only accept it."""
-    return raw == body_value and raw is not None and _PLAIN_VALUE.fullmatch(raw) is not None
+def _remember_plain(*values: str | None) -> None:
+    for value in values:
+        if value is not None and len(_plain_values) < _MAX_PLAIN_VALUES and _PLAIN_VALUE.fullmatch(value):
+            _plain_values.add(value)
 
 
 def _expect(headers: Mapping[str, str], name: str, body_value: Any, *, decode: bool) -> None:
@@ -245,7 +259,7 @@ def _expect(headers: Mapping[str, str], name: str, body_value: Any, *, decode: b
 def _equal(text: str, body_value: Any) -> bool:
     if isinstance(body_value, bool):
         return text == ("true" if body_value else "false")
-    if isinstance(body_value, int | float):
+    if isinstance(body_value, (int, float)):
         # Numerically, so `42.0` and `42` are equal (§Server Validation); only a decimal number
         # counts, never what Python's int() also reads (`4_2`, `+42`, other scripts' digits).
         if abs(body_value) > _MAX_SAFE_INTEGER or len(text) > 64 or not _DECIMAL_NUMBER.fullmatch(text):

@@ -58,13 +58,9 @@ class Server(Protocol):
 
     def capabilities(self) -> dict[str, Any]: ...
 
+    # Only what a legacy request passes: it always builds `meta`, so the server never reads `_meta` itself.
     async def handle(
-        self,
-        request: Request,
-        *,
-        meta: RequestMeta | None = None,
-        notify: NotifySink | None = None,
-        principal: str | None = None,
+        self, request: Request, *, meta: RequestMeta, notify: NotifySink | None, principal: str | None
     ) -> dict[str, Any]: ...
 
 
@@ -131,13 +127,13 @@ async def handle_legacy(
         raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method} needs a session ({reason})")
     if request.method not in LEGACY_METHODS:
         raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
-    meta = request.params.get("_meta")
-    meta = meta if isinstance(meta, dict) else {}
+    raw = request.params.get("_meta")
+    meta: dict[str, Any] = raw if isinstance(raw, dict) else {}
     token = meta.get(PROGRESS_TOKEN_KEY)
     request_meta = RequestMeta(
         protocol_version=version or LEGACY_VERSIONS[0],
         client_capabilities={},
-        progress_token=token if isinstance(token, str | int) and not isinstance(token, bool) else None,
+        progress_token=token if isinstance(token, (str, int)) and not isinstance(token, bool) else None,
         raw=meta,
     )
     try:

@@ -145,9 +145,10 @@ class GuardedH11Protocol(H11Protocol):
                 self._arm(h11.SEND_BODY)
 
     def send_400_response(self, msg: str) -> None:
-        error = self.conn.last_error
-        if error is not None and error.error_status_hint == 431:
-            self.logger.warning("Request head larger than %d bytes refused", self.conn.max_head_bytes)
+        conn = self.conn
+        error = conn.last_error if isinstance(conn, _GuardedConnection) else None
+        if isinstance(conn, _GuardedConnection) and error is not None and error.error_status_hint == 431:
+            self.logger.warning("Request head larger than %d bytes refused", conn.max_head_bytes)
             self.transport.write(HEAD_TOO_LARGE)
             self.transport.close()
             return

@@ -93,12 +93,12 @@ def read_request_meta(params: dict[str, Any], supported: tuple[str, ...] | None 
     client_info = meta.get(CLIENT_INFO_KEY)
     token = meta.get(PROGRESS_TOKEN_KEY)
     return RequestMeta(
-        protocol_version=version,
-        client_capabilities=capabilities,
-        client_info=client_info if isinstance(client_info, dict) else None,
-        log_level=log_level,
-        progress_token=token if isinstance(token, str | int) and not isinstance(token, bool) else None,
-        raw=meta,
+        version,
+        capabilities,
+        client_info if isinstance(client_info, dict) else None,
+        log_level,
+        token if isinstance(token, (str, int)) and not isinstance(token, bool) else None,
+        meta,
     )
 
 

@@ -35,7 +35,7 @@ class _GracefulUvicorn(uvicorn.Server):
 
     async def shutdown(self, sockets: Any = None) -> None:
         for server in self.mcp_servers:
-            server.subscriptions.end_all()
+            server.end_subscriptions()
         await super().shutdown(sockets)
 
 

@@ -19,7 +19,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from .caching import CACHEABLE_METHODS, CacheHints
 from .completion import complete
@@ -73,6 +73,9 @@ CORE_RESULT_TYPES = frozenset({"complete", "input_required"})
 
 logger = logging.getLogger("mcpref.server")
 
+#: Whatever extension is added comes back as itself, so `server.add_extension(TasksExtension(...))` is typed.
+E = TypeVar("E", bound=Extension)
+
 #: The default cache hints: `ttlMs: 0`, `cacheScope: "private"`.
 NO_REUSE = CacheHints()
 
@@ -97,22 +100,14 @@ class Incoming:
     principal: str | None
     #: The method's handler, found once; None for a listen or a legacy request.
     handler: Handler | None = None
+    #: Whether the request asked for notifications on its response: progress, or (modern
+    #: requests) log messages. Those need a stream to travel on.
+    streams: bool = False
+    #: A `subscriptions/listen` request: the transport serves it as a stream of its own.
+    listens: bool = False
     #: A 2025-era request, and the revision its transport named (None when it named none).
     legacy: bool = False
     legacy_version: str | None = None
-
-    @property
-    def listens(self) -> bool:
-        return not self.legacy and self.request.method == LISTEN
-
-    @property
-    def streams(self) -> bool:
-        """Whether the request asked for notifications on its response: progress, or (modern
-        requests) log messages. Those need a stream to travel on."""
-        if self.meta is None:
-            raw = self.request.params.get("_meta")
-            return isinstance(raw, dict) and PROGRESS_TOKEN_KEY in raw
-        return self.meta.progress_token is not None or self.meta.log_level is not None
 
 
 class Server:
@@ -192,7 +187,7 @@ class Server:
         #: Extensions by identifier, in the order they were added (see `mcpref.extensions`).
         self.extensions: dict[str, Extension] = {}
 
-    def add_extension(self, extension: Extension) -> Extension:
+    def add_extension(self, extension: E) -> E:
         """Serve an extension: advertise it, and add its methods, result types and headers.
 
         Refuses (ValueError) an identifier without a vendor prefix, or a method or `resultType`
@@ -405,23 +400,28 @@ class Server:
         """
         if is_legacy_request(request, legacy_version):
             if self.serve_legacy:
-                return Incoming(request, None, principal, legacy=True, legacy_version=legacy_version)
+                raw = request.params.get("_meta")
+                streams = isinstance(raw, dict) and PROGRESS_TOKEN_KEY in raw
+                return Incoming(request, None, principal, streams=streams, legacy=True, legacy_version=legacy_version)
             if request.method == "initialize":
                 # Modern-only: say which versions this server speaks (basic/versioning.mdx:
                 # modern-only servers SHOULD list them in any error they return to initialize).
                 raise unsupported_version(request.params.get("protocolVersion"), self.supported_versions)
         # An `initialize` that carries modern `_meta` is a modern request for a removed
         # method, and gets -32601 like `ping`.
-        meta = read_request_meta(request.params, supported=None)
+        method, params = request.method, request.params
+        meta = read_request_meta(params, supported=None)
         if headers is not None:
-            method, params = request.method, request.params
-            check_request_headers(
-                headers, method, params, self.header_params_for(method, params, principal), self.name_field_for(method)
-            )
+            # Only an extension's method can mirror another parameter in Mcp-Name (name_field_for).
+            name_field = self.name_field_for(method) if self.extensions else None
+            params_by_header = self.header_params_for(method, params, principal)
+            check_request_headers(headers, method, params, params_by_header, name_field)
         if meta.protocol_version not in self.supported_versions:
             raise unsupported_version(meta.protocol_version, self.supported_versions)
-        handler = None if request.method == LISTEN else self.handler_for(request.method)
-        return Incoming(request, meta, principal, handler)
+        streams = meta.progress_token is not None or meta.log_level is not None
+        if method == LISTEN:
+            return Incoming(request, meta, principal, streams=streams, listens=True)
+        return Incoming(request, meta, principal, self.handler_for(method), streams)
 
     def answer(self, incoming: Incoming, notify: NotifySink | None = None) -> Coroutine[Any, Any, dict[str, Any]]:
         """Run an accepted request: await it for the result, or `MCPError`. `notify` sends its
@@ -465,8 +465,10 @@ class Server:
         the extensions around the handler, the handler, and the result's shape."""
         ctx = RequestContext(request.id, request.method, request.params, meta, notify, principal)
         # Without `logging` declared, ctx.log is silent (server/utilities/logging.mdx §Capabilities).
-        ctx.may_log = "logging" in self._offered_names()
-        self._read_round(ctx)
+        ctx.may_log = "logging" in (self._offered or self._offered_names())
+        params = request.params
+        if "inputResponses" in params or "requestState" in params:  # an MRTR retry, or a mistake
+            self._read_round(ctx)
         call = handler
         if self.extensions:
             for extension in reversed(self.extensions.values()):
@@ -587,6 +589,14 @@ class Server:
         """The final result of a listen request, with serverInfo like every other result."""
         return self._finish(subscription.completion())
 
+    def close_subscription(self, subscription: ListenStream) -> None:
+        """Forget a listen stream its transport has closed (the client left, or it was ended)."""
+        self.subscriptions.close(subscription)
+
+    def end_subscriptions(self) -> None:
+        """End every open listen stream with its final result, as on shutdown."""
+        self.subscriptions.end_all()
+
     def _registry_changed(self, kind: str) -> None:
         self._offered = None
         self.notify_list_changed(kind)
@@ -600,18 +610,18 @@ class Server:
     def handler_for(self, method: str) -> Handler:
         """The handler for `method`, or `MCPError` -32601 if it is unknown, removed, or its
         capability is not offered. Extensions add methods with `add_extension`."""
-        extension = self._extension_of(method)
-        if extension is not None:
-            return _gated(extension, extension.methods[method])
-        if method in REMOVED_METHODS:
-            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (removed in {LATEST_VERSION})")
-        if method == LISTEN:
-            raise MCPError(INTERNAL_ERROR, f"{LISTEN} is served by the transport as a stream")
         entry = self._methods.get(method)
-        if entry is None:
+        if entry is None:  # not a core method (an extension cannot take one: see add_extension)
+            extension = self._extension_of(method)
+            if extension is not None:
+                return _gated(extension, extension.methods[method])
+            if method in REMOVED_METHODS:
+                raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (removed in {LATEST_VERSION})")
+            if method == LISTEN:
+                raise MCPError(INTERNAL_ERROR, f"{LISTEN} is served by the transport as a stream")
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
         handler, capability = entry
-        if capability is not None and capability not in self._offered_names():
+        if capability is not None and capability not in (self._offered or self._offered_names()):
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (this server does not offer {capability})")
         return handler
 
@@ -656,7 +666,8 @@ class Server:
         arguments = ctx.params.get("arguments", {})
         if not isinstance(arguments, dict):
             raise MCPError(INVALID_PARAMS, "Invalid params: arguments must be an object")
-        require_capabilities(tool.requires, ctx.client_capabilities)
+        if tool.requires:
+            require_capabilities(tool.requires, ctx.client_capabilities)
         try:
             return await tool.call(arguments, ctx)
         except ToolError as exc:

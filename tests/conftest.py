@@ -1,6 +1,7 @@
 """Shared fixtures: a real uvicorn on loopback (`running`, `serve`), the request body and headers a
-correct client sends (`mcp_body`, `mcp_headers`), an MCP client that checks every answer against
-the official schema before a test sees it, and the site built once for the run."""
+correct client sends (`mcp_body`, `mcp_headers`), the check of an error answer (`error_answer`), an
+MCP client that checks every answer against the official schema before a test sees it, and the
+site built once for the run."""
 
 from __future__ import annotations
 
@@ -66,11 +67,14 @@ def anyio_backend() -> str:
 
 
 @contextmanager
-def running(app: Any, *, lifespan: str = "off", limits: ServerLimits | None = None) -> Iterator[str]:
+def running(
+    app: Any, *, lifespan: str = "off", limits: ServerLimits | None = None, http: Any = "auto"
+) -> Iterator[str]:
     """Serve `app` with a real uvicorn on a free loopback port; yield its base URL.
 
     `lifespan="on"` for apps that start work at startup (other implementations' servers);
-    `limits` to serve it as `mcpref.run` does, with those bounds (see `mcpref.limits`)."""
+    `limits` to serve it as `mcpref.run` does, with those bounds (see `mcpref.limits`);
+    `http` to pick uvicorn's HTTP protocol class when there are no `limits`."""
     # IPPROTO_TCP explicitly: asyncio turns Nagle off only on sockets whose proto says TCP, and
     # with Nagle on, every response waits ~40 ms for a delayed ACK between its two writes.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -78,7 +82,7 @@ def running(app: Any, *, lifespan: str = "off", limits: ServerLimits | None = No
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     options: dict[str, Any] = {"log_level": "warning", "lifespan": lifespan, "access_log": False}
-    config = uvicorn.Config(app, **options) if limits is None else uvicorn_config(app, limits, **options)
+    config = uvicorn.Config(app, http=http, **options) if limits is None else uvicorn_config(app, limits, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -130,6 +134,16 @@ def mcp_headers(method: str, name: str | None = None, **extra: str) -> dict[str,
     """The headers a correct client sends with `method` (the benchmark's literal ones, not mcpref's
     own builder, which is under test); `extra` adds or replaces any."""
     return {**standard_headers(method, name), **extra}
+
+
+def error_answer(response: httpx.Response, status: int) -> dict[str, Any]:
+    """The JSON-RPC error an HTTP answer carries, once its status is `status` (the body shows when
+    either check fails)."""
+    assert response.status_code == status, response.text
+    message = response.json()
+    assert "error" in message, message
+    error: dict[str, Any] = message["error"]
+    return error
 
 
 class MCPClient:

@@ -10,9 +10,10 @@ import httpx
 import pytest
 
 from mcpref import MCPError, RequestContext, Server, StreamableHTTP
-from mcpref.extensions import CallNext, Extension
+from mcpref.extensions import CallNext, Extension, declared
 from mcpref.jsonrpc import INTERNAL_ERROR, MISSING_REQUIRED_CLIENT_CAPABILITY, Request
-from mcpref.meta import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY
+from mcpref.meta import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, read_request_meta
+from tests.conftest import error_answer
 
 EXT = "com.example/echo"
 DECLARING = {"extensions": {EXT: {}}}
@@ -130,4 +131,47 @@ def test_mcp_name_mirrors_the_field_the_extension_names(server: Server) -> None:
 
     assert asyncio.run(post("hi")).json()["result"]["word"] == "hi"
     refused = asyncio.run(post("bye"))
-    assert refused.status_code == 400 and refused.json()["error"]["code"] == -32020
+    assert error_answer(refused, 400)["code"] == -32020
+
+
+class Plain(Extension):
+    """Adds a method and nothing else: the default `around` must pass each request on unchanged."""
+
+    id = "com.example/plain"
+
+    def __init__(self) -> None:
+        self.methods = {"com.example/plain/echo": self._echo}
+
+    async def _echo(self, ctx: RequestContext) -> dict[str, Any]:
+        return {"echo": ctx.params.get("word"), "method": ctx.method}
+
+
+def test_the_default_around_passes_the_request_on_unchanged() -> None:
+    server = Server("unit", "1")
+    server.add_extension(Plain())
+    declaring = {"extensions": {"com.example/plain": {}}}
+    answer = handle(server, "com.example/plain/echo", {"word": "hi"}, declaring)
+    assert (answer["echo"], answer["method"]) == ("hi", "com.example/plain/echo")
+    assert handle(server, "server/discover", {}, {})["capabilities"]["extensions"] == {"com.example/plain": {}}
+
+
+@pytest.mark.parametrize(
+    ("capabilities", "expected"),
+    [
+        ({"extensions": {EXT: {}}}, True),
+        ({"extensions": {EXT: {"loud": True}, "com.example/other": {}}}, True),
+        ({"extensions": {"com.example/other": {}}}, False),
+        ({"extensions": [EXT]}, False),
+        ({}, False),
+        ([EXT], False),
+        (None, False),
+    ],
+)
+def test_declared_reads_the_extensions_object_of_capabilities(capabilities: Any, expected: bool) -> None:
+    assert declared(capabilities, EXT) is expected
+
+
+def test_declared_reads_a_requests_context_too() -> None:
+    meta = read_request_meta({"_meta": {PROTOCOL_VERSION_KEY: "2026-07-28", CLIENT_CAPABILITIES_KEY: DECLARING}})
+    assert declared(RequestContext(1, "tools/list", {}, meta), EXT)
+    assert not declared(RequestContext(1, "tools/list", {}, meta), "com.example/other")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -11,11 +12,11 @@ import httpx
 import pytest
 
 from mcpref import MCPError, ResourceNotFound, Server, StreamableHTTP
-from mcpref.jsonrpc import INVALID_PARAMS
-from mcpref.legacy import legacy_capabilities, legacy_shape, negotiate
+from mcpref.jsonrpc import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, Request
+from mcpref.legacy import handle_legacy, is_legacy_request, legacy_capabilities, legacy_shape, negotiate
 from mcpref.mrtr import InputRequired, elicit_form
 from mcpref.validation import check_message
-from tests.conftest import ACCEPT, mcp_body, mcp_headers, running, sse_messages
+from tests.conftest import ACCEPT, error_answer, mcp_body, mcp_headers, running, sse_messages
 
 server = Server("legacy-test", "2", instructions="Be kind.", page_size=1)
 
@@ -151,20 +152,18 @@ def test_what_needs_a_session_is_refused_plainly(http: httpx.Client) -> None:
     assert "needs input from the client (elicitation)" in tool["content"][0]["text"]
     assert "2026-07-28" in tool["content"][0]["text"]
     prompt = legacy_post(http, "prompts/get", {"name": "ask"})
-    assert prompt.status_code == 200 and prompt.json()["error"]["code"] == -32600
+    assert error_answer(prompt, 200)["code"] == -32600
     for method in ("resources/subscribe", "resources/unsubscribe", "logging/setLevel", "server/discover"):
-        response = legacy_post(http, method, {})
-        assert response.status_code == 200 and response.json()["error"]["code"] == -32601
-        assert ("needs a session" in response.json()["error"]["message"]) is (method != "server/discover")
+        error = error_answer(legacy_post(http, method, {}), 200)
+        assert error["code"] == -32601
+        assert ("needs a session" in error["message"]) is (method != "server/discover")
 
 
 def test_a_missing_resource_has_the_legacy_code(http: httpx.Client) -> None:
-    response = legacy_post(http, "resources/read", {"uri": "memo://nowhere"})
-    error = response.json()["error"]
-    assert response.status_code == 200
+    error = error_answer(legacy_post(http, "resources/read", {"uri": "memo://nowhere"}), 200)
     assert error["code"] == -32002 and error["data"] == {"uri": "memo://nowhere"}
     # Other invalid params keep -32602.
-    assert legacy_post(http, "resources/read", {"uri": 7}).json()["error"]["code"] == -32602
+    assert error_answer(legacy_post(http, "resources/read", {"uri": 7}), 200)["code"] == -32602
 
 
 def test_a_handler_that_finds_nothing_gets_the_legacy_code_too(http: httpx.Client) -> None:
@@ -222,3 +221,136 @@ def test_negotiate_and_shapes() -> None:
         },
     )
     assert shaped == {"tools": [], "_meta": {"x/y": 1}}
+
+
+# -- handle_legacy called directly: what it passes to the dispatcher, what it makes of the answer --
+
+direct = Server("legacy-direct", "1")
+
+
+@direct.tool()
+def probe(ctx) -> str:  # type: ignore[no-untyped-def]
+    """Says what the dispatcher was told about the request."""
+    meta = ctx.meta
+    return json.dumps([meta.protocol_version, meta.raw, meta.progress_token, ctx.principal, meta.client_capabilities])
+
+
+@direct.tool()
+def needs_two() -> str:
+    raise MCPError(
+        MISSING_REQUIRED_CLIENT_CAPABILITY, "m", {"requiredCapabilities": {"sampling": {}, "elicitation": {}}}
+    )
+
+
+@direct.tool()
+def needs_something() -> str:
+    raise MCPError(MISSING_REQUIRED_CLIENT_CAPABILITY, "m")
+
+
+@direct.tool()
+def again() -> InputRequired:
+    """Asks for nothing but another round (state only): still input a legacy client cannot give."""
+    return InputRequired({}, state="s")
+
+
+def legacy_call(
+    method: str, params: dict[str, Any], version: str | None = "2025-11-25", principal: str | None = None
+) -> dict[str, Any]:
+    return asyncio.run(handle_legacy(direct, Request(1, method, params), version, principal=principal))
+
+
+def probed(params: dict[str, Any], version: str | None = "2025-11-25", principal: str | None = None) -> list[Any]:
+    result = legacy_call("tools/call", {"name": "probe", "arguments": {}, **params}, version, principal)
+    return json.loads(result["content"][0]["text"])  # type: ignore[no-any-return]
+
+
+def test_a_legacy_request_is_served_as_its_version_with_no_client_capabilities() -> None:
+    assert probed({}, "2025-06-18")[0] == "2025-06-18"
+    assert probed({}, None)[0] == "2025-11-25"  # no header: the newest legacy revision
+    assert probed({})[4] == {}
+
+
+def test_a_legacy_requests_meta_and_principal_reach_the_handler() -> None:
+    assert probed({"_meta": {"progressToken": "t", "x/y": 1}}, principal="alice")[1:4] == [
+        {"progressToken": "t", "x/y": 1},
+        "t",
+        "alice",
+    ]
+    assert probed({})[1:4] == [{}, None, None]
+    assert probed({"_meta": "no object"})[1] == {}
+
+
+@pytest.mark.parametrize(("token", "kept"), [("t", "t"), (3, 3), (True, None), (1.5, None), ([1], None)])
+def test_only_a_string_or_integer_progress_token_is_kept(token: Any, kept: Any) -> None:
+    assert probed({"_meta": {"progressToken": token}})[2] == kept
+
+
+def test_a_tool_that_needs_a_capability_says_which_in_its_result() -> None:
+    result = legacy_call("tools/call", {"name": "needs_two", "arguments": {}})
+    assert result == {
+        "content": [
+            {
+                "type": "text",
+                "text": "Cannot complete: this request needs input from the client (elicitation, sampling), "
+                "which only 2026-07-28 clients can give a stateless server.",
+            }
+        ],
+        "isError": True,
+    }
+    unnamed = legacy_call("tools/call", {"name": "needs_something", "arguments": {}})
+    assert "needs input from the client (a capability)," in unnamed["content"][0]["text"]
+
+
+def test_what_needs_a_session_says_why() -> None:
+    with pytest.raises(MCPError) as caught:
+        legacy_call("logging/setLevel", {"level": "info"})
+    assert (caught.value.code, caught.value.message) == (
+        -32601,
+        "Method not found: logging/setLevel needs a session (the level would have to be kept for later requests)",
+    )
+
+
+def test_a_modern_request_is_never_legacy_whatever_its_header() -> None:
+    modern = Request(1, "tools/list", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})
+    assert not is_legacy_request(modern, "2025-11-25")
+    assert not is_legacy_request(Request(1, "initialize", dict(modern.params)), None)
+    assert is_legacy_request(Request(1, "tools/list", {"_meta": {}}), "2025-11-25")
+    assert is_legacy_request(Request(1, "initialize", {}), None)
+    assert not is_legacy_request(Request(1, "tools/list", {}), "2026-07-28")
+
+
+def test_an_input_required_result_becomes_a_tool_error_or_a_refusal() -> None:
+    asking = {
+        "resultType": "input_required",
+        "inputRequests": {"b": {"method": "sampling/createMessage"}, "a": {"method": "elicitation/create"}},
+    }
+    assert legacy_shape("tools/call", asking) == {
+        "content": [
+            {
+                "type": "text",
+                "text": "Cannot complete: this request needs input from the client (elicitation/create, "
+                "sampling/createMessage), which only 2026-07-28 clients can give a stateless server.",
+            }
+        ],
+        "isError": True,
+    }
+    with pytest.raises(MCPError) as caught:
+        legacy_shape("prompts/get", {"resultType": "input_required", "requestState": "s"})
+    assert (caught.value.code, caught.value.message) == (
+        -32600,
+        "Invalid Request: this request needs input from the client (another round), "
+        "which only 2026-07-28 clients can give a stateless server",
+    )
+
+
+def test_a_result_without_meta_gets_none() -> None:
+    assert legacy_shape("tools/list", {"resultType": "complete", "tools": []}) == {"tools": []}
+    assert legacy_shape("tools/list", {"tools": [], "_meta": {"io.modelcontextprotocol/serverInfo": {}}}) == {
+        "tools": []
+    }
+
+
+def test_a_tool_that_asks_for_another_round_gets_a_tool_error() -> None:
+    result = legacy_call("tools/call", {"name": "again", "arguments": {}})
+    assert result["isError"] is True
+    assert "needs input from the client (another round)" in result["content"][0]["text"]

@@ -12,47 +12,27 @@ import time
 
 import httpx
 
-from bench.procs import free_port
+from bench.procs import ServerProcess
 from mcpref.run import STDIO_TERMINAL_HINT
 from tests.conftest import mcp_body, mcp_headers
 from tests.transports.test_stdio import request_line
 
 
 def test_ctrl_c_ends_open_listen_streams_with_their_result() -> None:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "examples.minimal_server", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        url = f"http://127.0.0.1:{port}/mcp"
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                httpx.get(url, timeout=1)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline and process.poll() is None, "the server did not start"
-                time.sleep(0.05)
+    with ServerProcess("examples.minimal_server", own_main=True) as server:
+        server.wait_ready(None, timeout=15)
         body = mcp_body("subscriptions/listen", {"notifications": {}}, "L")
         headers = mcp_headers("subscriptions/listen")
-        with httpx.stream("POST", url, json=body, headers=headers, timeout=10) as response:
+        with httpx.stream("POST", server.url, json=body, headers=headers, timeout=10) as response:
             lines = response.iter_lines()
             assert next(line for line in lines if line.startswith("data:"))  # the acknowledgement
             started = time.monotonic()
-            process.send_signal(signal.SIGINT)
+            server.proc.send_signal(signal.SIGINT)
             final = json.loads(next(line for line in lines if line.startswith("data:"))[5:])
         assert final["id"] == "L" and final["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "L"
         # uvicorn re-raises the signal once shut down, so the exit is the usual one for Ctrl+C.
-        assert process.wait(timeout=10) in (0, -signal.SIGINT)
+        assert server.proc.wait(timeout=10) in (0, -signal.SIGINT)
         assert time.monotonic() - started < 5
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait()
-        assert process.stderr is not None
-        process.stderr.close()
 
 
 def test_http_binds_loopback_unless_told_otherwise(monkeypatch) -> None:  # type: ignore[no-untyped-def]

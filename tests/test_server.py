@@ -271,9 +271,9 @@ def test_completers_are_called_like_every_handler() -> None:
 
     def complete(argument: str, value: str) -> list[str]:
         params = {"ref": {"type": "ref/prompt", "name": "<lambda>"}, "argument": {"name": argument, "value": value}}
-        return call(server, "completion/complete", {**params, "context": {"arguments": {"other": "+"}}})[
-            "completion"
-        ]["values"]
+        return call(server, "completion/complete", {**params, "context": {"arguments": {"other": "+"}}})["completion"][
+            "values"
+        ]
 
     assert complete("a", "x") == ["x+"] and complete("b", "y") == ["y!"]
     assert threads["sync"] != threading.main_thread().name and threads["async"] == threading.main_thread().name

@@ -33,8 +33,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import types
 from collections.abc import Awaitable, Callable, Coroutine, Generator, MutableMapping
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from .. import jsonrpc
 from ..catchall import NOSNIFF, internal_error, plain_response
@@ -113,7 +114,7 @@ class StreamableHTTP:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send, on_shutdown=self.server.subscriptions.end_all)
+            await _lifespan(receive, send, on_shutdown=self.server.end_subscriptions)
             return
         if scope["type"] != "http":
             return
@@ -139,12 +140,15 @@ class StreamableHTTP:
         else:
             await _method_not_allowed(send, "the MCP endpoint takes POST only", b"POST")
             return
-        origin = self._check_host_and_origin(headers, scope)
-        if origin is not None:
-            scope[CORS_ORIGIN_KEY] = origin
-            send = _with_cors(send, origin)
-        _check_content_type(headers.get("content-type"))
-        _check_accept(headers.get("accept"))
+        if headers.get("host") not in self.hosts.known_good or "origin" in headers:  # else nothing to judge
+            origin = self._check_host_and_origin(headers, scope)
+            if origin is not None:
+                scope[CORS_ORIGIN_KEY] = origin
+                send = _with_cors(send, origin)
+        content_type, accept = headers.get("content-type"), headers.get("accept")
+        if content_type != "application/json" or accept != ACCEPT:  # what clients send passes at once
+            _check_content_type(content_type)
+            _check_accept(accept)
         body = await self._read_body(headers, receive)
 
         if len(body) < PARSE_IN_THREAD_BYTES:
@@ -173,7 +177,7 @@ class StreamableHTTP:
                 http_status=421,
             )
         origin = headers.get("origin")
-        if not self.origins.allows(origin):
+        if origin is not None and not self.origins.allows(origin):
             raise MCPError(
                 jsonrpc.INVALID_REQUEST, f"Forbidden: Origin {_shown(origin)} is not allowed", http_status=403
             )
@@ -221,7 +225,7 @@ class StreamableHTTP:
             await self._stream(request, lambda notify: self.server.answer(incoming, notify), receive, send)
             return
         try:
-            result = await _UnlessClientLeaves(self.server.answer(incoming), receive)
+            result = await _unless_client_leaves(self.server.answer(incoming), receive)
         except _ClientLeft:
             return
         await _json(send, 200, result_response(request.id, result), nosniff=False)
@@ -237,7 +241,7 @@ class StreamableHTTP:
             if incoming.streams or self.stream_responses:
                 await self._stream(request, lambda notify: self.server.answer(incoming, notify), receive, send)
                 return
-            result = await _UnlessClientLeaves(self.server.answer(incoming), receive)
+            result = await _unless_client_leaves(self.server.answer(incoming), receive)
         except _ClientLeft:
             return
         except MCPError as error:
@@ -275,7 +279,7 @@ class StreamableHTTP:
             await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
 
         try:
-            final = result_response(request.id, await _UnlessClientLeaves(run(notify), receive))
+            final = result_response(request.id, await _unless_client_leaves(run(notify), receive))
         except MCPError as error:
             if not started:
                 raise
@@ -319,7 +323,7 @@ class StreamableHTTP:
             # the client left
         finally:
             watcher.cancel()
-            self.server.subscriptions.close(subscription)
+            self.server.close_subscription(subscription)
 
     async def _read_body(self, headers: dict[str, str], receive: Receive) -> bytes:
         """The whole body, within `max_body_bytes` (413). How long it may take is the HTTP
@@ -327,17 +331,6 @@ class StreamableHTTP:
         declared = headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
             raise self._too_large()
-        return await self._receive_body(receive)
-
-    def _too_large(self) -> MCPError:
-        return MCPError(
-            jsonrpc.INVALID_REQUEST,
-            f"Payload Too Large: the limit is {self.max_body_bytes} bytes",
-            http_status=413,
-            http_headers=CLOSE,
-        )
-
-    async def _receive_body(self, receive: Receive) -> bytes:
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -352,12 +345,22 @@ class StreamableHTTP:
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
+    def _too_large(self) -> MCPError:
+        return MCPError(
+            jsonrpc.INVALID_REQUEST,
+            f"Payload Too Large: the limit is {self.max_body_bytes} bytes",
+            http_status=413,
+            http_headers=CLOSE,
+        )
+
 
 def _headers(scope: Scope) -> dict[str, str]:
     """Request headers by name, in lower case as ASGI servers give them (Starlette relies on that
     too); repeated headers are joined as HTTP says they may be."""
     raw = scope["headers"]
-    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in raw}
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in raw:
+        headers[raw_name.decode("latin-1")] = raw_value.decode("latin-1")
     if len(headers) < len(raw):  # a name came twice: join its values
         headers = {}
         for raw_name, raw_value in raw:
@@ -395,8 +398,6 @@ def _shown(value: str | None, limit: int = 100) -> str:
 
 
 def _check_content_type(content_type: str | None) -> None:
-    if content_type == "application/json":  # what clients send: nothing to take apart
-        return
     media_type = (content_type or "").split(";")[0].strip().lower()
     if media_type != "application/json":
         raise MCPError(
@@ -433,8 +434,9 @@ class _ClientLeft(Exception):
     """The client closed the connection before its answer was ready; there is no one to answer."""
 
 
-class _UnlessClientLeaves(Generic[T]):
-    """Awaits `work` in the current task, cancelling it if the client disconnects first.
+@types.coroutine
+def _unless_client_leaves(work: Coroutine[Any, Any, T], receive: Receive) -> Generator[Any, Any, T]:
+    """Await `work` in the current task, cancelling it if the client disconnects first.
 
     Closing the connection is how an HTTP client cancels a request (streamable-http.mdx
     §Cancellation), whether the answer would have been a stream or one JSON object. Watching
@@ -444,43 +446,34 @@ class _UnlessClientLeaves(Generic[T]):
     on from here step by step, exactly as `await` would (what it yields goes to the task, what
     the task sends or throws goes back to it), with the watcher running beside it.
     """
-
-    __slots__ = ("work", "receive")
-
-    def __init__(self, work: Coroutine[Any, Any, T], receive: Receive) -> None:
-        self.work = work
-        self.receive = receive
-
-    def __await__(self) -> Generator[Any, Any, T]:
-        work = self.work
-        try:
-            waiting_on = work.send(None)
-        except StopIteration as done:
-            result: T = done.value
-            return result
-        watcher = asyncio.ensure_future(_cancel_on_disconnect(self.receive, asyncio.current_task()))
-        try:
-            while True:
-                try:
-                    sent = yield waiting_on
-                except GeneratorExit:
-                    work.close()
-                    raise
-                except BaseException as thrown:  # noqa: BLE001 - handed to the work, as `await` does
-                    waiting_on = work.throw(thrown)
-                else:
-                    waiting_on = work.send(sent)
-        except StopIteration as done:
-            if _left(watcher):  # the client left as the work finished
-                raise _ClientLeft from None
-            result = done.value
-            return result
-        except asyncio.CancelledError:
-            if _left(watcher):
-                raise _ClientLeft from None
-            raise  # cancelled from outside: the server is stopping
-        finally:
-            watcher.cancel()
+    try:
+        waiting_on = work.send(None)
+    except StopIteration as done:
+        result: T = done.value
+        return result
+    watcher = asyncio.ensure_future(_cancel_on_disconnect(receive, asyncio.current_task()))
+    try:
+        while True:
+            try:
+                sent = yield waiting_on
+            except GeneratorExit:
+                work.close()
+                raise
+            except BaseException as thrown:  # noqa: BLE001 - handed to the work, as `await` does
+                waiting_on = work.throw(thrown)
+            else:
+                waiting_on = work.send(sent)
+    except StopIteration as done:
+        if _left(watcher):  # the client left as the work finished
+            raise _ClientLeft from None
+        result = done.value
+        return result
+    except asyncio.CancelledError:
+        if _left(watcher):
+            raise _ClientLeft from None
+        raise  # cancelled from outside: the server is stopping
+    finally:
+        watcher.cancel()
 
 
 def _left(watcher: asyncio.Future[None]) -> bool:

@@ -72,7 +72,7 @@ class StdioServerTransport:
         finally:
             # EOF: the client is done sending. Let answers already on their way finish (a client
             # may write a request and close stdin at once), end subscriptions, then stop.
-            self.server.subscriptions.end_all()
+            self.server.end_subscriptions()
             if self._tasks:
                 _, late = await asyncio.wait(list(self._tasks.values()), timeout=self.grace_seconds)
                 for task in late:
@@ -142,7 +142,7 @@ class StdioServerTransport:
                 self._write(message)
             self._end(request, subscription)
         finally:
-            self.server.subscriptions.close(subscription)
+            self.server.close_subscription(subscription)
 
     def _end(self, request: Request, subscription: ListenStream) -> None:
         self._write(result_response(request.id, self.server.finish_subscription(subscription)))

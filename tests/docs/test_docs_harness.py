@@ -16,7 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from sybil.example import SybilFailure
+from sybil.example import Example, SybilFailure
 
 from tests.docs import pages, update, variance
 
@@ -74,12 +74,10 @@ def compare_not_refresh(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(update, "PENDING", defaultdict(list))
 
 
-def outcomes(tmp_path: Path, text: str, name: str = "page.md", **namespace: object) -> list[str | None]:
-    """Evaluate every example on the page; None for a pass, the failure report otherwise."""
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
+def evaluated(examples: list[Example]) -> list[str | None]:
+    """Evaluate the examples in order; None for a pass, the failure report otherwise."""
     results: list[str | None] = []
-    for example in pages.examples_of(path, dict(namespace)):
+    for example in examples:
         try:
             example.evaluate()
         except SybilFailure as failure:
@@ -88,6 +86,13 @@ def outcomes(tmp_path: Path, text: str, name: str = "page.md", **namespace: obje
             if example.region.evaluator is not pages.check_rendered:  # the page-wide check: silent on a pass
                 results.append(None)
     return results
+
+
+def outcomes(tmp_path: Path, text: str, name: str = "page.md", **namespace: object) -> list[str | None]:
+    """Evaluate every example on the page; None for a pass, the failure report otherwise."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return evaluated(pages.examples_of(path, dict(namespace)))
 
 
 def only_failure(tmp_path: Path, text: str) -> str:
@@ -343,15 +348,7 @@ def page_outcomes(tmp_path: Path, text: str) -> tuple[list[str | None], str | No
     path = tmp_path / "page.md"
     path.write_text(text, encoding="utf-8")
     examples = pages.examples_of(path)
-    results: list[str | None] = []
-    for example in examples:
-        try:
-            example.evaluate()
-        except SybilFailure as failure:
-            results.append(str(failure))
-        else:
-            if example.region.evaluator is not pages.check_rendered:  # the page-wide check: silent on a pass
-                results.append(None)
+    results = evaluated(examples)
     try:
         shared.teardown(examples[0].namespace)
     except AssertionError as problem:

@@ -40,12 +40,7 @@ async def tool_names(client):
 def test_each_step_keeps_the_tools_before_it():
     assert run_with(step1_first_tool.app, tool_names) == ["greet"]
     assert run_with(step7_cache_and_pages.app, tool_names) == [
-        "greet",
-        "find_trails",
-        "walking_time",
-        "trail_card",
-        "check_conditions",
-        "book_shelter",
+        "greet", "find_trails", "walking_time", "trail_card", "check_conditions", "book_shelter"
     ]
 
 

@@ -13,7 +13,7 @@ import pytest
 import docsite
 from examples.reference_server import create_dual_app
 from mcpref import StreamableHTTP
-from tests.conftest import mcp_body, mcp_headers
+from tests.conftest import error_answer, mcp_body, mcp_headers
 from tests.hostile.conftest import Record, hostile_server
 
 LEGACY = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -66,8 +66,7 @@ def test_the_site_answers_paths_it_does_not_serve_as_a_static_site(site_http, me
 @pytest.mark.parametrize("path", ["/mcp/", "/MCP", "/Dual/MCP/"])
 def test_a_near_miss_of_an_mcp_endpoint_gets_a_json_rpc_404_naming_it(site_http, path) -> None:
     response = site_http.post(path, json=mcp_body("tools/list"), headers=mcp_headers("tools/list"))
-    assert response.status_code == 404
-    error = response.json()["error"]
+    error = error_answer(response, 404)
     assert error["code"] == -32600
     assert docsite._meant_endpoint(path) in error["message"]
 
@@ -84,8 +83,7 @@ def test_options_star_is_not_a_500(site_http) -> None:
 
 def test_the_site_still_serves_its_pages_and_endpoints(site_http) -> None:
     assert site_http.get("/").text == "<h1>home</h1>"
-    assert site_http.get("/mcp").status_code == 405  # the endpoint's own JSON-RPC 405
-    assert site_http.get("/mcp").json()["error"]["code"] == -32600
+    assert error_answer(site_http.get("/mcp"), 405)["code"] == -32600  # the endpoint's own JSON-RPC 405
 
 
 # -- the legacy path keeps the caller --------------------------------------------------------------

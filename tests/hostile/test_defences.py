@@ -10,7 +10,7 @@ import pytest
 from mcpref import Server, StreamableHTTP
 from mcpref.mrtr import StateSealer
 from mcpref.origins import HostPolicy
-from tests.conftest import mcp_body, mcp_headers
+from tests.conftest import error_answer, mcp_body, mcp_headers
 from tests.hostile.conftest import hostile_server
 
 PAGE = "http://localhost:3000"
@@ -21,8 +21,7 @@ def test_a_foreign_host_on_a_loopback_bind_is_421(serve) -> None:
     port = http.base_url.port
     for host in ("evil.example", f"evil.example:{port}", "127.0.0.1.evil.example"):
         response = http.post("/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/list", Host=host))
-        assert response.status_code == 421, host
-        assert response.json()["error"]["code"] == -32600
+        assert error_answer(response, 421)["code"] == -32600, host
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", "localhost", f"[::1]:{port}"):
         response = http.post("/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/list", Host=host))
         assert response.status_code == 200, host

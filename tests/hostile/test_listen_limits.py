@@ -13,7 +13,7 @@ import pytest
 
 from mcpref import StreamableHTTP
 from mcpref.limits import ServerLimits
-from tests.conftest import mcp_body, mcp_headers
+from tests.conftest import error_answer, mcp_body, mcp_headers
 from tests.hostile.conftest import guarded, hostile_server, raw_request
 
 LIMITS = ServerLimits(header_timeout=5)
@@ -90,8 +90,7 @@ def test_an_oversized_filter_is_invalid_params_and_not_echoed(address, uris, lim
         response = http.post(
             "/mcp", json=mcp_body("subscriptions/listen", params), headers=mcp_headers("subscriptions/listen")
         )
-    assert response.status_code == 200
-    error = response.json()["error"]
+    error = error_answer(response, 200)
     assert error["code"] == -32602
     assert limit in error["message"]
     assert len(response.content) < 1024

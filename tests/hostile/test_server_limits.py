@@ -3,11 +3,13 @@ connections, and the connection cap, against uvicorn configured as `mcpref.run` 
 
 from __future__ import annotations
 
+import logging
 import socket
 import time
 
 from mcpref import StreamableHTTP
-from mcpref.limits import ServerLimits
+from mcpref.limits import GuardedH11Protocol, ServerLimits
+from tests.conftest import running
 from tests.hostile.conftest import guarded, hostile_server, raw_request, read_all
 
 QUICK = ServerLimits(
@@ -129,3 +131,69 @@ def test_past_the_connection_cap_a_request_is_503() -> None:
         with connect(address) as sock:  # the idle ones are gone: served again
             sock.sendall(raw_request("tools/list"))
             assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+
+
+def test_a_kept_alive_connection_gets_a_new_head_deadline_for_each_request() -> None:
+    with guarded(StreamableHTTP(hostile_server()), QUICK) as address, connect(address) as sock:
+        sock.sendall(raw_request("tools/list"))
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+        started = time.monotonic()
+        sock.sendall(b"POST /mcp HTTP/1.1\r\n")  # the next request, whose head never ends
+        for n in range(40):
+            try:
+                sock.sendall(b"X-Slow: %d\r\n" % n)
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            time.sleep(0.05)
+        answer = read_all(sock)
+        elapsed = time.monotonic() - started
+    assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer[:100]
+    assert elapsed < 3
+
+
+def test_the_body_gets_its_own_deadline_not_what_is_left_of_the_heads() -> None:
+    limits = ServerLimits(max_header_bytes=4096, header_timeout=0.3, body_timeout=3, max_connections=50)
+    with guarded(StreamableHTTP(hostile_server()), limits) as address, connect(address) as sock:
+        request = raw_request("tools/list")
+        split = request.index(b"\r\n\r\n") + 4
+        sock.sendall(request[:split])
+        time.sleep(0.8)  # past the head's deadline, well within the body's
+        sock.sendall(request[split:])
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:100]
+
+
+def test_a_malformed_head_is_400_not_431() -> None:
+    with guarded(StreamableHTTP(hostile_server()), QUICK) as address, connect(address) as sock:
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nno colon here\r\n\r\n")
+        answer = read_all(sock)
+    assert answer.startswith(b"HTTP/1.1 400 Bad Request\r\n"), answer[:100]
+    assert answer.endswith(b"\r\n\r\nInvalid HTTP request received."), answer[-100:]
+
+
+def test_a_refused_head_is_logged_with_the_limit() -> None:
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    uvicorn_log = logging.getLogger("uvicorn.error")
+    with guarded(StreamableHTTP(hostile_server()), QUICK) as address, connect(address) as sock:
+        uvicorn_log.addHandler(handler)
+        try:
+            sock.sendall(raw_request("tools/list", extra=f"X-Big: {'a' * 5000}\r\n"))
+            assert read_all(sock).startswith(b"HTTP/1.1 431 ")
+        finally:
+            uvicorn_log.removeHandler(handler)
+    assert "Request head larger than 4096 bytes refused" in [record.getMessage() for record in records]
+
+
+def test_the_guarded_protocol_serves_with_its_own_defaults_in_a_plain_uvicorn_config() -> None:
+    with running(StreamableHTTP(hostile_server()), http=GuardedH11Protocol) as url:
+        host, port = url.removeprefix("http://").split(":")
+        with connect((host, int(port))) as sock:
+            request = raw_request("tools/list")
+            split = request.index(b"\r\n\r\n") + 4
+            sock.sendall(request[:split])  # the head, then the body: each under its default deadline
+            time.sleep(0.05)
+            sock.sendall(request[split:])
+            answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:100]

@@ -14,7 +14,7 @@ import pytest
 
 from mcpref.jsonrpc import MAX_NESTING_DEPTH, PARSE_ERROR, MCPError, decode_json
 from mcpref.validation import check_message
-from tests.conftest import ACCEPT, META, mcp_body, mcp_headers
+from tests.conftest import ACCEPT, META, error_answer, mcp_body, mcp_headers
 from tests.robustness.conftest import ErrorLog
 
 ELICITING = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
@@ -102,9 +102,8 @@ def test_sse_events_survive_a_reader_that_splits_lines_with_splitlines(fuzz_http
 def test_a_missing_capability_is_400_even_when_the_request_asks_for_a_stream(fuzz_http: httpx.Client) -> None:
     body = call("tools/call", {"name": "book", "arguments": {"seat": "1A"}}, meta={**META, "progressToken": "p"})
     response = post(fuzz_http, body, mcp_headers("tools/call", "book"))
-    assert response.status_code == 400
+    assert error_answer(response, 400)["code"] == -32021
     assert response.headers["content-type"] == "application/json"
-    assert response.json()["error"]["code"] == -32021
     check_message(response.json())
 
 
@@ -116,9 +115,9 @@ def test_numbers_json_has_not_are_parse_errors(fuzz_http: httpx.Client, literal:
     body = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%s}}' % literal.encode()
     # The modern-only server used to quote the version back: {"requested":NaN}.
     response = post(fuzz_http, body, path="/modern/mcp")
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == PARSE_ERROR
-    assert literal.lstrip("-") in response.json()["error"]["message"]
+    error = error_answer(response, 400)
+    assert error["code"] == PARSE_ERROR
+    assert literal.lstrip("-") in error["message"]
 
 
 def test_tiny_numbers_are_still_numbers() -> None:
@@ -197,8 +196,7 @@ def test_arguments_a_schema_allows_but_the_function_lacks_are_not_passed(fuzz_ht
 def test_an_unsupported_version_error_names_the_request_as_a_string(fuzz_http: httpx.Client, params: dict) -> None:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}).encode()
     response = post(fuzz_http, body, path="/modern/mcp")
-    assert response.status_code == 400
-    error = response.json()["error"]
+    error = error_answer(response, 400)
     assert error["code"] == -32022
     version = params.get("protocolVersion")
     assert error["data"]["requested"] == (version if isinstance(version, str) else "")

@@ -13,7 +13,7 @@ import pytest
 
 from mcpref import OriginPolicy, Server, StreamableHTTP, ToolError
 from mcpref.mrtr import InputRequired, elicit_form
-from tests.conftest import ACCEPT, META, VERSION, MCPClient, running, sse_messages
+from tests.conftest import ACCEPT, META, VERSION, MCPClient, error_answer, sse_messages
 
 server = Server("http-test-server", "0.1.0", page_size=2)
 
@@ -85,18 +85,6 @@ def greeting() -> str:
 
 
 app = StreamableHTTP(server, max_body_bytes=4096)
-
-
-@pytest.fixture(scope="module")
-def base_url():
-    with running(app) as url:
-        yield url
-
-
-@pytest.fixture
-def client(base_url: str):
-    with httpx.Client(base_url=base_url, timeout=10) as http:
-        yield MCPClient(http)
 
 
 def raw_post(client: MCPClient, body: bytes, headers: dict[str, str] | None = None) -> httpx.Response:
@@ -216,9 +204,8 @@ def test_resources_read(client: MCPClient) -> None:
 @pytest.mark.parametrize("verb", ["GET", "DELETE", "PUT"])
 def test_only_post_is_allowed(client: MCPClient, verb: str) -> None:
     response = client.http.request(verb, "/mcp", headers={"Accept": ACCEPT})
-    assert response.status_code == 405
+    assert error_answer(response, 405)["code"] == -32600
     assert response.headers["allow"] == "POST"
-    assert response.json()["error"]["code"] == -32600
 
 
 def test_other_paths_are_404(client: MCPClient) -> None:
@@ -230,8 +217,7 @@ def test_other_paths_are_404(client: MCPClient) -> None:
 )
 def test_foreign_origin_is_403(client: MCPClient, origin: str) -> None:
     response = client.post("tools/list", headers=client.headers("tools/list", Origin=origin))
-    assert response.status_code == 403
-    assert response.json()["error"]["code"] == -32600
+    assert error_answer(response, 403)["code"] == -32600
 
 
 @pytest.mark.parametrize("origin", ["http://localhost:5173", "http://127.0.0.1:8000", "http://[::1]:3000"])
@@ -259,8 +245,7 @@ def test_wrong_content_type_is_415(client: MCPClient, content_type: str | None) 
     if content_type:
         headers["Content-Type"] = content_type
     response = client.http.post("/mcp", content=b"{}", headers=headers)
-    assert response.status_code == 415
-    assert response.json()["error"]["code"] == -32600
+    assert error_answer(response, 415)["code"] == -32600
 
 
 def test_content_type_with_charset_is_fine(client: MCPClient) -> None:
@@ -276,8 +261,7 @@ def test_accept_without_both_types_is_406(client: MCPClient, accept: str | None)
     if accept:
         request.headers["Accept"] = accept
     response = client.http.send(request)
-    assert response.status_code == 406
-    assert response.json()["error"]["code"] == -32600
+    assert error_answer(response, 406)["code"] == -32600
 
 
 def test_wildcard_accept_covers_both(client: MCPClient) -> None:
@@ -287,8 +271,7 @@ def test_wildcard_accept_covers_both(client: MCPClient) -> None:
 def test_oversized_body_is_413(client: MCPClient) -> None:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"pad": "x" * 5000}}).encode()
     response = raw_post(client, body)
-    assert response.status_code == 413
-    assert response.json()["error"]["code"] == -32600
+    assert error_answer(response, 413)["code"] == -32600
 
 
 def test_oversized_body_without_content_length_is_413(client: MCPClient) -> None:
@@ -331,10 +314,8 @@ def test_oversized_body_without_content_length_is_413(client: MCPClient) -> None
 )
 def test_malformed_messages_get_400_and_a_jsonrpc_error(client: MCPClient, body: bytes, code: int) -> None:
     response = raw_post(client, body)
-    assert response.status_code == 400
-    message = response.json()
-    assert message["jsonrpc"] == "2.0"
-    assert message["error"]["code"] == code
+    assert error_answer(response, 400)["code"] == code
+    assert response.json()["jsonrpc"] == "2.0"
     assert "Traceback" not in response.text
 
 
@@ -349,9 +330,9 @@ def test_framing_error_echoes_a_readable_id(client: MCPClient) -> None:
 def test_missing_meta_is_400_invalid_params(client: MCPClient) -> None:
     body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}).encode()
     response = raw_post(client, body, client.headers("tools/list"))
-    assert response.status_code == 400
-    assert response.json() == {"jsonrpc": "2.0", "id": 3, "error": response.json()["error"]}
-    assert response.json()["error"]["code"] == -32602
+    error = error_answer(response, 400)
+    assert response.json() == {"jsonrpc": "2.0", "id": 3, "error": error}
+    assert error["code"] == -32602
 
 
 @pytest.mark.parametrize(
@@ -371,8 +352,7 @@ def test_incomplete_meta_is_400_invalid_params(client: MCPClient, meta: dict) ->
 def test_no_params_at_all_is_400_invalid_params(client: MCPClient) -> None:
     body = json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}).encode()
     response = raw_post(client, body, client.headers("tools/list"))
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == -32602
+    assert error_answer(response, 400)["code"] == -32602
 
 
 def test_unsupported_version_is_400_with_supported_list(client: MCPClient) -> None:
@@ -402,9 +382,9 @@ def test_initialize_on_a_modern_only_server_lists_the_supported_versions(mcp_cli
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}},
     }
     response = client.http.post("/mcp", json=body, headers={"Content-Type": "application/json", "Accept": ACCEPT})
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == -32022
-    assert response.json()["error"]["data"] == {"supported": [VERSION], "requested": "2025-11-25"}
+    error = error_answer(response, 400)
+    assert error["code"] == -32022
+    assert error["data"] == {"supported": [VERSION], "requested": "2025-11-25"}
 
 
 def test_missing_client_capability_is_400_with_required_capabilities(client: MCPClient) -> None:
@@ -561,7 +541,7 @@ def test_initialize_with_modern_meta_is_a_removed_method(client: MCPClient) -> N
 
 # -- the disconnect watch on its own ----------------------------------------------------------
 
-from mcpref.transports.http import _ClientLeft, _UnlessClientLeaves  # noqa: E402
+from mcpref.transports.http import _ClientLeft, _unless_client_leaves  # noqa: E402
 
 
 def _receiver(disconnect: asyncio.Event):  # type: ignore[no-untyped-def]
@@ -579,7 +559,7 @@ def test_work_that_answers_at_once_needs_no_watcher() -> None:
         async def work() -> str:
             return "done"
 
-        result = await _UnlessClientLeaves(work(), _receiver(asyncio.Event()))
+        result = await _unless_client_leaves(work(), _receiver(asyncio.Event()))
         return result, len(asyncio.all_tasks()) - tasks_before
 
     assert asyncio.run(main()) == ("done", 0)
@@ -592,7 +572,7 @@ def test_work_that_waits_gets_its_result_and_the_watcher_stops() -> None:
             await asyncio.sleep(0)
             return "done"
 
-        result = await _UnlessClientLeaves(work(), _receiver(asyncio.Event()))
+        result = await _unless_client_leaves(work(), _receiver(asyncio.Event()))
         await asyncio.sleep(0)
         others = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
         return result, all(task.done() for task in others)
@@ -615,7 +595,7 @@ def test_a_client_that_leaves_cancels_the_waiting_work() -> None:
             return "never"
 
         try:
-            await _UnlessClientLeaves(work(), _receiver(disconnect))
+            await _unless_client_leaves(work(), _receiver(disconnect))
         except _ClientLeft:
             seen.append("client left")
         return seen
@@ -629,7 +609,7 @@ def test_cancelling_from_outside_is_not_taken_for_a_client_leaving() -> None:
             await asyncio.sleep(10)
             return "never"
 
-        task = asyncio.ensure_future(_UnlessClientLeaves(work(), _receiver(asyncio.Event())))
+        task = asyncio.ensure_future(_unless_client_leaves(work(), _receiver(asyncio.Event())))
         await asyncio.sleep(0.01)
         task.cancel()
         try:
@@ -650,7 +630,7 @@ def test_an_error_after_waiting_reaches_the_caller() -> None:
             raise ValueError("boom")
 
         try:
-            await _UnlessClientLeaves(work(), _receiver(asyncio.Event()))
+            await _unless_client_leaves(work(), _receiver(asyncio.Event()))
         except ValueError as error:
             return str(error)
         return "no error"

@@ -3,19 +3,8 @@ basic/transports/streamable-http.mdx §Server Behavior for Custom Headers."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import httpx
-import pytest
-
-from tests.conftest import MCPClient, running
-from tests.transports.test_http import app
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[MCPClient]:
-    with running(app) as url, httpx.Client(base_url=url, timeout=10) as http:
-        yield MCPClient(http)
+from tests.conftest import MCPClient
+from tests.transports.test_http import app  # noqa: F401 - test_http's server, which conftest's base_url serves
 
 
 def test_a_null_or_absent_argument_is_not_expected_as_a_header(client: MCPClient) -> None:

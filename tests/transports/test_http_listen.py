@@ -6,14 +6,14 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
-import pytest
 
 from mcpref import Server, StreamableHTTP
 from mcpref.mrtr import InputRequired, StateSealer, elicit_form
 from mcpref.validation import check_message
-from tests.conftest import META, MCPClient, mcp_body, mcp_headers, running
+from tests.conftest import META, MCPClient, mcp_body, mcp_headers
 
 server = Server("listen-test", "1", max_subscriptions=3, state_sealer=StateSealer(b"s" * 32))
 
@@ -47,20 +47,20 @@ def buy(item: str, ctx) -> str:  # type: ignore[no-untyped-def]
 app = StreamableHTTP(server, keepalive_seconds=0.2)
 
 
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    with running(app) as url:
-        yield url
-
-
-@pytest.fixture
-def client(base_url: str) -> Iterator[MCPClient]:
-    with httpx.Client(base_url=base_url, timeout=10) as http:
-        yield MCPClient(http)
-
-
 def listen_body(request_id: object, notifications: dict) -> dict:
     return mcp_body("subscriptions/listen", {"notifications": notifications}, request_id)
+
+
+@contextmanager
+def listening(base_url: str, request_id: object, notifications: dict) -> Iterator[httpx.Response]:
+    """A `subscriptions/listen` stream on its own connection, open for the `with` block."""
+    with (
+        httpx.Client(base_url=base_url, timeout=5) as http,
+        http.stream(
+            "POST", "/mcp", json=listen_body(request_id, notifications), headers=mcp_headers("subscriptions/listen")
+        ) as response,
+    ):
+        yield response
 
 
 def events(response: httpx.Response) -> Iterator[str]:
@@ -84,15 +84,7 @@ def call_soon(base_url: str, name: str, delay: float = 0.3) -> threading.Thread:
 
 
 def test_listen_acknowledges_then_streams_tagged_notifications(base_url: str) -> None:
-    with (
-        httpx.Client(base_url=base_url, timeout=5) as http,
-        http.stream(
-            "POST",
-            "/mcp",
-            json=listen_body("listen-1", {"toolsListChanged": True, "promptsListChanged": True}),
-            headers=mcp_headers("subscriptions/listen"),
-        ) as response,
-    ):
+    with listening(base_url, "listen-1", {"toolsListChanged": True, "promptsListChanged": True}) as response:
         assert response.status_code == 200
         assert response.headers["content-type"] == "text/event-stream"
         stream = events(response)
@@ -114,15 +106,7 @@ def test_listen_acknowledges_then_streams_tagged_notifications(base_url: str) ->
 
 
 def test_resource_updates_reach_only_subscribers_of_that_uri(base_url: str) -> None:
-    with (
-        httpx.Client(base_url=base_url, timeout=5) as http,
-        http.stream(
-            "POST",
-            "/mcp",
-            json=listen_body(7, {"resourceSubscriptions": ["memo://a"]}),
-            headers=mcp_headers("subscriptions/listen"),
-        ) as response,
-    ):
+    with listening(base_url, 7, {"resourceSubscriptions": ["memo://a"]}) as response:
         stream = events(response)
         next(stream)
         trigger = call_soon(base_url, "touch")
@@ -132,10 +116,7 @@ def test_resource_updates_reach_only_subscribers_of_that_uri(base_url: str) -> N
 
 
 def test_idle_streams_get_keep_alive_comments(base_url: str) -> None:
-    with (
-        httpx.Client(base_url=base_url, timeout=5) as http,
-        http.stream("POST", "/mcp", json=listen_body(1, {}), headers=mcp_headers("subscriptions/listen")) as response,
-    ):
+    with listening(base_url, 1, {}) as response:
         stream = events(response)
         next(stream)
         assert next(stream) == ":"
@@ -143,12 +124,7 @@ def test_idle_streams_get_keep_alive_comments(base_url: str) -> None:
 
 def test_closing_the_stream_frees_the_subscription(base_url: str) -> None:
     for attempt in range(5):  # more than max_subscriptions: each one must be freed when its client leaves
-        with (
-            httpx.Client(base_url=base_url, timeout=5) as http,
-            http.stream(
-                "POST", "/mcp", json=listen_body(attempt, {}), headers=mcp_headers("subscriptions/listen")
-            ) as response,
-        ):
+        with listening(base_url, attempt, {}) as response:
             assert response.status_code == 200
             next(events(response))
         deadline = time.monotonic() + 3
@@ -183,12 +159,7 @@ def test_a_malformed_filter_is_refused_before_the_stream_opens(client: MCPClient
 
 
 def test_a_shutdown_ends_each_stream_with_its_completion_result(base_url: str) -> None:
-    with (
-        httpx.Client(base_url=base_url, timeout=5) as http,
-        http.stream(
-            "POST", "/mcp", json=listen_body("bye", {}), headers=mcp_headers("subscriptions/listen")
-        ) as response,
-    ):
+    with listening(base_url, "bye", {}) as response:
         stream = events(response)
         next(stream)
         server.subscriptions.end_all()
