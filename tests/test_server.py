@@ -141,6 +141,20 @@ def test_content_blocks_and_explicit_results(server: Server) -> None:
     assert call(server, "tools/call", {"name": "explicit"})["isError"] is True
 
 
+@pytest.mark.parametrize("returned", [[1, 2, 3], {"temperature": 21}, [text("fine"), "not a block"]])
+def test_a_tool_that_returns_what_is_no_content_is_an_internal_error(returned: Any) -> None:
+    """Without an output schema a dict is one content block and a list is the content: data that
+    is no content block would make a schema-invalid result (the official SDK refuses it), so the
+    server refuses it as its own bug, as it does a return of any other type."""
+    server = Server("unit", "1")
+
+    @server.tool()
+    def data() -> Any:
+        return returned
+
+    assert fails(server, "tools/call", {"name": "data", "arguments": {}}).code == INTERNAL_ERROR
+
+
 def test_tool_errors_are_results_and_crashes_do_not_leak(server: Server) -> None:
     assert call(server, "tools/call", {"name": "refuses"})["content"] == [text("no such city")]
     crashed = call(server, "tools/call", {"name": "crashes"})
