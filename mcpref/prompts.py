@@ -82,15 +82,19 @@ def user_message(text: str) -> dict[str, Any]:
 
 def _to_result(returned: Any, description: str | None) -> dict[str, Any] | InputRequired:
     """str → one user message; list → messages; dict → a whole `GetPromptResult`."""
-    if isinstance(returned, dict | InputRequired):
+    if isinstance(returned, InputRequired):
         return returned
-    messages = [user_message(returned)] if isinstance(returned, str) else returned
-    if not isinstance(messages, list):
-        raise TypeError("a prompt returns str, a list of messages, or a GetPromptResult dict")
-    result: dict[str, Any] = {}
-    if description is not None:
-        result["description"] = description
-    result["messages"] = messages
+    if isinstance(returned, dict):
+        result = returned
+    else:
+        result = {} if description is None else {"description": description}
+        result["messages"] = [user_message(returned)] if isinstance(returned, str) else returned
+    # Checked, not trusted: messages that are anything else make a result no client can read.
+    messages = result.get("messages")
+    if not isinstance(messages, list) or not all(
+        isinstance(message, dict) and "role" in message and "content" in message for message in messages
+    ):
+        raise TypeError("a prompt returns str, a list of messages (role, content), or a GetPromptResult dict")
     return result
 
 

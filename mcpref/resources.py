@@ -120,7 +120,17 @@ def _describe(
 def contents(uri: str, returned: Any, mime_type: str | None) -> list[dict[str, Any]] | InputRequired:
     """Turn what a handler returned into `contents`: str becomes text, bytes becomes a base64 blob,
     a list is taken as ready-made content objects."""
-    if isinstance(returned, list | InputRequired):
+    if isinstance(returned, InputRequired):
+        return returned
+    if isinstance(returned, list):
+        # Checked, not trusted: a list of anything else would be a result no client can read.
+        if not all(
+            isinstance(entry, dict) and isinstance(entry.get("uri"), str) and ("text" in entry or "blob" in entry)
+            for entry in returned
+        ):
+            raise TypeError(
+                f"resource {uri!r} handler returned a list that is not contents (each a uri and a text or blob)"
+            )
         return returned
     item: dict[str, Any] = {"uri": uri}
     if mime_type is not None:

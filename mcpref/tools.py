@@ -149,9 +149,9 @@ class Tool:
         elif isinstance(returned, str):
             result = ToolResult(content=[text(returned)])
         elif isinstance(returned, dict):
-            result = ToolResult(content=[returned])
+            result = ToolResult(content=self._content([returned], "a dict"))
         elif isinstance(returned, list):
-            result = ToolResult(content=returned)
+            result = ToolResult(content=self._content(returned, "a list"))
         else:
             raise TypeError(
                 f"tool {self.name!r} returned {type(returned).__name__}; return str, dict, list or ToolResult"
@@ -164,6 +164,16 @@ class Tool:
                     INTERNAL_ERROR, f"Internal error: tool {self.name!r} returned data that breaks its outputSchema"
                 )
         return result.to_dict()
+
+    def _content(self, blocks: list[Any], what: str) -> list[dict[str, Any]]:
+        """Without an output schema a dict is one content block and a list is the content; data
+        that is no block would make a result the schema (and any client) refuses: a server bug."""
+        if not all(isinstance(block, dict) and isinstance(block.get("type"), str) for block in blocks):
+            raise TypeError(
+                f'tool {self.name!r} returned {what} that is not content blocks (dicts with a "type"); '
+                "declare output_schema to return data, or return str or ToolResult"
+            )
+        return blocks
 
 
 def _parameters(fn: Callable[..., Any]) -> frozenset[str] | None:

@@ -141,6 +141,46 @@ def test_content_blocks_and_explicit_results(server: Server) -> None:
     assert call(server, "tools/call", {"name": "explicit"})["isError"] is True
 
 
+@pytest.mark.parametrize("returned", [[1, 2, 3], {"temperature": 21}, [text("fine"), "not a block"]])
+def test_a_tool_that_returns_what_is_no_content_is_an_internal_error(returned: Any) -> None:
+    """Without an output schema a dict is one content block and a list is the content: data that
+    is no content block would make a schema-invalid result (the official SDK refuses it), so the
+    server refuses it as its own bug, as it does a return of any other type."""
+    server = Server("unit", "1")
+
+    @server.tool()
+    def data() -> Any:
+        return returned
+
+    assert fails(server, "tools/call", {"name": "data", "arguments": {}}).code == INTERNAL_ERROR
+
+
+@pytest.mark.parametrize("returned", [[1, 2], [{"text": "no uri"}], [{"uri": "a://x"}]])
+def test_a_resource_list_of_what_is_no_contents_is_an_internal_error(returned: Any) -> None:
+    """A list is taken as ready-made contents, each with a `uri` and a `text` or `blob`; anything
+    else would be a schema-invalid result, so it is refused as the server's own bug."""
+    server = Server("unit", "1")
+
+    @server.resource("a://x")
+    def odd() -> Any:
+        return returned
+
+    assert fails(server, "resources/read", {"uri": "a://x"}).code == INTERNAL_ERROR
+
+
+@pytest.mark.parametrize("returned", [[1, 2], [{"text": "hi"}], {"x": 1}, {"messages": "hi"}])
+def test_a_prompt_that_returns_what_is_no_messages_is_an_internal_error(returned: Any) -> None:
+    """A list is the messages (each a `role` and a `content`), a dict the whole result with its
+    `messages`; anything else would be a schema-invalid result: refused as the server's bug."""
+    server = Server("unit", "1")
+
+    @server.prompt()
+    def odd() -> Any:
+        return returned
+
+    assert fails(server, "prompts/get", {"name": "odd"}).code == INTERNAL_ERROR
+
+
 def test_tool_errors_are_results_and_crashes_do_not_leak(server: Server) -> None:
     assert call(server, "tools/call", {"name": "refuses"})["content"] == [text("no such city")]
     crashed = call(server, "tools/call", {"name": "crashes"})

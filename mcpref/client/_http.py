@@ -154,8 +154,11 @@ def _decode(body: bytes, status: int) -> dict[str, Any]:
 def _unexpected(response: httpx.Response, body: bytes, wanted: str) -> TransportError:
     text = body[:_EXCERPT].decode("utf-8", "replace")
     content_type = response.headers.get("content-type", "none")
+    challenge = response.headers.get("www-authenticate")
+    # A 401 has an empty body: the challenge is what tells the user what to do.
+    hint = f"; the server asks for authorization (Client's auth=): WWW-Authenticate: {challenge}" if challenge else ""
     return TransportError(
-        f"expected {wanted} but got HTTP {response.status_code} ({content_type}): {text!r}",
+        f"expected {wanted} but got HTTP {response.status_code} ({content_type}): {text!r}{hint}",
         status_code=response.status_code,
         body=text,
     )

@@ -178,3 +178,18 @@ def test_the_retired_resource_not_found_code_still_reads_as_not_found():
     # Servers of earlier revisions answer -32002; clients accept it as -32602 (server/resources.mdx).
     error = error_from({"code": -32002, "message": "Resource not found", "data": {"uri": "memo://gone"}})
     assert isinstance(error, InvalidParams) and error.code == -32002
+
+
+async def test_a_protected_server_without_auth_says_so():
+    """A client without `auth=` meets a 401: the error names authorization and the server's
+    challenge, instead of only "expected a JSON-RPC response but got HTTP 401 (none): ''"."""
+    from examples.secure_server.demo import SECURE_PATH, AuthDemo
+    from tests.conftest import running
+
+    with running(AuthDemo()) as base:
+        async with connect(base + SECURE_PATH, version="2026-07-28") as (client, _):
+            with pytest.raises(TransportError) as caught:
+                await client.list_tools()
+    assert caught.value.status_code == 401
+    assert "authorization" in str(caught.value)
+    assert "resource_metadata=" in str(caught.value)  # the challenge, which says where to start
