@@ -81,7 +81,9 @@ def running(
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    options: dict[str, Any] = {"log_level": "warning", "lifespan": lifespan, "access_log": False}
+    # interface="asgi3": uvicorn otherwise guesses ASGI 2 vs 3 from the app's signature, and the
+    # mutation run (scripts/mutate) wraps every function in a `*args, **kwargs` trampoline.
+    options: dict[str, Any] = {"log_level": "warning", "lifespan": lifespan, "access_log": False, "interface": "asgi3"}
     config = uvicorn.Config(app, http=http, **options) if limits is None else uvicorn_config(app, limits, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
