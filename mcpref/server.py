@@ -232,6 +232,10 @@ class Server:
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register a function as a tool. Its description defaults to the docstring.
 
+        The function returns a str (one text block), a content block (a dict with a `type`) or a
+        list of them, a `ToolResult`, or `InputRequired`; with `output_schema`, the data itself.
+        Anything else is the server's bug, answered `-32603`.
+
         `visible(principal)` decides who sees it: the others get it neither in `tools/list` (then
         answered with `cacheScope: "private"`) nor by calling it, which fails as for an unknown tool.
         """

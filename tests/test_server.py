@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import math
 import threading
 from typing import Any
 
@@ -179,6 +180,19 @@ def test_a_prompt_that_returns_what_is_no_messages_is_an_internal_error(returned
         return returned
 
     assert fails(server, "prompts/get", {"name": "odd"}).code == INTERNAL_ERROR
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_structured_output_that_is_no_json_is_an_internal_error(value: float) -> None:
+    """NaN and the infinities pass `"type": "number"` but are no JSON: sent, they would be the
+    bare word `NaN`, which a client's JSON parser refuses. The server's bug, so -32603."""
+    server = Server("unit", "1")
+
+    @server.tool(output_schema={"type": "object", "properties": {"mean": {"type": "number"}}})
+    def mean() -> dict[str, float]:
+        return {"mean": value}
+
+    assert fails(server, "tools/call", {"name": "mean", "arguments": {}}).code == INTERNAL_ERROR
 
 
 def test_tool_errors_are_results_and_crashes_do_not_leak(server: Server) -> None:
