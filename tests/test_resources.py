@@ -122,6 +122,34 @@ def test_a_hidden_resource_is_not_found_for_others() -> None:
         read(registry, "a://secret", "bob")
 
 
+def test_who_hears_of_a_uri_is_who_may_see_what_serves_it() -> None:
+    def only_alice(principal: str | None) -> bool:
+        return principal == "alice"
+
+    registry = ResourceRegistry()
+    registry.add(Resource("a://open", "o", lambda: ""))
+    registry.add(Resource("a://secret", "s", lambda: "", visible=only_alice))
+    registry.add_template(ResourceTemplate("a://{x}", "any", lambda x: ""))
+    registry.add_template(ResourceTemplate("v://{x}", "vault", lambda x: "", visible=only_alice))
+    # Everyone: no predicate to ask. An open resource, a URI an open template serves, or nothing serves.
+    assert registry.audience_of("a://open") is registry.audience_of("a://other") is registry.audience_of("z://")
+    assert registry.audience_of("z://") is None
+    # A hidden resource stays hidden although the open template would serve its URI.
+    for uri in ("a://secret", "v://k"):
+        audience = registry.audience_of(uri)
+        assert audience is not None and audience("alice") and not audience("bob") and not audience(None)
+
+
+def test_a_hidden_template_is_skipped_by_reads_and_lookups() -> None:
+    registry = ResourceRegistry()
+    registry.add_template(ResourceTemplate("a://{x}", "alices", lambda x: f"alice {x}", visible=lambda p: p == "alice"))
+    registry.add_template(ResourceTemplate("a://{y}", "anyones", lambda y: f"anyone {y}"))
+    assert read(registry, "a://k", "alice")[0]["text"] == "alice k"
+    assert read(registry, "a://k", "bob")[0]["text"] == "anyone k"
+    assert registry.template_named("a://{x}", "alice") is not None and registry.template_named("a://{x}", "bob") is None
+    assert [t.name for t in registry.templates_visible_to("bob")[0]] == ["anyones"]
+
+
 def test_a_uri_that_is_no_string_is_refused_in_words() -> None:
     with pytest.raises(MCPError) as caught:
         read(ResourceRegistry(), 7)
