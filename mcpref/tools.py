@@ -246,6 +246,8 @@ def _compile(schema: dict[str, Any], what: str) -> Validator:
     return cls(schema, format_checker=cls.FORMAT_CHECKER, registry=local)
 
 
+#: Keywords that refer to another schema: each must resolve within the schema, at registration.
+_REF_KEYWORDS = ("$ref", "$dynamicRef")
 #: Keywords whose values are data, not subschemas: a `$ref` inside them is not a reference.
 _DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
 #: Keywords whose values map names (which may be any string, "const" included) to subschemas.
@@ -253,7 +255,7 @@ _SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitio
 
 
 def _refs(node: Any, base: str, specification: Any) -> Iterator[tuple[str, str]]:
-    """Every `$ref` in a schema, with the base URI it is resolved against (the nearest `$id`)."""
+    """Every `$ref` and `$dynamicRef` in a schema, with the base URI it is resolved against (the nearest `$id`)."""
     if isinstance(node, list):
         for item in node:
             yield from _refs(item, base, specification)
@@ -261,8 +263,9 @@ def _refs(node: Any, base: str, specification: Any) -> Iterator[tuple[str, str]]
         node_id = specification.id_of(node)
         if isinstance(node_id, str):
             base = urljoin(base, node_id)
-        if isinstance(node.get("$ref"), str):
-            yield base, node["$ref"]
+        for keyword in _REF_KEYWORDS:
+            if isinstance(node.get(keyword), str):
+                yield base, node[keyword]
         for keyword, value in node.items():
             if keyword in _SCHEMA_MAPS and isinstance(value, dict):
                 values: Any = value.values()  # keys are names, any name; the values are schemas

@@ -66,6 +66,16 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+class _Asgi3:
+    """`app`, called only as ASGI 3 (`running` says why)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+
+
 @contextmanager
 def running(
     app: Any, *, lifespan: str = "off", limits: ServerLimits | None = None, http: Any = "auto"
@@ -81,7 +91,11 @@ def running(
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    options: dict[str, Any] = {"log_level": "warning", "lifespan": lifespan, "access_log": False}
+    # interface="asgi3", and the app behind a pass-through: uvicorn guesses ASGI 2 vs 3 and "app
+    # factory" by calling the app with no arguments, and under the mutation run (scripts/mutate) every
+    # method is a `*args, **kwargs` trampoline that such a call does not refuse.
+    options: dict[str, Any] = {"log_level": "warning", "lifespan": lifespan, "access_log": False, "interface": "asgi3"}
+    app = _Asgi3(app)
     config = uvicorn.Config(app, http=http, **options) if limits is None else uvicorn_config(app, limits, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

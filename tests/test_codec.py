@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import uuid
 from typing import Any
 
 import pytest
@@ -95,3 +96,24 @@ def test_the_codec_says_why_and_framing_gives_the_code() -> None:
         decode_json(b'{"a":"\xff"}')
     assert caught.value.code == PARSE_ERROR
     assert caught.value.message.startswith("Parse error: body is not valid UTF-8")
+
+
+@pytest.mark.parametrize(
+    "inner",
+    [pytest.param(b"1", id="orjson-refuses-the-depth"), pytest.param(b"1234567890123456789", id="long-number")],
+)
+def test_a_body_too_deep_for_the_standard_library_names_the_limit(inner: bytes) -> None:
+    """Nesting deep enough to exhaust the standard library's recursion is refused with the same
+    words as any other body nested too deep, on both ways to the standard library."""
+    body = b"[" * 100_000 + inner + b"]" * 100_000
+    with pytest.raises(NotJSON, match="^JSON nests deeper than 64 levels$"):
+        decode(body, 64)
+
+
+def test_orjson_writes_what_it_can_which_the_uuid_shows() -> None:
+    """The fast path is taken: the one documented difference from the standard library (which
+    refuses a UUID with a TypeError) shows orjson wrote the message."""
+    message = {"jsonrpc": "2.0", "id": 1, "result": {"v": uuid.UUID(int=1)}}
+    assert encode(message) == b'{"jsonrpc":"2.0","id":1,"result":{"v":"00000000-0000-0000-0000-000000000001"}}'
+    with pytest.raises(TypeError):
+        stdlib_encode(message)

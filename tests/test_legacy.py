@@ -247,6 +247,12 @@ def needs_something() -> str:
     raise MCPError(MISSING_REQUIRED_CLIENT_CAPABILITY, "m")
 
 
+@direct.tool()
+def again() -> InputRequired:
+    """Asks for nothing but another round (state only): still input a legacy client cannot give."""
+    return InputRequired({}, state="s")
+
+
 def legacy_call(
     method: str, params: dict[str, Any], version: str | None = "2025-11-25", principal: str | None = None
 ) -> dict[str, Any]:
@@ -342,3 +348,9 @@ def test_a_result_without_meta_gets_none() -> None:
     assert legacy_shape("tools/list", {"tools": [], "_meta": {"io.modelcontextprotocol/serverInfo": {}}}) == {
         "tools": []
     }
+
+
+def test_a_tool_that_asks_for_another_round_gets_a_tool_error() -> None:
+    result = legacy_call("tools/call", {"name": "again", "arguments": {}})
+    assert result["isError"] is True
+    assert "needs input from the client (another round)" in result["content"][0]["text"]
