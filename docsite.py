@@ -89,7 +89,7 @@ def make_app(site_dir: Path) -> ASGIApp:
 def _meant_endpoint(path: str) -> str | None:
     """The MCP endpoint a near-miss path was probably meant for: a trailing slash, another case."""
     folded = path.rstrip("/").lower()
-    return next((endpoint for endpoint in ENDPOINTS if endpoint == folded), None)
+    return next((endpoint for endpoint in (*ENDPOINTS, demo.SECURE_PATH) if endpoint == folded), None)
 
 
 async def _not_an_endpoint(send: Send, meant: str) -> None:

@@ -63,7 +63,7 @@ def test_the_site_answers_paths_it_does_not_serve_as_a_static_site(site_http, me
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
-@pytest.mark.parametrize("path", ["/mcp/", "/MCP", "/Dual/MCP/"])
+@pytest.mark.parametrize("path", ["/mcp/", "/MCP", "/Dual/MCP/", "/secure/mcp/"])
 def test_a_near_miss_of_an_mcp_endpoint_gets_a_json_rpc_404_naming_it(site_http, path) -> None:
     response = site_http.post(path, json=mcp_body("tools/list"), headers=mcp_headers("tools/list"))
     error = error_answer(response, 404)
