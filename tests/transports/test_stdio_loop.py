@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,11 @@ def make_server() -> tuple[Server, asyncio.Event]:
         return "woke"
 
     @server.tool()
+    async def progress(ctx) -> str:  # type: ignore[no-untyped-def]
+        await ctx.report_progress(1, 2, "halfway")
+        return "done"
+
+    @server.tool()
     def add_tool() -> str:
         server.tool(name=f"extra_{len(server.tools)}")(lambda: "")
         return "added"
@@ -103,6 +109,17 @@ def test_each_answer_is_one_line_of_json_with_the_request_id() -> None:
     answers, raw = serve(script)
     assert len(raw.splitlines()) == 2 and raw.count(b"\n") == 2
     assert {a["id"]: a["result"]["content"][0]["text"] for a in answers} == {1: "a", "two": "b"}
+
+
+def test_request_scoped_notifications_are_written_as_they_happen() -> None:
+    async def script(feed: Feed, *_: Any) -> None:
+        params = {"name": "progress", "arguments": {}, "_meta": {**META, "progressToken": "t"}}
+        await feed(line({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}))
+
+    note, answer = serve(script)[0]
+    assert note["method"] == "notifications/progress"
+    assert note["params"] == {"progressToken": "t", "progress": 1, "total": 2, "message": "halfway"}
+    assert answer["id"] == 1 and answer["result"]["content"][0]["text"] == "done"
 
 
 def test_a_last_line_without_a_newline_is_still_served() -> None:
@@ -369,3 +386,65 @@ def test_serve_stdio_reads_stdin_and_writes_stdout(tmp_path: Path, monkeypatch: 
         monkeypatch.setattr(sys, "stdout", stdout)
         stdio.serve_stdio(server)
     assert json.loads(written.getvalue())["result"]["content"][0]["text"] == "whole process"
+
+
+def test_the_stdin_thread_pauses_while_the_server_is_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader asks the thread to pause past twice its limit, so a large file is not read into
+    memory ahead of the server; this is what `set_transport` in `_ThreadedStdin` is for."""
+    pauses: list[int] = []
+    original = stdio._ThreadedStdin.pause_reading
+
+    def pause_reading(self: stdio._ThreadedStdin) -> None:
+        pauses.append(1)
+        original(self)
+
+    monkeypatch.setattr(stdio._ThreadedStdin, "pause_reading", pause_reading)
+    requests = tmp_path / "requests.jsonl"
+    requests.write_bytes(b"".join(call(n, "echo", message=f"m{n}") for n in range(100)))
+    with open(requests, "rb") as stdin:
+        written = run_on_fd(stdin.fileno(), monkeypatch, limit=1024)
+    assert pauses and len(written.splitlines()) == 100
+
+
+def test_the_stdin_thread_is_a_named_daemon(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A daemon, so a read blocked on a stdin nobody closes never keeps the process alive; named,
+    so a thread dump says what it is."""
+    read_end, write_end = os.pipe()
+
+    class Stdin:
+        def fileno(self) -> int:
+            return read_end
+
+    monkeypatch.setattr(sys, "stdin", Stdin())
+    server, _ = make_server()
+
+    async def run() -> list[threading.Thread]:
+        serving = asyncio.ensure_future(StdioServerTransport(server, output=io.BytesIO()).run())
+        await asyncio.sleep(0.1)
+        threads = [thread for thread in threading.enumerate() if thread.name == "mcpref-stdin"]
+        os.close(write_end)
+        await asyncio.wait_for(serving, 5)
+        return threads
+
+    try:
+        threads = asyncio.run(run())
+    finally:
+        os.close(read_end)
+    assert len(threads) == 1 and threads[0].daemon
+
+
+def test_serve_stdio_logs_at_info_to_stderr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no logging set up yet (as in a fresh process), serve_stdio sends INFO and up to stderr:
+    stdout carries MCP messages only."""
+    requests = tmp_path / "requests.jsonl"
+    requests.write_bytes(b"")
+    monkeypatch.setattr(logging.root, "handlers", [])
+    monkeypatch.setattr(logging.root, "level", logging.WARNING)
+    server, _ = make_server()
+    with open(requests, "rb") as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BytesIO()))
+        stdio.serve_stdio(server)
+    [handler] = logging.root.handlers
+    assert logging.root.level == logging.INFO
+    assert isinstance(handler, logging.StreamHandler) and handler.stream is sys.stderr
