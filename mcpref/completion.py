@@ -33,7 +33,7 @@ async def complete(
         prompt = prompts.require(ref.get("name"), principal)
         completers = prompt.complete
     elif ref.get("type") == "ref/resource":
-        template = resources.template_named(ref.get("uri"))
+        template = resources.template_named(ref.get("uri"), principal)
         if template is None:
             raise MCPError(INVALID_PARAMS, f"Invalid params: no resource template {ref.get('uri')!r}")
         completers = template.complete

@@ -25,6 +25,11 @@ class Gated(Protocol):
 E = TypeVar("E", bound=Gated)
 
 
+def shown(entry: Gated, principal: str | None) -> bool:
+    """Whether `principal` may see `entry`."""
+    return entry.visible is None or entry.visible(principal)
+
+
 class Registry(Generic[E]):
     """Entries of one `kind` ("tool", "prompt", "resource") by the key `key_of` gives."""
 
@@ -57,7 +62,7 @@ class Registry(Generic[E]):
     def find(self, key: Any, principal: str | None) -> E | None:
         """The entry under `key` if `principal` may see it, else None (as if there were none)."""
         entry = self._entries.get(key) if isinstance(key, str) else None
-        if entry is None or (entry.visible is not None and not entry.visible(principal)):
+        if entry is None or not shown(entry, principal):
             return None
         return entry
 
@@ -72,8 +77,7 @@ class Registry(Generic[E]):
         """The entries this principal may see, and whether that list depends on who asks."""
         if not self._gated:
             return self._entries.values(), False
-        shown = [e for e in self._entries.values() if e.visible is None or e.visible(principal)]
-        return shown, True
+        return [e for e in self._entries.values() if shown(e, principal)], True
 
     def __iter__(self) -> Iterator[E]:
         return iter(self._entries.values())

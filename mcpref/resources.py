@@ -19,7 +19,7 @@ from ._handlers import Completer, call_handler, wants_context
 from .context import RequestContext
 from .jsonrpc import INVALID_PARAMS, MCPError
 from .mrtr import InputRequired
-from .registry import Registry
+from .registry import Registry, shown
 
 
 @dataclass
@@ -58,6 +58,9 @@ class ResourceTemplate:
     mime_type: str | None = None
     #: Completion functions by variable name, for `completion/complete` with a `ref/resource`.
     complete: dict[str, Completer] = field(default_factory=dict)
+    #: Who may see the template (list it, read through it, complete its variables): called with
+    #: the principal; None shows it to everyone.
+    visible: Callable[[str | None], bool] | None = None
 
     def __post_init__(self) -> None:
         _check_scheme(self.uri_template)
@@ -161,6 +164,8 @@ class ResourceRegistry(Registry[Resource]):
     def __init__(self) -> None:
         super().__init__("resource", attrgetter("uri"))
         self.templates: list[ResourceTemplate] = []
+        #: How many templates have a `visible` predicate: with none, their list is everyone's.
+        self._gated_templates = 0
 
     @property
     def resources(self) -> Mapping[str, Resource]:
@@ -169,11 +174,33 @@ class ResourceRegistry(Registry[Resource]):
 
     def add_template(self, template: ResourceTemplate) -> ResourceTemplate:
         self.templates.append(template)
+        self._gated_templates += template.visible is not None
         self.on_change()
         return template
 
-    def template_named(self, uri_template: Any) -> ResourceTemplate | None:
-        return next((t for t in self.templates if t.uri_template == uri_template), None)
+    def templates_visible_to(self, principal: str | None) -> tuple[list[ResourceTemplate], bool]:
+        """The templates this principal may see, and whether that list depends on who asks."""
+        if not self._gated_templates:
+            return self.templates, False
+        return [t for t in self.templates if shown(t, principal)], True
+
+    def template_named(self, uri_template: Any, principal: str | None = None) -> ResourceTemplate | None:
+        """The template `uri_template` if `principal` may see it, else None (as if there were none)."""
+        return next((t for t in self.templates if t.uri_template == uri_template and shown(t, principal)), None)
+
+    def audience_of(self, uri: str) -> Callable[[str | None], bool] | None:
+        """Who may hear that `uri` changed (`notifications/resources/updated`); None is everyone.
+
+        A fixed resource decides for its URI: a hidden one is never announced to those it is
+        hidden from, even where a template would serve them the URI. Otherwise whoever may see a
+        template matching it hears of it. A URI nothing serves is no one's secret."""
+        resource = self._entries.get(uri)
+        if resource is not None:
+            return resource.visible
+        matching = [t for t in self.templates if t.match(uri) is not None]
+        if not matching or any(t.visible is None for t in matching):
+            return None
+        return lambda principal: any(shown(t, principal) for t in matching)
 
     async def read(self, uri: Any, ctx: RequestContext) -> list[dict[str, Any]] | InputRequired:
         if not isinstance(uri, str):
@@ -183,6 +210,8 @@ class ResourceRegistry(Registry[Resource]):
         if resource is not None:
             return await resource.read(ctx)
         for template in self.templates:
+            if not shown(template, ctx.principal):
+                continue  # as if it were not registered
             variables = template.match(uri)
             if variables is not None:
                 return await template.read(uri, variables, ctx)

@@ -232,6 +232,10 @@ class Server:
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register a function as a tool. Its description defaults to the docstring.
 
+        The function returns a str (one text block), a content block (a dict with a `type`) or a
+        list of them, a `ToolResult`, or `InputRequired`; with `output_schema`, the data itself.
+        Anything else is the server's bug, answered `-32603`.
+
         `visible(principal)` decides who sees it: the others get it neither in `tools/list` (then
         answered with `cacheScope: "private"`) nor by calling it, which fails as for an unknown tool.
         """
@@ -284,9 +288,12 @@ class Server:
         description: str | None = None,
         mime_type: str | None = None,
         complete: dict[str, Any] | None = None,
+        visible: Callable[[str | None], bool] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register a function for every URI matching `uri_template`; its parameters are the
-        template's variables, and `complete` maps a variable to a function suggesting values."""
+        template's variables, and `complete` maps a variable to a function suggesting values.
+        `visible(principal)` decides who sees it, as for `tool`: the others neither list it, nor
+        read through it, nor complete its variables."""
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.resources.add_template(
@@ -298,6 +305,7 @@ class Server:
                     description if description is not None else _doc(fn),
                     mime_type,
                     complete or {},
+                    visible,
                 )
             )
             return fn
@@ -554,11 +562,12 @@ class Server:
 
     # -- subscriptions ---------------------------------------------------------------------
 
-    def open_subscription(self, request: Request, caller: str = "") -> ListenStream:
+    def open_subscription(self, request: Request, caller: str = "", principal: str | None = None) -> ListenStream:
         """Start a `subscriptions/listen` subscription; the transport streams it. `caller` (a
-        principal, or a peer address) is whose fair share of the listen slots it counts against."""
+        principal, or a peer address) is whose fair share of the listen slots it counts against;
+        `principal` decides which resource updates it may hear of (`visible=`)."""
         self._check_listen_keys(request.params)
-        return self.subscriptions.open(request.id, request.params, self.capabilities(), caller)
+        return self.subscriptions.open(request.id, request.params, self.capabilities(), caller, principal)
 
     def _check_listen_keys(self, params: dict[str, Any]) -> None:
         """A filter an extension defines is refused (-32021) to a client that did not declare it."""
@@ -582,8 +591,10 @@ class Server:
         self.subscriptions.publish(LIST_FLAGS[flag][1])
 
     def notify_resource_updated(self, uri: str) -> None:
-        """Tell clients subscribed to `uri` that it changed; they read it again if they care."""
-        self.subscriptions.publish(RESOURCE_UPDATED, {"uri": uri})
+        """Tell clients subscribed to `uri` that it changed; they read it again if they care. Only
+        listeners who may see `uri` hear of it: to the others it is a URI nothing serves, which a
+        filter may name (and is acknowledged) but never hears about."""
+        self.subscriptions.publish(RESOURCE_UPDATED, {"uri": uri}, self.resources.audience_of(uri))
 
     def finish_subscription(self, subscription: ListenStream) -> dict[str, Any]:
         """The final result of a listen request, with serverInfo like every other result."""
@@ -677,7 +688,7 @@ class Server:
         return self._page_of(ctx, self.resources.visible_to(ctx.principal), "resources")
 
     async def _list_templates(self, ctx: RequestContext) -> dict[str, Any]:
-        return self._page(ctx, [t.definition() for t in self.resources.templates], "resourceTemplates")
+        return self._page_of(ctx, self.resources.templates_visible_to(ctx.principal), "resourceTemplates")
 
     async def _read_resource(self, ctx: RequestContext) -> dict[str, Any] | InputRequired:
         contents = await self.resources.read(ctx.params.get("uri"), ctx)

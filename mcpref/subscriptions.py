@@ -24,6 +24,7 @@ listens again. It is bounded, since every open stream holds a connection and a q
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MCPError, RequestId, notification
@@ -86,6 +87,8 @@ class ListenStream:
         self.honoured = honoured
         #: Whose share this subscription counts against (see `SubscriptionHub.max_per_caller`).
         self.caller = ""
+        #: Who is listening, as the registries' `visible` predicates know them (None: anonymous).
+        self.principal: str | None = None
         self.queue = Mailbox(queue_size)
         self._methods = {LIST_FLAGS[flag][1] for flag in honoured if flag in LIST_FLAGS}
         self._uris = set(honoured.get("resourceSubscriptions", []))
@@ -138,11 +141,17 @@ class SubscriptionHub:
         return len(self._open)
 
     def open(
-        self, subscription_id: RequestId, params: dict[str, Any], offered: dict[str, Any], caller: str = ""
+        self,
+        subscription_id: RequestId,
+        params: dict[str, Any],
+        offered: dict[str, Any],
+        caller: str = "",
+        principal: str | None = None,
     ) -> ListenStream:
         """Start a subscription, honouring only what the server offers (its capabilities).
 
-        `caller` says whose share the subscription counts against."""
+        `caller` says whose share the subscription counts against; `principal` is who listens,
+        whom `publish` asks its `audience` about."""
         requested = params.get("notifications")
         if not isinstance(requested, dict):
             raise MCPError(INVALID_PARAMS, "Invalid params: subscriptions/listen needs a `notifications` object")
@@ -163,6 +172,7 @@ class SubscriptionHub:
             raise _no_room(f"Too many open subscriptions for one caller (limit {self.max_per_caller}); retry later")
         subscription = ListenStream(subscription_id, honoured, self.queue_size)
         subscription.caller = caller
+        subscription.principal = principal
         self._loop = _current_loop() or self._loop
         self._open.add(subscription)
         self._by_caller[caller] = self._by_caller.get(caller, 0) + 1
@@ -195,20 +205,33 @@ class SubscriptionHub:
         else:
             del self._by_caller[subscription.caller]
 
-    def publish(self, method: str, params: dict[str, Any] | None = None) -> None:
-        """Queue a change notification for every subscription that asked for it.
+    def publish(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        audience: Callable[[str | None], bool] | None = None,
+    ) -> None:
+        """Queue a change notification for every subscription that asked for it and, if an
+        `audience` is given, whose principal it accepts: a listener hears only of what it may see.
 
         Safe to call from a sync handler's worker thread: the work is handed to the loop. A
         subscriber too slow to keep up loses its stream (it gets the completion result and
         listens again) rather than holding memory forever.
         """
         if self._loop is not None and _current_loop() is not self._loop:
-            self._loop.call_soon_threadsafe(self.publish, method, params)
+            self._loop.call_soon_threadsafe(self.publish, method, params, audience)
             return
         params = params or {}
+        accepted: dict[str | None, bool] = {}  # asked once per principal, however many streams it has
         for subscription in list(self._open):
             if not subscription.wants(method, params.get("uri")):
                 continue
+            if audience is not None:
+                principal = subscription.principal
+                if principal not in accepted:
+                    accepted[principal] = audience(principal)
+                if not accepted[principal]:
+                    continue
             try:
                 subscription.queue.put_nowait(subscription.tagged(method, params))
             except asyncio.QueueFull:

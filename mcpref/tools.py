@@ -145,7 +145,14 @@ class Tool:
         if isinstance(returned, ToolResult):
             result = returned
         elif self._output is not None:
-            result = ToolResult(content=[text(json.dumps(returned, ensure_ascii=False))], structured=returned)
+            try:
+                copy = json.dumps(returned, ensure_ascii=False, allow_nan=False)
+            except ValueError:  # NaN or an infinity: it passes "type": "number", but is no JSON
+                logger.error("tool %r returned NaN or an infinity in its structured output", self.name)
+                raise MCPError(
+                    INTERNAL_ERROR, f"Internal error: tool {self.name!r} returned data that is not JSON"
+                ) from None
+            result = ToolResult(content=[text(copy)], structured=returned)
         elif isinstance(returned, str):
             result = ToolResult(content=[text(returned)])
         elif isinstance(returned, dict):

@@ -13,8 +13,8 @@ from mcpref import MCPError, Server
 from mcpref.completion import MAX_VALUES
 from mcpref.jsonrpc import INVALID_PARAMS, Request
 from mcpref.validation import check_message
+from tests.conftest import META
 
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 TEMPLATE = "notes://{folder}/{name}"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import math
 import threading
 from typing import Any
 
@@ -179,6 +180,19 @@ def test_a_prompt_that_returns_what_is_no_messages_is_an_internal_error(returned
         return returned
 
     assert fails(server, "prompts/get", {"name": "odd"}).code == INTERNAL_ERROR
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_structured_output_that_is_no_json_is_an_internal_error(value: float) -> None:
+    """NaN and the infinities pass `"type": "number"` but are no JSON: sent, they would be the
+    bare word `NaN`, which a client's JSON parser refuses. The server's bug, so -32603."""
+    server = Server("unit", "1")
+
+    @server.tool(output_schema={"type": "object", "properties": {"mean": {"type": "number"}}})
+    def mean() -> dict[str, float]:
+        return {"mean": value}
+
+    assert fails(server, "tools/call", {"name": "mean", "arguments": {}}).code == INTERNAL_ERROR
 
 
 def test_tool_errors_are_results_and_crashes_do_not_leak(server: Server) -> None:
@@ -699,6 +713,10 @@ def gated() -> Server:
     server.prompt("review", visible=only_alice, complete={"x": lambda value: ["a"]})(lambda x: f"Review {x}")
     server.resource("file:///public.txt")(lambda: "public")
     server.resource("file:///secret.txt", visible=only_alice)(lambda: "secret")
+    server.resource_template("file:///shared/{name}", name="shared")(lambda name: name)
+    server.resource_template(
+        "file:///vault/{name}", name="vault", visible=only_alice, complete={"name": lambda value: ["k"]}
+    )(lambda name: name)
     return server
 
 
@@ -756,6 +774,30 @@ def test_an_entry_the_caller_may_not_see_fails_like_an_unknown_one(gated: Server
         str(missing.data).replace("nope", "?"),
     )
     assert not isinstance(as_principal(gated, "alice", method, params(hidden)), MCPError)
+
+
+def completing_template(uri_template: str) -> dict[str, Any]:
+    return {"ref": {"type": "ref/resource", "uri": uri_template}, "argument": {"name": "name", "value": ""}}
+
+
+def test_a_template_the_caller_may_not_see_is_not_there(gated: Server) -> None:
+    assert names(gated, "alice", "resources/templates/list", "resourceTemplates") == ["shared", "vault"]
+    assert names(gated, "bob", "resources/templates/list", "resourceTemplates") == ["shared"]
+    for method, params in [
+        ("resources/read", lambda where: {"uri": f"file:///{where}/k"}),
+        ("completion/complete", lambda where: completing_template(f"file:///{where}/{{name}}")),
+    ]:
+        refused, missing = (
+            as_principal(gated, "bob", method, params("vault")),
+            as_principal(gated, "bob", method, params("nope")),
+        )
+        assert isinstance(refused, MCPError) and isinstance(missing, MCPError)
+        assert (refused.code, str(refused).replace("vault", "?"), str(refused.data).replace("vault", "?")) == (
+            missing.code,
+            str(missing).replace("nope", "?"),
+            str(missing.data).replace("nope", "?"),
+        )
+        assert not isinstance(as_principal(gated, "alice", method, params("vault")), MCPError)
 
 
 def test_a_hidden_tool_has_no_header_parameters_to_betray_it() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from typing import Any
 
 import pytest
 
@@ -334,3 +335,57 @@ def test_the_default_bounds_are_the_documented_ones() -> None:
         32 * 1024,
         64,
     )
+
+
+def heard(subscription) -> list[str]:  # type: ignore[no-untyped-def]
+    """The URIs of the resource updates queued for `subscription`, in order."""
+    uris = []
+    while subscription.queue.qsize():
+        uris.append(subscription.queue.get_nowait()["params"]["uri"])
+    return uris
+
+
+def test_a_listener_hears_only_of_resources_it_may_see() -> None:
+    server = Server("s", "1")
+
+    def only_alice(principal: str | None) -> bool:
+        return principal == "alice"
+
+    server.resource("memo://open")(lambda: "o")
+    server.resource("memo://secret", visible=only_alice)(lambda: "s")
+    server.resource_template("vault://{key}", visible=only_alice)(lambda key: key)
+    uris = ["memo://open", "memo://secret", "vault://k", "memo://nowhere"]
+
+    def listen(principal: str) -> Any:
+        request = Request(principal, "subscriptions/listen", {"notifications": {"resourceSubscriptions": uris}})
+        return server.open_subscription(request, principal, principal)
+
+    alice, bob = listen("alice"), listen("bob")
+    # Acknowledged alike: a URI hidden from bob is named back exactly as one that nothing serves.
+    assert alice.acknowledgement()["params"]["notifications"] == {"resourceSubscriptions": uris}
+    assert bob.acknowledgement()["params"]["notifications"] == {"resourceSubscriptions": uris}
+    for uri in uris:
+        server.notify_resource_updated(uri)
+    assert heard(alice) == uris
+    assert heard(bob) == ["memo://open", "memo://nowhere"]
+
+
+def test_an_audience_is_asked_once_per_principal_and_crosses_threads() -> None:
+    asked: list[str | None] = []
+
+    def audience(principal: str | None) -> bool:
+        asked.append(principal)
+        return principal == "alice"
+
+    async def scenario() -> list[list[str]]:
+        hub = SubscriptionHub()
+        params = {"notifications": {"resourceSubscriptions": ["a://1"]}}
+        streams = [hub.open(n, params, OFFERED, principal=who) for n, who in enumerate(["alice", "bob", "alice"])]
+        worker = threading.Thread(target=hub.publish, args=(RESOURCE_UPDATED, {"uri": "a://1"}, audience))
+        worker.start()
+        worker.join()
+        await asyncio.sleep(0)  # the loop runs what the thread handed it
+        return [heard(stream) for stream in streams]
+
+    assert asyncio.run(scenario()) == [["a://1"], [], ["a://1"]]
+    assert sorted(asked, key=str) == ["alice", "bob"]

@@ -1,7 +1,7 @@
 """The server the robustness tests attack: one of each code path a stranger's bytes can reach.
 
-`tests/robustness/` fuzzes it, runs it as several processes behind a round robin, and loads it
-(`scripts/fuzz`, `scripts/load`). It has:
+`tests/robustness/` fuzzes it and runs it as several processes behind a round robin
+(`scripts/fuzz`); `bench/loadrun.py` and `bench/hostile.py` load it (`scripts/load`). It has:
 
 - `echo`, and `route` whose three arguments are mirrored into `Mcp-Param-*` headers (a string,
   an integer and a boolean), so header checks and base64 sentinels are in reach;

@@ -214,7 +214,9 @@ class StdioTransport:
         try:
             message = decode_json(line)
         except MCPError as error:
-            logger.warning("the server wrote a line that is not JSON: %s", error.message)
+            # The line itself is what finds the stray print: show its start.
+            excerpt = line[:120].decode("utf-8", "replace").strip()
+            logger.warning("the server wrote a line that is not JSON: %r (%s)", excerpt, error.message)
             return
         if not isinstance(message, dict):
             logger.warning("the server wrote JSON that is not a message: %r", message)

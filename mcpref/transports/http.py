@@ -219,7 +219,7 @@ class StreamableHTTP:
             # Checked and done with: a listen stream may stay idle for hours, holding only what it needs.
             headers.clear()
             del incoming
-            await self._listen(request, caller, receive, send)
+            await self._listen(request, caller, principal, receive, send)
             return
         if self.stream_responses or incoming.streams:
             await self._stream(request, lambda notify: self.server.answer(incoming, notify), receive, send)
@@ -289,7 +289,7 @@ class StreamableHTTP:
         await start()
         await send({"type": "http.response.body", "body": sse.event(final), "more_body": False})
 
-    async def _listen(self, request: Request, caller: str, receive: Receive, send: Send) -> None:
+    async def _listen(self, request: Request, caller: str, principal: str | None, receive: Receive, send: Send) -> None:
         """Serve a `subscriptions/listen` stream until the client leaves or the server ends it.
 
         The acknowledgement goes out at once, so a client knows the subscription is live before
@@ -297,7 +297,7 @@ class StreamableHTTP:
         stream is this task waiting on its queue and one watcher task waiting for a disconnect
         (which cancels this one): every idle stream costs memory, so nothing more.
         """
-        subscription = self.server.open_subscription(request, caller)
+        subscription = self.server.open_subscription(request, caller, principal)
         request.params = {}  # the subscription holds what it honours; the rest need not stay
         watcher = asyncio.ensure_future(_cancel_on_disconnect(receive, asyncio.current_task()))
         try:

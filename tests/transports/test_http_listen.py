@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -36,6 +37,23 @@ def memo() -> str:
     return "a"
 
 
+#: The principal the endpoint derives from `Authorization: Bearer alice` when no auth layer
+#: verified one (a digest of the credentials: mcpref.transports.http._principal).
+ALICE = hashlib.sha256(b"Bearer alice").hexdigest()[:32]
+
+
+@server.resource("memo://alices", visible=lambda principal: principal == ALICE)
+def alices_memo() -> str:
+    return "for alice"
+
+
+@server.tool()
+def touch_alices_then_a() -> str:
+    server.notify_resource_updated("memo://alices")
+    server.notify_resource_updated("memo://a")
+    return "touched"
+
+
 @server.tool(input_schema={"type": "object", "properties": {"item": {"type": "string"}}})
 def buy(item: str, ctx) -> str:  # type: ignore[no-untyped-def]
     answer = ctx.input_response("ok")
@@ -52,12 +70,15 @@ def listen_body(request_id: object, notifications: dict) -> dict:
 
 
 @contextmanager
-def listening(base_url: str, request_id: object, notifications: dict) -> Iterator[httpx.Response]:
+def listening(base_url: str, request_id: object, notifications: dict, **headers: str) -> Iterator[httpx.Response]:
     """A `subscriptions/listen` stream on its own connection, open for the `with` block."""
     with (
         httpx.Client(base_url=base_url, timeout=5) as http,
         http.stream(
-            "POST", "/mcp", json=listen_body(request_id, notifications), headers=mcp_headers("subscriptions/listen")
+            "POST",
+            "/mcp",
+            json=listen_body(request_id, notifications),
+            headers=mcp_headers("subscriptions/listen", **headers),
         ) as response,
     ):
         yield response
@@ -113,6 +134,20 @@ def test_resource_updates_reach_only_subscribers_of_that_uri(base_url: str) -> N
         note = json.loads(next(data for data in stream if data != ":"))
         trigger.join()
     assert note["params"] == {"uri": "memo://a", "_meta": {"io.modelcontextprotocol/subscriptionId": 7}}
+
+
+def test_a_listener_never_hears_of_a_resource_hidden_from_it(base_url: str) -> None:
+    heard = {}
+    for user in ("alice", "bob"):
+        wanted = {"resourceSubscriptions": ["memo://alices", "memo://a"]}
+        with listening(base_url, user, wanted, Authorization=f"Bearer {user}") as response:
+            stream = events(response)
+            # Acknowledged alike: to bob a hidden URI is one that nothing serves, which a filter may name.
+            assert json.loads(next(stream))["params"]["notifications"] == wanted
+            trigger = call_soon(base_url, "touch_alices_then_a")
+            heard[user] = json.loads(next(data for data in stream if data != ":"))["params"]["uri"]
+            trigger.join()
+    assert heard == {"alice": "memo://alices", "bob": "memo://a"}
 
 
 def test_idle_streams_get_keep_alive_comments(base_url: str) -> None:

@@ -10,8 +10,7 @@ from typing import Any
 
 from mcpref import Server
 from mcpref.transports.stdio import StdioServerTransport
-
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+from tests.conftest import META
 
 
 def exchange(server: Server, *messages: dict[str, Any]) -> list[dict[str, Any]]:
