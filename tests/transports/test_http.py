@@ -636,3 +636,43 @@ def test_an_error_after_waiting_reaches_the_caller() -> None:
         return "no error"
 
     assert asyncio.run(main()) == "boom"
+
+
+def test_lifespan_startup_is_acknowledged_and_shutdown_ends_subscriptions() -> None:
+    """The ASGI lifespan exchange, as a server (uvicorn with lifespan on) drives it: startup is
+    acknowledged at once; at shutdown the open listen streams end before it is acknowledged."""
+    ended: list[str] = []
+    lifespan_server = Server("lifespan", "1")
+    lifespan_server.end_subscriptions = lambda: ended.append("ended")  # type: ignore[method-assign]
+    app = StreamableHTTP(lifespan_server)
+
+    async def exchange() -> list[dict]:
+        incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+        sent: list[dict] = []
+
+        async def receive() -> dict:
+            return incoming.pop(0)
+
+        async def send(message: dict) -> None:
+            sent.append({**message, "ended": list(ended)})
+
+        await asyncio.wait_for(app({"type": "lifespan"}, receive, send), 5)
+        return sent
+
+    assert asyncio.run(exchange()) == [
+        {"type": "lifespan.startup.complete", "ended": []},
+        {"type": "lifespan.shutdown.complete", "ended": ["ended"]},
+    ]
+
+
+def test_a_scope_that_is_not_http_is_left_alone() -> None:
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        raise AssertionError("nothing to read")
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    asyncio.run(StreamableHTTP(Server("ws", "1"))({"type": "websocket", "path": "/mcp"}, receive, send))
+    assert sent == []
