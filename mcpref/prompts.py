@@ -94,7 +94,7 @@ def _to_result(returned: Any, description: str | None) -> dict[str, Any] | Input
     if not isinstance(messages, list) or not all(
         isinstance(message, dict) and "role" in message and "content" in message for message in messages
     ):
-        raise TypeError("a prompt returns str, a list of messages (role, content), or a GetPromptResult dict")
+        raise TypeError("a prompt returns str, a list of messages, or a GetPromptResult dict")
     return result
 
 
