@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,29 +36,96 @@ ACCEPT = "application/json, text/event-stream"
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def prepare_site() -> subprocess.CompletedProcess[str]:
+    """Put the pinned mermaid where the site serves it (scripts/_site_setup; a no-op once done)."""
+    return subprocess.run(["bash", str(ROOT / "scripts" / "_site_setup")], cwd=ROOT, capture_output=True, text=True)
+
+
+def mkdocs_build(site: Path, config: Path = ROOT / "mkdocs.yml") -> list[str]:
+    """`mkdocs build --strict`, as the suite runs it. Never `--quiet`: it silences the warnings
+    that strict mode counts, and a broken link or anchor would then build without complaint."""
+    return [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config), "--site-dir", str(site)]
+
+
+#: Material's end-of-life banner off, for every build.
+SITE_BUILD_ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+
+
 def build_site(site: Path, config: Path = ROOT / "mkdocs.yml") -> subprocess.CompletedProcess[str]:
-    """`mkdocs build --strict`, as the suite runs it, with the pinned mermaid in place first. Never
-    `--quiet`: it silences the warnings that strict mode counts, and a broken link or anchor would
-    then build without complaint."""
-    subprocess.run(["bash", str(ROOT / "scripts" / "_site_setup")], check=True, cwd=ROOT)
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config), "--site-dir", str(site)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},  # Material's end-of-life banner
-    )
+    """Build the site now, with the pinned mermaid in place first."""
+    prepared = prepare_site()
+    if prepared.returncode != 0:
+        return prepared
+    return subprocess.run(mkdocs_build(site, config), cwd=ROOT, capture_output=True, text=True, env=SITE_BUILD_ENV)
+
+
+class SiteBuild:
+    """The site's build, started in the background as soon as the run is collected: a build costs
+    15-40 s of one core, which the tests that run meanwhile leave idle on a two-core machine. It runs
+    under `nice`, so it takes only what they leave. The tests that read the site run last."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="mcpref-site-"))
+        self.site = self.folder / "site"
+        self.log = self.folder / "build.log"
+        self.process: subprocess.Popen[bytes] | None = None
+        # Before the build, and not beside it: another build (tests/docs) may fetch mermaid too.
+        prepared = prepare_site()
+        self.log.write_text(prepared.stderr, encoding="utf-8")
+        self.returncode = prepared.returncode
+        if prepared.returncode != 0:
+            return
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                ["nice", "-n", "10", *mkdocs_build(self.site)],
+                cwd=ROOT,
+                env=SITE_BUILD_ENV,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
+
+    def wait(self) -> tuple[int, str]:
+        """The build's exit status and what it wrote to stderr (mkdocs logs there)."""
+        if self.process is not None:
+            self.returncode = self.process.wait(timeout=600)
+        return self.returncode, self.log.read_text(encoding="utf-8", errors="replace")
+
+    def discard(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+SITE_BUILD = pytest.StashKey[SiteBuild]()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Start the site's build if a selected test reads it, and move those tests to the end."""
+    readers = [item for item in items if "built_site" in getattr(item, "fixturenames", ())]
+    if readers and not config.option.collectonly and SITE_BUILD not in config.stash:
+        config.stash[SITE_BUILD] = SiteBuild()
+        others = [item for item in items if "built_site" not in getattr(item, "fixturenames", ())]
+        items[:] = others + readers
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if SITE_BUILD in config.stash:
+        config.stash[SITE_BUILD].discard()
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built once for the whole run (a build costs 15-40 s): tests/docs checks the files,
-    tests/browser serves them to Chromium. Tests only read it."""
-    site = tmp_path_factory.mktemp("site")
-    built = build_site(site)
-    assert built.returncode == 0, built.stderr
-    assert "WARNING" not in built.stderr, built.stderr
-    return site
+def built_site(request: pytest.FixtureRequest) -> Path:
+    """The site, built once for the whole run: tests/docs checks the files, tests/browser serves
+    them to Chromium. Tests only read it."""
+    stash = request.config.stash
+    if SITE_BUILD not in stash:  # asked for by a test the collection hook did not see
+        stash[SITE_BUILD] = SiteBuild()
+    returncode, stderr = stash[SITE_BUILD].wait()
+    assert returncode == 0, stderr
+    assert "WARNING" not in stderr, stderr
+    return stash[SITE_BUILD].site
 
 
 @pytest.fixture(scope="session")

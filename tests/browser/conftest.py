@@ -12,8 +12,10 @@ No Chromium: the tests skip and say how to install it, except under CI=true, whe
 from __future__ import annotations
 
 import os
+import queue
 import shutil
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -163,44 +165,86 @@ def switch_palette(page: Any, palette: str) -> str | None:
     return wait_for_diagrams(page, scheme)
 
 
+#: Pages surveyed at once, each worker a thread with its own Playwright, browser and context. The
+#: survey is CPU-bound in Chromium's renderer (one core per tab): two at once use both cores of a
+#: small machine. Each page's facts do not depend on which worker took it, nor in what order.
+SURVEY_WORKERS = int(os.environ.get("MCPREF_SURVEY_WORKERS", "2"))
+
+#: The palette toggle's choice is kept in localStorage; forgotten before each page loads, every
+#: page is met as a first-time reader meets it, in the light palette.
+FORGET_PALETTE = """
+try {
+  for (const key of Object.keys(localStorage)) if (key.endsWith("__palette")) localStorage.removeItem(key);
+} catch (error) {}  // about:blank has no localStorage
+"""
+
+
+def survey_page(page: Any, context: Any, site_url: str, path: str) -> Visit:
+    """One page at every viewport and palette (see `survey`)."""
+    visit = Visit()
+    name = path.strip("/").replace("/", "_") or "home"
+    page.set_viewport_size(VIEWPORTS["desktop"])
+    context.unroute("**/*")
+    context.route("**/*", guard(site_url, visit.outside_requests))
+    listeners = {
+        "console": lambda m: m.type == "error" and visit.console_errors.append(m.text),
+        "pageerror": lambda e: visit.console_errors.append(f"uncaught: {e}"),
+        "response": lambda r: r.status >= 400 and visit.failed_responses.append(f"{r.status} {r.url}"),
+    }
+    for event, listener in listeners.items():
+        page.on(event, listener)
+    problems = [goto(page, site_url + path)]
+    for palette, viewports in (("light", ("desktop", "mobile")), ("dark", ("mobile", "desktop"))):
+        problems.append(switch_palette(page, palette))
+        for viewport in viewports:
+            page.set_viewport_size(VIEWPORTS[viewport])
+            page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+            desktop = viewport == "desktop"
+            visit.facts[(viewport, palette)] = page.evaluate(MEASURE, {"withContrast": desktop})
+            if desktop:
+                shot = ARTIFACTS / f"{name}-{palette}.jpeg"
+                page.screenshot(path=str(shot), type="jpeg", quality=70, full_page=FULL_PAGE_SHOTS)
+    visit.console_errors.extend(problem for problem in dict.fromkeys(problems) if problem)
+    for event, listener in listeners.items():
+        page.remove_listener(event, listener)
+    return visit
+
+
+def survey_worker(chromium: str, site_url: str, todo: queue.SimpleQueue[str], visits: dict[str, Visit]) -> None:
+    """Survey pages from `todo` until it is empty, in a browser of this thread's own (Playwright's
+    sync API serves the thread that started it only)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        context = open_context(browser, site_url, "desktop", "light")
+        context.add_init_script(FORGET_PALETTE)
+        page = context.new_page()
+        while True:
+            try:
+                path = todo.get_nowait()
+            except queue.Empty:
+                break
+            visits[path] = survey_page(page, context, site_url, path)
+        browser.close()
+
+
 @pytest.fixture(scope="package")
-def survey(browser: Any, site_url: str, pages: list[str]) -> dict[str, Visit]:
+def survey(chromium: str, site_url: str, pages: list[str]) -> dict[str, Visit]:
     """Every page at every viewport and palette, measured once: {path: Visit}.
 
     Each page is loaded once, in the light palette at desktop width; the window is then narrowed to
     a phone's, the palette toggled as a reader would, and the window widened again, measuring at
     each step. Diagram contrast (which follows the palette, not the width) is measured at desktop
-    width, where the screenshot of each palette is taken too; the rest at every step."""
+    width, where the screenshot of each palette is taken too; the rest at every step.
+    `SURVEY_WORKERS` pages are surveyed at once."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    visits: dict[str, Visit] = {}
-    context = open_context(browser, site_url, "desktop", "light")
-    page = context.new_page()
+    todo: queue.SimpleQueue[str] = queue.SimpleQueue()
     for path in pages:
-        visit = visits[path] = Visit()
-        name = path.strip("/").replace("/", "_") or "home"
-        page.set_viewport_size(VIEWPORTS["desktop"])
-        context.unroute("**/*")
-        context.route("**/*", guard(site_url, visit.outside_requests))
-        listeners = {
-            "console": lambda m, v=visit: m.type == "error" and v.console_errors.append(m.text),
-            "pageerror": lambda e, v=visit: v.console_errors.append(f"uncaught: {e}"),
-            "response": lambda r, v=visit: r.status >= 400 and v.failed_responses.append(f"{r.status} {r.url}"),
-        }
-        for event, listener in listeners.items():
-            page.on(event, listener)
-        problems = [goto(page, site_url + path)]
-        for palette, viewports in (("light", ("desktop", "mobile")), ("dark", ("mobile", "desktop"))):
-            problems.append(switch_palette(page, palette))
-            for viewport in viewports:
-                page.set_viewport_size(VIEWPORTS[viewport])
-                page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-                desktop = viewport == "desktop"
-                visit.facts[(viewport, palette)] = page.evaluate(MEASURE, {"withContrast": desktop})
-                if desktop:
-                    shot = ARTIFACTS / f"{name}-{palette}.jpeg"
-                    page.screenshot(path=str(shot), type="jpeg", quality=70, full_page=FULL_PAGE_SHOTS)
-        visit.console_errors.extend(problem for problem in dict.fromkeys(problems) if problem)
-        for event, listener in listeners.items():
-            page.remove_listener(event, listener)
-    context.close()
-    return visits
+        todo.put(path)
+    visits: dict[str, Visit] = {}
+    with ThreadPoolExecutor(SURVEY_WORKERS) as pool:
+        for worker in [pool.submit(survey_worker, chromium, site_url, todo, visits) for _ in range(SURVEY_WORKERS)]:
+            worker.result()  # a worker's exception fails the fixture, with its traceback
+    assert sorted(visits) == sorted(pages), "every page surveyed"
+    return {path: visits[path] for path in pages}
