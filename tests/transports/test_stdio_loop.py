@@ -6,6 +6,7 @@ where the mutation run (scripts/mutate) can see them, plus the edges a child pro
 from __future__ import annotations
 
 import asyncio
+import errno
 import io
 import json
 import logging
@@ -266,14 +267,19 @@ def test_a_listen_stream_is_acknowledged_tagged_and_ended_at_eof() -> None:
     }
 
 
-def test_a_listen_stream_the_client_cancels_says_nothing_more() -> None:
+def test_a_listen_stream_the_client_cancels_says_nothing_more_and_is_forgotten() -> None:
+    held: list[int] = []
+
     async def script(feed: Feed, transport: StdioServerTransport, gate: asyncio.Event) -> None:
         await feed(listen("L"))
+        held.append(len(transport.server.subscriptions))
         await feed(cancel("L"))
+        held.append(len(transport.server.subscriptions))  # its listen slot is free again
         await feed(call(2, "add_tool"))
 
     messages = serve(script)[0]
     assert [m.get("method") for m in messages] == ["notifications/subscriptions/acknowledged", None]
+    assert held == [1, 0]
     assert messages[1]["id"] == 2
 
 
@@ -372,7 +378,8 @@ def test_an_unreadable_stdin_is_logged_and_read_as_eof(
     finally:
         os.close(directory)
     assert written == b""
-    assert any(r.getMessage().startswith("reading stdin failed: ") for r in caplog.records)
+    [failure] = [r for r in caplog.records if r.name == "mcpref.stdio"]
+    assert failure.getMessage() == f"reading stdin failed: {IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))}"
 
 
 def test_serve_stdio_reads_stdin_and_writes_stdout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
