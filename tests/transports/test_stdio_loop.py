@@ -207,6 +207,24 @@ def test_a_cancelled_request_gets_no_answer_and_the_reason_is_logged(caplog: pyt
     assert "request 6 cancelled by the client: no reason given" in logged
 
 
+@pytest.mark.parametrize("reason", ["", 42, {"why": "stop"}, ["stop"]])
+def test_a_reason_that_is_no_string_or_empty_is_logged_as_none_given(
+    reason: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def script(feed: Feed, *_: Any) -> None:
+        await feed(call(5, "hold"))
+        await feed(cancel(5, reason=reason))
+
+    with caplog.at_level(logging.DEBUG, logger="mcpref.stdio"):
+        serve(script, grace_seconds=0.1)
+    assert "request 5 cancelled by the client: no reason given" in [r.getMessage() for r in caplog.records]
+
+
+def test_at_eof_the_default_grace_period_is_five_seconds() -> None:
+    """How long answers under way may take to finish once stdin has closed, unless configured."""
+    assert StdioServerTransport(Server("grace", "1")).grace_seconds == 5.0
+
+
 def test_a_cancellation_reason_is_logged_at_most_200_characters(caplog: pytest.LogCaptureFixture) -> None:
     async def script(feed: Feed, *_: Any) -> None:
         await feed(call(5, "hold"))
@@ -292,9 +310,10 @@ def test_a_legacy_initialize_makes_the_process_a_legacy_session() -> None:
         await feed(line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}))
         seen.append(transport.legacy_version)
         await feed(line({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo"}}))
+        seen.append(transport.legacy_version)  # only `initialize` picks the era; a later request keeps it
 
     init, answer = serve(script)[0]
-    assert seen == [None, "2025-06-18"]
+    assert seen == [None, "2025-06-18", "2025-06-18"]
     assert init["result"]["protocolVersion"] == "2025-06-18"
     assert answer["result"] == {"content": [{"type": "text", "text": ""}]}  # the legacy shape, no resultType
 
