@@ -262,6 +262,31 @@ def test_at_eof_a_request_past_the_grace_period_is_cancelled_unanswered() -> Non
     assert [a["id"] for a in answers] == [2]
 
 
+def test_at_eof_a_request_cancelled_after_the_grace_period_has_cleaned_up_when_run_returns() -> None:
+    """The server waits for the cancelled requests to unwind (their `finally` blocks run) before
+    it stops, so a tool's cleanup is not cut short by the process exiting."""
+    server = Server("cleanup", "1")
+    cleaned: list[str] = []
+
+    @server.tool()
+    async def linger() -> str:
+        try:
+            await asyncio.sleep(30)
+        finally:
+            cleaned.append("linger")
+        return "never"
+
+    async def run() -> list[str]:
+        reader = asyncio.StreamReader()
+        transport = StdioServerTransport(server, reader=reader, output=io.BytesIO(), grace_seconds=0.1)
+        reader.feed_data(call(1, "linger"))
+        reader.feed_eof()
+        await transport.run()
+        return list(cleaned)  # read before the loop runs anything else
+
+    assert asyncio.run(run()) == ["linger"]
+
+
 def listen(request_id: Any) -> bytes:
     params = {"_meta": META, "notifications": {"toolsListChanged": True}}
     return line({"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen", "params": params})
