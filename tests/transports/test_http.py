@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import httpx
 import pytest
@@ -653,14 +654,14 @@ def test_lifespan_startup_is_acknowledged_and_shutdown_ends_subscriptions() -> N
     lifespan_server.end_subscriptions = lambda: ended.append("ended")  # type: ignore[method-assign]
     app = StreamableHTTP(lifespan_server)
 
-    async def exchange() -> list[dict]:
+    async def exchange() -> list[dict[str, Any]]:
         incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
-        sent: list[dict] = []
+        sent: list[dict[str, Any]] = []
 
-        async def receive() -> dict:
+        async def receive() -> dict[str, Any]:
             return incoming.pop(0)
 
-        async def send(message: dict) -> None:
+        async def send(message: Any) -> None:
             sent.append({**message, "ended": list(ended)})
 
         await asyncio.wait_for(app({"type": "lifespan"}, receive, send), 5)
@@ -673,12 +674,12 @@ def test_lifespan_startup_is_acknowledged_and_shutdown_ends_subscriptions() -> N
 
 
 def test_a_scope_that_is_not_http_is_left_alone() -> None:
-    sent: list[dict] = []
+    sent: list[dict[str, Any]] = []
 
-    async def receive() -> dict:
+    async def receive() -> dict[str, Any]:
         raise AssertionError("nothing to read")
 
-    async def send(message: dict) -> None:
+    async def send(message: Any) -> None:
         sent.append(message)
 
     asyncio.run(StreamableHTTP(Server("ws", "1"))({"type": "websocket", "path": "/mcp"}, receive, send))
