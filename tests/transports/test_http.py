@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import httpx
 import pytest
 
 from mcpref import OriginPolicy, Server, StreamableHTTP, ToolError
+from mcpref.jsonrpc import MCPError
 from mcpref.mrtr import InputRequired, elicit_form
+from mcpref.transports import http
 from tests.conftest import ACCEPT, META, VERSION, MCPClient, error_answer, sse_messages
 
 server = Server("http-test-server", "0.1.0", page_size=2)
@@ -210,6 +213,10 @@ def test_only_post_is_allowed(client: MCPClient, verb: str) -> None:
 
 def test_other_paths_are_404(client: MCPClient) -> None:
     assert client.http.post("/elsewhere", json={}).status_code == 404
+    # even a well-formed request: the path alone decides, before any MCP handling
+    body = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": META}}
+    response = client.http.post("/elsewhere", json=body, headers=client.headers("server/discover"))
+    assert (response.status_code, response.text) == (404, "Not Found")
 
 
 @pytest.mark.parametrize(
@@ -272,6 +279,7 @@ def test_oversized_body_is_413(client: MCPClient) -> None:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"pad": "x" * 5000}}).encode()
     response = raw_post(client, body)
     assert error_answer(response, 413)["code"] == -32600
+    assert response.headers["connection"] == "close"  # the rest of the body is never read
 
 
 def test_oversized_body_without_content_length_is_413(client: MCPClient) -> None:
@@ -646,14 +654,14 @@ def test_lifespan_startup_is_acknowledged_and_shutdown_ends_subscriptions() -> N
     lifespan_server.end_subscriptions = lambda: ended.append("ended")  # type: ignore[method-assign]
     app = StreamableHTTP(lifespan_server)
 
-    async def exchange() -> list[dict]:
+    async def exchange() -> list[dict[str, Any]]:
         incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
-        sent: list[dict] = []
+        sent: list[dict[str, Any]] = []
 
-        async def receive() -> dict:
+        async def receive() -> dict[str, Any]:
             return incoming.pop(0)
 
-        async def send(message: dict) -> None:
+        async def send(message: Any) -> None:
             sent.append({**message, "ended": list(ended)})
 
         await asyncio.wait_for(app({"type": "lifespan"}, receive, send), 5)
@@ -666,13 +674,84 @@ def test_lifespan_startup_is_acknowledged_and_shutdown_ends_subscriptions() -> N
 
 
 def test_a_scope_that_is_not_http_is_left_alone() -> None:
-    sent: list[dict] = []
+    sent: list[dict[str, Any]] = []
 
-    async def receive() -> dict:
+    async def receive() -> dict[str, Any]:
         raise AssertionError("nothing to read")
 
-    async def send(message: dict) -> None:
+    async def send(message: Any) -> None:
         sent.append(message)
 
     asyncio.run(StreamableHTTP(Server("ws", "1"))({"type": "websocket", "path": "/mcp"}, receive, send))
     assert sent == []
+
+
+@pytest.mark.parametrize(
+    "accept",
+    [
+        "application/json,text/event-stream",
+        "text/event-stream, application/json",
+        "Application/JSON;q=0.9 , TEXT/Event-Stream ; q=1",
+        "*/*",
+        "application/*, text/*",
+        "text/event-stream, */*",
+    ],
+)
+def test_accept_counts_both_forms_with_wildcards_parameters_and_any_case(accept: str) -> None:
+    http._check_accept(accept)  # no error
+
+
+@pytest.mark.parametrize(
+    "accept",
+    [
+        None,
+        "",
+        "application/json",
+        "text/event-stream",
+        "text/*",
+        "application/*",
+        "image/*, text/event-stream",
+        "application/json; text/event-stream",
+        "application/jsonx, text/event-stream",
+        "text/event-streams, */json",
+    ],
+)
+def test_accept_without_both_forms_is_406(accept: str | None) -> None:
+    with pytest.raises(MCPError) as refused:
+        http._check_accept(accept)
+    assert refused.value.code == -32600 and refused.value.http_status == 406
+    assert refused.value.message == "Not Acceptable: Accept must include both application/json and text/event-stream"
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "APPLICATION/JSON", " application/json ; charset=utf-8"])
+def test_content_type_is_json_in_any_case_with_parameters(content_type: str) -> None:
+    http._check_content_type(content_type)  # no error
+
+
+@pytest.mark.parametrize("content_type", [None, "", "text/plain", "application/json-seq", "text/json"])
+def test_a_content_type_that_is_not_json_is_415_and_named(content_type: str | None) -> None:
+    with pytest.raises(MCPError) as refused:
+        http._check_content_type(content_type)
+    assert refused.value.http_status == 415 and refused.value.code == -32600
+    assert refused.value.message == (
+        f"Unsupported Media Type: Content-Type must be application/json, got {content_type!r}"
+    )
+
+
+def test_a_value_quoted_in_an_error_is_cut_at_100_characters() -> None:
+    assert http._shown("a" * 98) == repr("a" * 98)  # 100 characters with its quotes: whole
+    assert http._shown("a" * 99) == "'" + "a" * 99 + "...'"
+    assert http._shown(None) == "None"
+    assert http._shown("abc", limit=4) == "'abc...'"
+
+
+def test_stream_responses_answers_every_request_as_sse(serve) -> None:  # type: ignore[no-untyped-def]
+    streaming = MCPClient(serve(StreamableHTTP(server, stream_responses=True)))
+    response = streaming.post("tools/list")
+    assert response.headers["content-type"].startswith("text/event-stream")
+    assert sse_messages(response.text)[-1]["id"] == 1
+
+
+def test_the_default_keepalive_is_fifteen_seconds() -> None:
+    """How often an idle SSE stream gets a comment, unless configured."""
+    assert StreamableHTTP(Server("k", "1")).keepalive_seconds == 15.0

@@ -6,6 +6,7 @@ where the mutation run (scripts/mutate) can see them, plus the edges a child pro
 from __future__ import annotations
 
 import asyncio
+import errno
 import io
 import json
 import logging
@@ -206,6 +207,24 @@ def test_a_cancelled_request_gets_no_answer_and_the_reason_is_logged(caplog: pyt
     assert "request 6 cancelled by the client: no reason given" in logged
 
 
+@pytest.mark.parametrize("reason", ["", 42, {"why": "stop"}, ["stop"]])
+def test_a_reason_that_is_no_string_or_empty_is_logged_as_none_given(
+    reason: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def script(feed: Feed, *_: Any) -> None:
+        await feed(call(5, "hold"))
+        await feed(cancel(5, reason=reason))
+
+    with caplog.at_level(logging.DEBUG, logger="mcpref.stdio"):
+        serve(script, grace_seconds=0.1)
+    assert "request 5 cancelled by the client: no reason given" in [r.getMessage() for r in caplog.records]
+
+
+def test_at_eof_the_default_grace_period_is_five_seconds() -> None:
+    """How long answers under way may take to finish once stdin has closed, unless configured."""
+    assert StdioServerTransport(Server("grace", "1")).grace_seconds == 5.0
+
+
 def test_a_cancellation_reason_is_logged_at_most_200_characters(caplog: pytest.LogCaptureFixture) -> None:
     async def script(feed: Feed, *_: Any) -> None:
         await feed(call(5, "hold"))
@@ -243,6 +262,31 @@ def test_at_eof_a_request_past_the_grace_period_is_cancelled_unanswered() -> Non
     assert [a["id"] for a in answers] == [2]
 
 
+def test_at_eof_a_request_cancelled_after_the_grace_period_has_cleaned_up_when_run_returns() -> None:
+    """The server waits for the cancelled requests to unwind (their `finally` blocks run) before
+    it stops, so a tool's cleanup is not cut short by the process exiting."""
+    server = Server("cleanup", "1")
+    cleaned: list[str] = []
+
+    @server.tool()
+    async def linger() -> str:
+        try:
+            await asyncio.sleep(30)
+        finally:
+            cleaned.append("linger")
+        return "never"
+
+    async def run() -> list[str]:
+        reader = asyncio.StreamReader()
+        transport = StdioServerTransport(server, reader=reader, output=io.BytesIO(), grace_seconds=0.1)
+        reader.feed_data(call(1, "linger"))
+        reader.feed_eof()
+        await transport.run()
+        return list(cleaned)  # read before the loop runs anything else
+
+    assert asyncio.run(run()) == ["linger"]
+
+
 def listen(request_id: Any) -> bytes:
     params = {"_meta": META, "notifications": {"toolsListChanged": True}}
     return line({"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen", "params": params})
@@ -266,14 +310,19 @@ def test_a_listen_stream_is_acknowledged_tagged_and_ended_at_eof() -> None:
     }
 
 
-def test_a_listen_stream_the_client_cancels_says_nothing_more() -> None:
+def test_a_listen_stream_the_client_cancels_says_nothing_more_and_is_forgotten() -> None:
+    held: list[int] = []
+
     async def script(feed: Feed, transport: StdioServerTransport, gate: asyncio.Event) -> None:
         await feed(listen("L"))
+        held.append(len(transport.server.subscriptions))
         await feed(cancel("L"))
+        held.append(len(transport.server.subscriptions))  # its listen slot is free again
         await feed(call(2, "add_tool"))
 
     messages = serve(script)[0]
     assert [m.get("method") for m in messages] == ["notifications/subscriptions/acknowledged", None]
+    assert held == [1, 0]
     assert messages[1]["id"] == 2
 
 
@@ -286,9 +335,10 @@ def test_a_legacy_initialize_makes_the_process_a_legacy_session() -> None:
         await feed(line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}))
         seen.append(transport.legacy_version)
         await feed(line({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo"}}))
+        seen.append(transport.legacy_version)  # only `initialize` picks the era; a later request keeps it
 
     init, answer = serve(script)[0]
-    assert seen == [None, "2025-06-18"]
+    assert seen == [None, "2025-06-18", "2025-06-18"]
     assert init["result"]["protocolVersion"] == "2025-06-18"
     assert answer["result"] == {"content": [{"type": "text", "text": ""}]}  # the legacy shape, no resultType
 
@@ -372,7 +422,8 @@ def test_an_unreadable_stdin_is_logged_and_read_as_eof(
     finally:
         os.close(directory)
     assert written == b""
-    assert any(r.getMessage().startswith("reading stdin failed: ") for r in caplog.records)
+    [failure] = [r for r in caplog.records if r.name == "mcpref.stdio"]
+    assert failure.getMessage() == f"reading stdin failed: {IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))}"
 
 
 def test_serve_stdio_reads_stdin_and_writes_stdout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
