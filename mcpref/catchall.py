@@ -24,7 +24,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 logger = logging.getLogger("mcpref.errors")
 
-#: Every response mcpref writes says its type is what it claims, so no browser sniffs another.
+#: Errors, streams and plain answers say their type is what they claim, so no browser sniffs
+#: another (http.py's `_json` says why a POST's 200 JSON result goes without it).
 NOSNIFF = (b"x-content-type-options", b"nosniff")
 LINES_PER_SECOND = 5
 INTERNAL_ERROR_BODY = encode(error_response(None, MCPError(INTERNAL_ERROR, "Internal error")))
