@@ -1,0 +1,488 @@
+"""`Server.accept`, `Server.answer`, method lookup, extensions and listen filters, called in process.
+
+The transports' tests reach these through HTTP and a child process; these state the rules at the
+dispatcher itself, so a broken rule fails here whatever the transport (and mutation testing sees them).
+The order of checks is docs/reference/errors.md's: era, `_meta`, mirrored headers, version, method.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from mcpref import MCPError, RequestContext, Server
+from mcpref.extensions import Extension
+from mcpref.jsonrpc import (
+    HEADER_MISMATCH,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    Request,
+)
+from mcpref.meta import CLIENT_CAPABILITIES_KEY, PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY
+from tests.conftest import META, VERSION
+
+EXT = "com.example/watch"
+
+
+class Watch(Extension):
+    """An extension with a method and a listen filter key of its own."""
+
+    id = EXT
+    listen_keys = frozenset({"watchTicks", "watchAlarms"})
+
+    def __init__(self) -> None:
+        self.methods = {"com.example/watch/tick": self._tick}
+        self.server: Server | None = None
+
+    def added_to(self, server: Any) -> None:
+        self.server = server
+
+    async def _tick(self, ctx: RequestContext) -> dict[str, Any]:
+        return {"ticked": True}
+
+
+def headers_for(method: str, version: str = VERSION, **extra: str) -> dict[str, str]:
+    return {"mcp-protocol-version": version, "mcp-method": method, **extra}
+
+
+def meta(version: str = VERSION, **more: Any) -> dict[str, Any]:
+    return {**META, PROTOCOL_VERSION_KEY: version, **more}
+
+
+@pytest.fixture
+def server() -> Server:
+    server = Server("unit", "1")
+
+    @server.tool()
+    def echo(word: str = "") -> str:
+        return word
+
+    return server
+
+
+def refused(call: Any) -> MCPError:
+    with pytest.raises(MCPError) as caught:
+        call()
+    return caught.value
+
+
+# -- the order of checks ---------------------------------------------------------------------
+
+
+def test_accept_reads_a_modern_request_once_with_its_handler(server: Server) -> None:
+    request = Request(1, "tools/list", {"_meta": META})
+    incoming = server.accept(request, headers=headers_for("tools/list"), principal="alice")
+    assert incoming.request is request
+    assert incoming.meta is not None and incoming.meta.protocol_version == VERSION
+    assert incoming.principal == "alice"
+    assert incoming.handler is not None
+    assert (incoming.streams, incoming.listens, incoming.legacy, incoming.legacy_version) == (False, False, False, None)
+    result = asyncio.run(server.answer(incoming))
+    assert [tool["name"] for tool in result["tools"]] == ["echo"]
+
+
+def test_a_request_without_meta_is_invalid_params_before_headers_are_judged(server: Server) -> None:
+    error = refused(lambda: server.accept(Request(1, "tools/list", {}), headers={}))
+    assert error.code == INVALID_PARAMS
+    assert "_meta" in error.message
+
+
+def test_a_header_mismatch_is_judged_before_the_version(server: Server) -> None:
+    # The body names an unsupported version and the header another: -32020, not -32022.
+    request = Request(1, "tools/list", {"_meta": meta("2099-01-01")})
+    error = refused(lambda: server.accept(request, headers=headers_for("tools/list", version=VERSION)))
+    assert error.code == HEADER_MISMATCH
+
+
+def test_an_unsupported_version_is_judged_once_header_and_body_agree(server: Server) -> None:
+    request = Request(1, "tools/list", {"_meta": meta("2099-01-01")})
+    error = refused(lambda: server.accept(request, headers=headers_for("tools/list", version="2099-01-01")))
+    assert error.code == UNSUPPORTED_PROTOCOL_VERSION
+    assert error.message == "Unsupported protocol version: 2099-01-01"
+    assert error.data == {"supported": [VERSION], "requested": "2099-01-01"}
+
+
+def test_an_unsupported_version_is_refused_without_headers_too(server: Server) -> None:
+    error = refused(lambda: server.accept(Request(1, "tools/list", {"_meta": meta("2099-01-01")})))
+    assert error.code == UNSUPPORTED_PROTOCOL_VERSION
+
+
+def test_the_version_is_judged_before_the_method(server: Server) -> None:
+    request = Request(1, "no/such", {"_meta": meta("2099-01-01")})
+    assert refused(lambda: server.accept(request)).code == UNSUPPORTED_PROTOCOL_VERSION
+
+
+def test_an_unknown_method_is_refused_at_accept(server: Server) -> None:
+    error = refused(lambda: server.accept(Request(1, "no/such", {"_meta": META}), headers=headers_for("no/such")))
+    assert (error.code, error.message) == (METHOD_NOT_FOUND, "Method not found: no/such")
+
+
+def test_mirrored_tool_headers_are_checked_at_accept() -> None:
+    server = Server("unit", "1")
+
+    @server.tool(
+        input_schema={
+            "type": "object",
+            "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+        }
+    )
+    def where(region: str = "") -> str:
+        return region
+
+    params = {"name": "where", "arguments": {"region": "eu"}, "_meta": META}
+    good = headers_for("tools/call", **{"mcp-name": "where", "mcp-param-region": "eu"})
+    assert server.accept(Request(1, "tools/call", params), headers=good).handler is not None
+    bad = {**good, "mcp-param-region": "us"}
+    error = refused(lambda: server.accept(Request(1, "tools/call", params), headers=bad))
+    assert error.code == HEADER_MISMATCH
+    assert "Mcp-Param-Region" in error.message
+
+
+def test_an_extension_method_mirrors_its_name_field_at_accept() -> None:
+    class Named(Watch):
+        name_fields = {"com.example/watch/tick": "clock"}
+
+    server = Server("unit", "1")
+    server.add_extension(Named())
+    params = {"clock": "kitchen", "_meta": META}
+    method = "com.example/watch/tick"
+    assert server.accept(Request(1, method, params), headers=headers_for(method, **{"mcp-name": "kitchen"}))
+    error = refused(
+        lambda: server.accept(Request(1, method, params), headers=headers_for(method, **{"mcp-name": "hall"}))
+    )
+    assert error.code == HEADER_MISMATCH
+    missing = refused(lambda: server.accept(Request(1, method, params), headers=headers_for(method)))
+    assert missing.code == HEADER_MISMATCH
+
+
+def test_a_request_asking_for_progress_or_logs_streams(server: Server) -> None:
+    progress = Request(1, "tools/list", {"_meta": meta(**{PROGRESS_TOKEN_KEY: "p"})})
+    assert server.accept(progress).streams is True
+    logs = Request(1, "tools/list", {"_meta": meta(**{"io.modelcontextprotocol/logLevel": "info"})})
+    assert server.accept(logs).streams is True
+    assert server.accept(Request(1, "tools/list", {"_meta": META})).streams is False
+
+
+def test_a_listen_request_is_accepted_as_a_stream_not_a_handler(server: Server) -> None:
+    listen = Request(7, "subscriptions/listen", {"notifications": {}, "_meta": meta(**{PROGRESS_TOKEN_KEY: 1})})
+    incoming = server.accept(listen, principal="bob")
+    assert (incoming.listens, incoming.handler, incoming.streams, incoming.principal) == (True, None, True, "bob")
+    assert incoming.meta is not None
+    with pytest.raises(ValueError, match="open_subscription"):
+        server.answer(incoming)
+
+
+# -- the era ---------------------------------------------------------------------------------
+
+
+def test_initialize_without_modern_meta_is_a_legacy_request(server: Server) -> None:
+    init = Request(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
+    incoming = server.accept(init, headers={}, principal="carol")
+    assert (incoming.legacy, incoming.meta, incoming.handler, incoming.principal) == (True, None, None, "carol")
+    assert incoming.streams is False
+    result = asyncio.run(server.answer(incoming))
+    assert result["protocolVersion"] == "2025-11-25"
+
+
+def test_a_legacy_request_with_a_progress_token_streams(server: Server) -> None:
+    request = Request(2, "tools/list", {"_meta": {PROGRESS_TOKEN_KEY: "t"}})
+    incoming = server.accept(request, legacy_version="2025-11-25")
+    assert (incoming.legacy, incoming.streams, incoming.legacy_version) == (True, True, "2025-11-25")
+    plain = server.accept(Request(2, "tools/list", {"_meta": {"other": 1}}), legacy_version="2025-06-18")
+    assert (plain.streams, plain.legacy_version) == (False, "2025-06-18")
+    assert [tool["name"] for tool in asyncio.run(server.answer(plain))["tools"]] == ["echo"]
+
+
+def test_a_modern_only_server_answers_initialize_with_the_versions_it_speaks() -> None:
+    server = Server("unit", "1", serve_legacy=False)
+    init = Request(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
+    error = refused(lambda: server.accept(init))
+    assert error.code == UNSUPPORTED_PROTOCOL_VERSION
+    assert error.data == {"supported": [VERSION], "requested": "2025-11-25"}
+    unnamed = refused(lambda: server.accept(Request(1, "initialize", {"protocolVersion": 7})))
+    assert unnamed.data == {"supported": [VERSION], "requested": ""}
+
+
+def test_a_modern_only_server_refuses_a_legacy_request_as_lacking_meta() -> None:
+    server = Server("unit", "1", serve_legacy=False)
+    error = refused(lambda: server.accept(Request(1, "tools/list", {}), legacy_version="2025-11-25"))
+    assert error.code == INVALID_PARAMS
+
+
+def test_initialize_with_modern_meta_is_a_removed_method(server: Server) -> None:
+    init = Request(1, "initialize", {"protocolVersion": "2025-11-25", "_meta": META})
+    error = refused(lambda: server.accept(init))
+    assert (error.code, error.message) == (METHOD_NOT_FOUND, f"Method not found: initialize (removed in {VERSION})")
+
+
+# -- method lookup ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["ping", "logging/setLevel", "resources/subscribe", "tasks/get"])
+def test_a_removed_method_says_it_was_removed(server: Server, method: str) -> None:
+    error = refused(lambda: server.handler_for(method))
+    assert (error.code, error.message) == (METHOD_NOT_FOUND, f"Method not found: {method} (removed in {VERSION})")
+
+
+def test_listen_has_no_handler_it_is_a_stream(server: Server) -> None:
+    error = refused(lambda: server.handler_for("subscriptions/listen"))
+    assert (error.code, error.message) == (
+        INTERNAL_ERROR,
+        "subscriptions/listen is served by the transport as a stream",
+    )
+
+
+def test_a_method_whose_capability_is_not_offered_is_not_found(server: Server) -> None:
+    error = refused(lambda: server.handler_for("prompts/get"))
+    assert (error.code, error.message) == (
+        METHOD_NOT_FOUND,
+        "Method not found: prompts/get (this server does not offer prompts)",
+    )
+    assert server.handler_for("server/discover") is not None
+
+
+def test_a_registration_while_running_offers_its_methods_at_once(server: Server) -> None:
+    assert server.handler_for("tools/list") is not None
+    with pytest.raises(MCPError):
+        server.handler_for("prompts/list")
+
+    @server.prompt()
+    def greet() -> str:
+        return "hi"
+
+    assert server.handler_for("prompts/list") is not None
+
+
+def test_an_extension_method_is_found_and_gated(server: Server) -> None:
+    server.add_extension(Watch())
+    handler = server.handler_for("com.example/watch/tick")
+    request = Request(1, "com.example/watch/tick", {"_meta": META})
+    error = refused(lambda: asyncio.run(server.handle(request)))
+    assert error.code == MISSING_REQUIRED_CLIENT_CAPABILITY
+    assert error.message == f"Missing required client capability: com.example/watch/tick needs the {EXT} extension"
+    assert error.data == {"requiredCapabilities": {"extensions": {EXT: {}}}}
+    declaring = Request(
+        1, "com.example/watch/tick", {"_meta": {**META, CLIENT_CAPABILITIES_KEY: {"extensions": {EXT: {}}}}}
+    )
+    assert asyncio.run(server.handle(declaring))["ticked"] is True
+    assert callable(handler)
+
+
+# -- extensions ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad_id", ["watch", "/watch", "com.example/"])
+def test_an_extension_id_needs_a_prefix_and_a_name(server: Server, bad_id: str) -> None:
+    class Bad(Watch):
+        id = bad_id
+
+    with pytest.raises(ValueError) as caught:
+        server.add_extension(Bad())
+    assert str(caught.value) == f"extension id {bad_id!r} needs a prefix, like 'com.example/name'"
+    assert server.extensions == {}
+
+
+def test_an_extension_is_added_once_and_told_of_its_server(server: Server) -> None:
+    watch = server.add_extension(Watch())
+    assert watch.server is server
+    assert server.extensions == {EXT: watch}
+    with pytest.raises(ValueError) as caught:
+        server.add_extension(Watch())
+    assert str(caught.value) == f"extension {EXT!r} is already added"
+
+
+def test_an_extension_may_not_take_a_core_or_taken_method(server: Server) -> None:
+    class Core(Extension):
+        id = "com.example/core"
+        methods = {"tools/list": None}
+
+    with pytest.raises(ValueError) as caught:
+        server.add_extension(Core())
+    assert str(caught.value) == "com.example/core: method 'tools/list' is already served"
+    server.add_extension(Watch())
+
+    class Copy(Extension):
+        id = "com.example/copy"
+        methods = {"com.example/watch/tick": None}
+
+    with pytest.raises(ValueError) as copied:
+        server.add_extension(Copy())
+    assert str(copied.value) == "com.example/copy: method 'com.example/watch/tick' is already served"
+
+
+@pytest.mark.parametrize("result_type", ["complete", "input_required"])
+def test_an_extension_may_not_take_a_core_result_type(server: Server, result_type: str) -> None:
+    class Taker(Extension):
+        id = "com.example/taker"
+        result_types = frozenset({result_type})
+
+    with pytest.raises(ValueError) as caught:
+        server.add_extension(Taker())
+    assert str(caught.value) == f"com.example/taker: resultType {result_type!r} is already taken"
+
+
+def test_two_extensions_may_not_share_a_result_type(server: Server) -> None:
+    class First(Extension):
+        id = "com.example/first"
+        result_types = frozenset({"queued"})
+
+    class Second(Extension):
+        id = "com.example/second"
+        result_types = frozenset({"queued"})
+
+    server.add_extension(First())
+    with pytest.raises(ValueError) as caught:
+        server.add_extension(Second())
+    assert str(caught.value) == "com.example/second: resultType 'queued' is already taken"
+
+
+def test_an_added_extension_is_advertised_at_once(server: Server) -> None:
+    assert server.handler_for("tools/list")  # computes what is offered
+    server.add_extension(Watch())
+    discover = asyncio.run(server.handle(Request(1, "server/discover", {"_meta": META})))
+    assert discover["capabilities"]["extensions"] == {EXT: {}}
+
+
+# -- listen filters --------------------------------------------------------------------------
+
+
+def listen(filters: dict[str, Any], capabilities: dict[str, Any] | None = None) -> Request:
+    meta_ = {**META, CLIENT_CAPABILITIES_KEY: capabilities or {}}
+    return Request("l", "subscriptions/listen", {"notifications": filters, "_meta": meta_})
+
+
+def test_an_extension_filter_needs_the_extension_declared(server: Server) -> None:
+    server.add_extension(Watch())
+    error = refused(lambda: server.open_subscription(listen({"watchTicks": True})))
+    assert error.code == MISSING_REQUIRED_CLIENT_CAPABILITY
+    assert error.message == f"Missing required client capability: watchAlarms, watchTicks needs the {EXT} extension"
+    assert error.data == {"requiredCapabilities": {"extensions": {EXT: {}}}}
+    declared = server.open_subscription(listen({"watchTicks": True}, {"extensions": {EXT: {}}}))
+    assert declared is not None
+
+
+def test_core_filters_need_no_extension(server: Server) -> None:
+    server.add_extension(Watch())
+    assert server.open_subscription(listen({"toolsListChanged": True})) is not None
+
+
+@pytest.mark.parametrize("meta_", [None, "caps", {CLIENT_CAPABILITIES_KEY: "all"}, {}])
+def test_a_listen_request_that_declares_nothing_readable_declares_no_extension(server: Server, meta_: Any) -> None:
+    server.add_extension(Watch())
+    params: dict[str, Any] = {"notifications": {"watchAlarms": True}}
+    if meta_ is not None:
+        params["_meta"] = meta_
+    error = refused(lambda: server.open_subscription(Request("l", "subscriptions/listen", params)))
+    assert error.code == MISSING_REQUIRED_CLIENT_CAPABILITY
+
+
+def test_a_filter_that_is_no_object_is_refused_by_the_hub(server: Server) -> None:
+    server.add_extension(Watch())
+    error = refused(lambda: server.open_subscription(listen(["watchTicks"])))  # type: ignore[arg-type]
+    assert error.code == INVALID_PARAMS
+
+
+# -- resource updates ------------------------------------------------------------------------
+
+
+def test_a_resource_update_reaches_only_listeners_who_may_see_it() -> None:
+    server = Server("unit", "1")
+
+    @server.resource("file:///secret", visible=lambda principal: principal == "alice")
+    def secret() -> str:
+        return "s"
+
+    @server.resource("file:///open")
+    def open_() -> str:
+        return "o"
+
+    subscribe = {"resourceSubscriptions": ["file:///secret", "file:///open"]}
+    alice = server.open_subscription(listen(subscribe), principal="alice")
+    bob = server.open_subscription(listen(subscribe), principal="bob")
+    server.notify_resource_updated("file:///secret")
+    server.notify_resource_updated("file:///open")
+    heard = [alice.queue.get_nowait()["params"]["uri"] for _ in range(alice.queue.qsize())]
+    assert heard == ["file:///secret", "file:///open"]
+    note = bob.queue.get_nowait()
+    assert note["method"] == "notifications/resources/updated"
+    assert note["params"]["uri"] == "file:///open"
+    assert bob.queue.qsize() == 0
+
+
+def test_an_unknown_list_kind_is_refused(server: Server) -> None:
+    with pytest.raises(ValueError, match="unknown list 'widgets'"):
+        server.notify_list_changed("widgets")
+
+
+# -- registration ----------------------------------------------------------------------------
+
+
+def test_registration_defaults_names_and_descriptions_from_the_function() -> None:
+    server = Server("unit", "1", title="Unit server")
+
+    @server.tool()
+    def shout() -> str:
+        """Say it loud."""
+        return "HEY"
+
+    @server.tool("quiet", description="", title="Quiet")
+    def whisper() -> str:
+        """Ignored."""
+        return "hey"
+
+    @server.resource("file:///r", mime_type="text/plain", title="R")
+    def r() -> str:
+        """The r."""
+        return "r"
+
+    @server.resource("file:///s", name="ess", description="An s.")
+    def s() -> str:
+        return "s"
+
+    @server.resource_template("file:///t/{x}", mime_type="text/plain", title="T")
+    def t(x: str) -> str:
+        """A t."""
+        return x
+
+    @server.resource_template("file:///u/{y}", name="you", description="A u.")
+    def u(y: str) -> str:
+        """Ignored."""
+        return y
+
+    @server.prompt()
+    def hello() -> str:
+        """Say hello."""
+        return "hello"
+
+    @server.prompt("bye", title="Bye", description="Say bye.", arguments={"who": "whom to greet"})
+    def farewell(who: str) -> str:
+        """Ignored."""
+        return who
+
+    assert server.info == {"name": "unit", "version": "1", "title": "Unit server"}
+    tools = {tool.name: tool.definition() for tool in server.tools}
+    assert tools["shout"] == {"name": "shout", "description": "Say it loud.", "inputSchema": {"type": "object"}}
+    assert tools["quiet"]["description"] == "" and tools["quiet"]["title"] == "Quiet"
+    resources = {res.definition()["uri"]: res.definition() for res in server.resources.resources.values()}
+    assert resources["file:///r"] == {
+        "uri": "file:///r",
+        "name": "r",
+        "title": "R",
+        "description": "The r.",
+        "mimeType": "text/plain",
+    }
+    assert resources["file:///s"] == {"uri": "file:///s", "name": "ess", "description": "An s."}
+    templates = [template.definition() for template in server.resources.templates]
+    assert templates == [
+        {"uriTemplate": "file:///t/{x}", "name": "t", "title": "T", "description": "A t.", "mimeType": "text/plain"},
+        {"uriTemplate": "file:///u/{y}", "name": "you", "description": "A u."},
+    ]
+    prompts = {prompt.definition()["name"]: prompt.definition() for prompt in server.prompts}
+    assert prompts["hello"] == {"name": "hello", "description": "Say hello."}
+    assert prompts["bye"]["title"] == "Bye" and prompts["bye"]["description"] == "Say bye."
+    assert prompts["bye"]["arguments"][0]["name"] == "who"
