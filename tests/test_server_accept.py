@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mcpref import MCPError, RequestContext, Server
+from mcpref import CacheHints, InputRequired, MCPError, RequestContext, Server, ToolError
 from mcpref.extensions import Extension
 from mcpref.jsonrpc import (
     HEADER_MISMATCH,
@@ -486,3 +486,150 @@ def test_registration_defaults_names_and_descriptions_from_the_function() -> Non
     assert prompts["hello"] == {"name": "hello", "description": "Say hello."}
     assert prompts["bye"]["title"] == "Bye" and prompts["bye"]["description"] == "Say bye."
     assert prompts["bye"]["arguments"][0]["name"] == "who"
+
+
+# -- construction ----------------------------------------------------------------------------
+
+
+def test_a_server_without_a_title_names_none_and_bounds_listen_streams_by_default() -> None:
+    server = Server("unit", "1")
+    assert server.info == {"name": "unit", "version": "1"}
+    assert (server.serve_legacy, server.emits_logs, server.page_size, server.instructions) == (True, None, None, None)
+    assert server.supported_versions == (VERSION,)
+    assert (server.subscriptions.max_subscriptions, server.subscriptions.max_per_caller) == (1000, 32)
+    bounded = Server("unit", "1", max_subscriptions=3, max_subscriptions_per_caller=2)
+    assert (bounded.subscriptions.max_subscriptions, bounded.subscriptions.max_per_caller) == (3, 2)
+
+
+def test_the_cache_table_is_the_servers_own_copy() -> None:
+    table = {"tools/list": CacheHints(5, "public")}
+    server = Server("unit", "1", cache_for=table)
+    table["tools/list"] = CacheHints(9, "private")
+    assert server.cache_for == {"tools/list": CacheHints(5, "public")}
+
+
+def _add(server: Server, kind: str, name: str) -> None:
+    if kind == "tools":
+        server.tool(name)(lambda: name)
+    elif kind == "resources":
+        server.resource(f"file:///{name}", name=name)(lambda: name)
+    else:
+        server.prompt(name)(lambda: name)
+
+
+@pytest.mark.parametrize("kind", ["tools", "resources", "prompts"])
+def test_a_registration_while_listening_tells_the_listeners(kind: str) -> None:
+    server = Server("unit", "1")
+    _add(server, kind, "first")  # the capability is offered, so the listen flag is honoured
+    stream = server.open_subscription(listen({f"{kind}ListChanged": True}))
+    _add(server, kind, "second")
+    assert stream.queue.get_nowait()["method"] == f"notifications/{kind}/list_changed"
+    assert stream.queue.qsize() == 0
+
+
+# -- running a request -----------------------------------------------------------------------
+
+
+def test_extensions_wrap_requests_in_the_order_they_were_added() -> None:
+    seen: list[str] = []
+
+    def recorder(ext_id: str) -> Extension:
+        class Recorder(Extension):
+            id = ext_id
+
+            async def around(self, ctx: RequestContext, call_next: Any) -> Any:
+                seen.append(f"{self.id} in")
+                result = await call_next(ctx)
+                seen.append(f"{self.id} out")
+                return result
+
+        return Recorder()
+
+    server = Server("unit", "1")
+    server.add_extension(recorder("com.example/outer"))
+    server.add_extension(recorder("com.example/inner"))
+    asyncio.run(server.handle(Request(1, "server/discover", {"_meta": META})))
+    assert seen == ["com.example/outer in", "com.example/inner in", "com.example/inner out", "com.example/outer out"]
+
+
+@pytest.mark.parametrize("key", ["inputResponses", "requestState"])
+def test_a_core_method_without_rounds_refuses_round_parameters(server: Server, key: str) -> None:
+    request = Request(1, "tools/list", {key: {}, "_meta": META})
+    error = refused(lambda: asyncio.run(server.handle(request)))
+    assert (error.code, error.message) == (
+        INVALID_PARAMS,
+        "Invalid params: tools/list does not take inputResponses or requestState",
+    )
+
+
+def test_an_extension_method_reads_its_own_round_parameters(server: Server) -> None:
+    server.add_extension(Watch())
+    capabilities = {**META, CLIENT_CAPABILITIES_KEY: {"extensions": {EXT: {}}}}
+    request = Request(1, "com.example/watch/tick", {"inputResponses": {"a": 1}, "_meta": capabilities})
+    assert asyncio.run(server.handle(request))["ticked"] is True
+
+
+def test_an_input_required_asking_for_nothing_is_the_servers_bug() -> None:
+    server = Server("unit", "1")
+
+    @server.tool()
+    def empty() -> InputRequired:
+        return InputRequired({})
+
+    request = Request(1, "tools/call", {"name": "empty", "_meta": META})
+    error = refused(lambda: asyncio.run(server.handle(request)))
+    assert (error.code, error.message) == (INTERNAL_ERROR, "Internal error while handling tools/call")
+
+
+def test_a_handler_may_not_log_unless_logging_is_declared() -> None:
+    seen: list[bool] = []
+
+    for emits in (False, True):
+        server = Server("unit", "1", emits_logs=emits)
+
+        @server.tool()
+        async def probe(ctx: RequestContext) -> str:
+            seen.append(ctx.may_log)
+            return "ok"
+
+        asyncio.run(server.handle(Request(1, "tools/call", {"name": "probe", "_meta": META})))
+    assert seen == [False, True]
+
+
+def test_a_tool_call_may_leave_out_its_arguments(server: Server) -> None:
+    result = asyncio.run(server.handle(Request(1, "tools/call", {"name": "echo", "_meta": META})))
+    assert result["content"] == [{"type": "text", "text": ""}]
+
+
+def test_a_tool_call_whose_arguments_are_no_object_is_invalid_params(server: Server) -> None:
+    request = Request(1, "tools/call", {"name": "echo", "arguments": ["x"], "_meta": META})
+    error = refused(lambda: asyncio.run(server.handle(request)))
+    assert (error.code, error.message) == (INVALID_PARAMS, "Invalid params: arguments must be an object")
+
+
+def test_a_tool_error_is_a_result_the_model_reads() -> None:
+    server = Server("unit", "1")
+
+    @server.tool()
+    def grumpy() -> str:
+        raise ToolError("not today")
+
+    result = asyncio.run(server.handle(Request(1, "tools/call", {"name": "grumpy", "_meta": META})))
+    assert result["content"] == [{"type": "text", "text": "not today"}]
+    assert result["isError"] is True
+    assert result["resultType"] == "complete"
+
+
+def test_a_tool_that_requires_a_client_capability_refuses_a_client_without_it() -> None:
+    server = Server("unit", "1")
+
+    @server.tool(requires={"sampling": {}})
+    def think() -> str:
+        return "hm"
+
+    error = refused(lambda: asyncio.run(server.handle(Request(1, "tools/call", {"name": "think", "_meta": META}))))
+    assert error.code == MISSING_REQUIRED_CLIENT_CAPABILITY
+    assert error.data == {"requiredCapabilities": {"sampling": {}}}
+    with_sampling = {**META, CLIENT_CAPABILITIES_KEY: {"sampling": {}}}
+    result = asyncio.run(server.handle(Request(1, "tools/call", {"name": "think", "_meta": with_sampling})))
+    assert result["content"][0]["text"] == "hm"
