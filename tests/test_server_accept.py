@@ -510,7 +510,7 @@ def test_the_cache_table_is_the_servers_own_copy() -> None:
 
 def _add(server: Server, kind: str, name: str) -> None:
     if kind == "tools":
-        server.tool(name)(lambda: name)
+        server.tool(name)(lambda: "x")
     elif kind == "resources":
         server.resource(f"file:///{name}", name=name)(lambda: name)
     else:
@@ -633,3 +633,198 @@ def test_a_tool_that_requires_a_client_capability_refuses_a_client_without_it() 
     with_sampling = {**META, CLIENT_CAPABILITIES_KEY: {"sampling": {}}}
     result = asyncio.run(server.handle(Request(1, "tools/call", {"name": "think", "_meta": with_sampling})))
     assert result["content"][0]["text"] == "hm"
+
+
+# -- what answer hands on --------------------------------------------------------------------
+
+
+def _context_server() -> tuple[Server, list[RequestContext]]:
+    """A server whose tools `probe` (everyone) and `mine` (alice only) record the context they ran in."""
+    server = Server("unit", "1")
+    seen: list[RequestContext] = []
+
+    @server.tool()
+    async def probe(ctx: RequestContext) -> str:
+        seen.append(ctx)
+        await ctx.report_progress(1, 2)
+        return "ok"
+
+    @server.tool(visible=lambda principal: principal == "alice")
+    def mine() -> str:
+        return "alice's"
+
+    return server, seen
+
+
+def _collect() -> tuple[list[dict[str, Any]], Any]:
+    sent: list[dict[str, Any]] = []
+
+    async def notify(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    return sent, notify
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_answer_runs_with_the_callers_principal_notify_sink_and_version(era: str) -> None:
+    server, seen = _context_server()
+    sent, notify = _collect()
+    token = {PROGRESS_TOKEN_KEY: "tok"}
+    if era == "modern":
+        request = Request(9, "tools/call", {"name": "probe", "_meta": meta(**token)})
+        incoming = server.accept(request, principal="alice")
+    else:
+        request = Request(9, "tools/call", {"name": "probe", "_meta": token})
+        incoming = server.accept(request, principal="alice", legacy_version="2025-06-18")
+    asyncio.run(server.answer(incoming, notify))
+    assert [message["params"]["progressToken"] for message in sent] == ["tok"]
+    assert seen[0].principal == "alice"
+    assert seen[0].request_id == 9
+    assert seen[0].meta.protocol_version == (VERSION if era == "modern" else "2025-06-18")
+    # What only alice may see is there for alice, in either era.
+    legacy = era == "legacy"
+    listing = Request(10, "tools/list", {} if legacy else {"_meta": META})
+    accepted = server.accept(listing, principal="alice", legacy_version="2025-11-25" if legacy else None)
+    assert "mine" in [tool["name"] for tool in asyncio.run(server.answer(accepted))["tools"]]
+
+
+def test_a_listen_request_cannot_be_answered(server: Server) -> None:
+    listen_request = Request(7, "subscriptions/listen", {"notifications": {}, "_meta": META})
+    incoming = server.accept(listen_request)
+    assert incoming.request is listen_request
+    with pytest.raises(ValueError) as caught:
+        server.answer(incoming)
+    assert str(caught.value) == "a listen request is opened with open_subscription, not answered"
+
+
+def test_handle_judges_the_version_itself(server: Server) -> None:
+    error = refused(lambda: asyncio.run(server.handle(Request(1, "tools/list", {"_meta": meta("2099-01-01")}))))
+    assert error.code == UNSUPPORTED_PROTOCOL_VERSION
+
+
+def test_a_hidden_tools_headers_are_judged_only_for_who_may_see_it() -> None:
+    server = Server("unit", "1")
+
+    @server.tool(
+        input_schema={"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}},
+        visible=lambda principal: principal == "alice",
+    )
+    def where(region: str = "") -> str:
+        return region
+
+    params = {"name": "where", "arguments": {"region": "eu"}, "_meta": META}
+    wrong = headers_for("tools/call", **{"mcp-name": "where", "mcp-param-region": "us"})
+    assert refused(lambda: server.accept(Request(1, "tools/call", params), headers=wrong, principal="alice")).code == (
+        HEADER_MISMATCH
+    )
+    # To bob the tool does not exist: no header error betrays it (the call fails as unknown later).
+    assert server.accept(Request(1, "tools/call", params), headers=wrong, principal="bob").handler is not None
+
+
+def test_a_server_with_extensions_still_checks_core_requests_headers(server: Server) -> None:
+    server.add_extension(Watch())
+    incoming = server.accept(Request(1, "tools/list", {"_meta": META}), headers=headers_for("tools/list"))
+    assert incoming.handler is not None
+    # Adding it forgot what was offered, and computing it again still offers the tools.
+    assert [tool["name"] for tool in asyncio.run(server.answer(incoming))["tools"]] == ["echo"]
+
+
+@pytest.mark.parametrize("bad_id", ["com.example/name/", "com.example/tools/"])
+def test_an_extension_id_is_judged_at_its_last_slash(server: Server, bad_id: str) -> None:
+    class Bad(Watch):
+        id = bad_id
+
+    with pytest.raises(ValueError, match="needs a prefix"):
+        server.add_extension(Bad())
+
+
+def test_a_nested_extension_id_is_accepted(server: Server) -> None:
+    class Nested(Watch):
+        id = "com.example/tools/watch"
+
+    assert server.add_extension(Nested()).id in server.extensions
+
+
+def test_pages_are_cut_at_the_servers_page_size() -> None:
+    server = Server("unit", "1", page_size=1)
+    for name in ("a", "b"):
+        server.tool(name)(lambda: "x")
+    first = asyncio.run(server.handle(Request(1, "tools/list", {"_meta": META})))
+    assert [tool["name"] for tool in first["tools"]] == ["a"]
+    assert "nextCursor" in first
+
+
+def test_a_tool_keeps_its_icons() -> None:
+    server = Server("unit", "1")
+    icons = [{"src": "https://example.com/i.png", "mimeType": "image/png"}]
+    server.tool("pic", icons=icons)(lambda: "p")
+    assert server.tools.get("pic").definition()["icons"] == icons
+
+
+def test_listen_slots_are_shared_fairly_per_caller_and_freed_on_close() -> None:
+    server = Server("unit", "1", max_subscriptions_per_caller=1)
+    server.tool("t")(lambda: "t")
+    first = server.open_subscription(listen({"toolsListChanged": True}), caller="a")
+    server.open_subscription(listen({"toolsListChanged": True}), caller="b")
+    with pytest.raises(MCPError):
+        server.open_subscription(listen({"toolsListChanged": True}), caller="a")
+    server.close_subscription(first)
+    assert server.open_subscription(listen({"toolsListChanged": True}), caller="a") is not None
+
+
+def test_crashes_are_logged_with_the_method(caplog: pytest.LogCaptureFixture) -> None:
+    class Broken(Extension):
+        id = "com.example/broken"
+
+        async def around(self, ctx: RequestContext, call_next: Any) -> Any:
+            if ctx.params.get("name") == "broken":
+                raise RuntimeError("boom")
+            return await call_next(ctx)
+
+    server = Server("unit", "1")
+    server.add_extension(Broken())
+
+    @server.tool()
+    def empty() -> InputRequired:
+        return InputRequired({})
+
+    for name in ("broken", "empty"):
+        with pytest.raises(MCPError):
+            asyncio.run(server.handle(Request(1, "tools/call", {"name": name, "_meta": META})))
+    messages = [record.getMessage() for record in caplog.records if record.name == "mcpref.server"]
+    assert messages == ["tools/call handler raised", "tools/call handler returned an unusable InputRequired"]
+    assert str(caplog.records[-1].exc_info[1]) == "InputRequired needs input requests, a state, or both"
+
+
+def test_an_undeclared_result_type_is_logged_with_what_and_for_whom(caplog: pytest.LogCaptureFixture) -> None:
+    class Liar(Extension):
+        id = "com.example/liar"
+        result_types = frozenset({"lie"})
+
+        async def around(self, ctx: RequestContext, call_next: Any) -> Any:
+            return {"resultType": "lie"}
+
+    server = Server("unit", "1")
+    server.add_extension(Liar())
+    with pytest.raises(MCPError):
+        asyncio.run(server.handle(Request(1, "server/discover", {"_meta": META})))
+    assert [record.getMessage() for record in caplog.records] == [
+        "server/discover answered resultType 'lie' to a client without com.example/liar"
+    ]
+
+
+def test_url_and_form_elicitation_together_need_both_modes() -> None:
+    from mcpref.mrtr import elicit_form, elicit_url
+
+    server = Server("unit", "1")
+
+    @server.tool()
+    def both() -> InputRequired:
+        return InputRequired(
+            {"link": elicit_url("Sign in", "https://example.com/login"), "form": elicit_form("Name?", {})}
+        )
+
+    url_only = {**META, CLIENT_CAPABILITIES_KEY: {"elicitation": {"url": {}}}}
+    error = refused(lambda: asyncio.run(server.handle(Request(1, "tools/call", {"name": "both", "_meta": url_only}))))
+    assert error.code == MISSING_REQUIRED_CLIENT_CAPABILITY
+    assert error.data == {"requiredCapabilities": {"elicitation": {"form": {}}}}
