@@ -828,3 +828,10 @@ def test_url_and_form_elicitation_together_need_both_modes() -> None:
     error = refused(lambda: asyncio.run(server.handle(Request(1, "tools/call", {"name": "both", "_meta": url_only}))))
     assert error.code == MISSING_REQUIRED_CLIENT_CAPABILITY
     assert error.data == {"requiredCapabilities": {"elicitation": {"form": {}}}}
+
+
+def test_handle_judges_the_version_by_the_servers_own_list() -> None:
+    narrow = Server("unit", "1", supported_versions=("2099-01-01",))
+    error = refused(lambda: asyncio.run(narrow.handle(Request(1, "server/discover", {"_meta": META}))))
+    assert error.code == UNSUPPORTED_PROTOCOL_VERSION
+    assert error.data == {"supported": ["2099-01-01"], "requested": VERSION}
