@@ -76,7 +76,7 @@ def test_a_list_of_messages_is_taken_as_it_is() -> None:
 def test_a_return_that_is_no_prompt_result_is_named() -> None:
     with pytest.raises(TypeError) as caught:
         get(Prompt("p", lambda: 42), {})
-    assert str(caught.value) == "a prompt returns str, a list of messages (role, content), or a GetPromptResult dict"
+    assert str(caught.value) == "a prompt returns str, a list of messages, or a GetPromptResult dict"
 
 
 def test_an_unknown_prompt_is_named_as_a_prompt() -> None:
