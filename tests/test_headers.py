@@ -365,3 +365,94 @@ def test_the_verbatim_shortcut_decides_as_the_full_check(raw: str, monkeypatch: 
     with_shortcut = outcome()  # then, if it is plain, it is remembered and takes the shortcut
     assert with_shortcut == without_shortcut
     assert (raw in mcpref.headers._plain_values) == (mcpref.headers._PLAIN_VALUE.fullmatch(raw) is not None)
+
+
+def _remembered(monkeypatch: pytest.MonkeyPatch, *values: str) -> None:
+    """Start from a shortcut that knows exactly `values` (as if requests had carried them)."""
+    import mcpref.headers
+
+    monkeypatch.setattr(mcpref.headers, "_plain_values", set(values))
+
+
+def _code(headers: dict[str, str], method: str, params: dict[str, object]) -> int | None:
+    try:
+        check_request_headers(headers, method, params)
+    except MCPError as error:
+        return error.code
+    return None
+
+
+CALL = {"name": "a", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+CALL_HEADERS = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "a"}
+
+
+@pytest.mark.parametrize(
+    ("header", "sent"),
+    [("mcp-protocol-version", "2025-06-18"), ("mcp-method", "tools/list"), ("mcp-name", "b")],
+)
+def test_a_remembered_value_that_disagrees_with_the_body_is_still_a_mismatch(
+    header: str, sent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shortcut takes a header only when it *equals* its body value: one that is a value
+    seen before (and plain) but not this request's is refused, whichever header it is."""
+    _remembered(monkeypatch, "2026-07-28", "tools/call", "a", "2025-06-18", "tools/list", "b")
+    assert _code(CALL_HEADERS, "tools/call", CALL) is None
+    assert _code({**CALL_HEADERS, header: sent}, "tools/call", CALL) == HEADER_MISMATCH
+
+
+@pytest.mark.parametrize("header", ["mcp-protocol-version", "mcp-method", "mcp-name"])
+def test_a_missing_header_is_a_mismatch_even_with_everything_remembered(
+    header: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _remembered(monkeypatch, "2026-07-28", "tools/call", "a")
+    headers = {key: value for key, value in CALL_HEADERS.items() if key != header}
+    assert _code(headers, "tools/call", CALL) == HEADER_MISMATCH
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("version", " 2026-07-28"), ("method", "tools/call "), ("name", "caf\u00e9"), ("name", "=?base64?YQ==?=")],
+)
+def test_a_value_equal_to_its_body_but_not_plain_gets_the_full_check(
+    field: str, value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Equal is not enough: a value that is not plain (padded, non-ASCII, a base64 sentinel) is
+    judged in full, never waved through, and is not remembered."""
+    import mcpref.headers
+
+    _remembered(monkeypatch, "2026-07-28", "tools/call", "a")
+    params: dict[str, object] = dict(CALL)
+    headers = dict(CALL_HEADERS)
+    method = "tools/call"
+    if field == "version":
+        params["_meta"] = {"io.modelcontextprotocol/protocolVersion": value}
+        headers["mcp-protocol-version"] = value
+    elif field == "method":
+        method = value
+        headers["mcp-method"] = value
+    else:
+        params["name"] = value
+        headers["mcp-name"] = value
+    assert _code(headers, method, params) == HEADER_MISMATCH
+    assert value not in mcpref.headers._plain_values
+
+
+def test_a_method_without_a_name_ignores_mcp_name_and_one_with_a_name_checks_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _remembered(monkeypatch, "2026-07-28", "tools/list", "tools/call", "a", "b")
+    listing = {"_meta": CALL["_meta"]}
+    assert _code({"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list"}, "tools/list", listing) is None
+    assert _code({**CALL_HEADERS, "mcp-name": "b"}, "tools/call", CALL) == HEADER_MISMATCH
+
+
+def test_plain_values_judged_in_full_are_remembered_up_to_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mcpref.headers
+
+    _remembered(monkeypatch)
+    assert _code(CALL_HEADERS, "tools/call", CALL) is None
+    assert {"2026-07-28", "tools/call", "a"} <= mcpref.headers._plain_values
+    monkeypatch.setattr(mcpref.headers, "_plain_values", {str(n) for n in range(mcpref.headers._MAX_PLAIN_VALUES)})
+    assert _code(CALL_HEADERS, "tools/call", CALL) is None
+    assert len(mcpref.headers._plain_values) == mcpref.headers._MAX_PLAIN_VALUES
+    assert mcpref.headers._MAX_PLAIN_VALUES == 512
