@@ -176,3 +176,26 @@ def test_an_unknown_resource_is_named_as_a_resource() -> None:
 def test_a_variable_name_may_hold_capitals_digits_and_underscores() -> None:
     template = ResourceTemplate("a://{fileName}/{v_2}", "t", lambda fileName, v_2: "")  # noqa: N803
     assert template.match("a://Report/x") == {"fileName": "Report", "v_2": "x"}
+
+
+def test_a_templates_list_depends_on_who_asks_only_while_a_template_is_hidden() -> None:
+    """With every template open, the list is the same for everyone (public); one hidden template
+    makes it per caller (private), and the caller sees only what it may."""
+    registry = ResourceRegistry()
+    registry.add_template(ResourceTemplate("a://{x}", "a", lambda x: ""))
+    registry.add_template(ResourceTemplate("b://{x}", "b", lambda x: ""))
+    everyone, depends = registry.templates_visible_to(None)
+    assert ([t.name for t in everyone], depends) == (["a", "b"], False)
+    registry.add_template(ResourceTemplate("c://{x}", "c", lambda x: "", visible=lambda who: who == "alice"))
+    anyone, depends = registry.templates_visible_to("bob")
+    assert ([t.name for t in anyone], depends) == (["a", "b"], True)
+    assert [t.name for t in registry.templates_visible_to("alice")[0]] == ["a", "b", "c"]
+
+
+def test_a_blob_is_standard_base64_and_a_bad_list_is_named() -> None:
+    assert contents("r://x", b"\xfb\xff", None) == [{"uri": "r://x", "blob": "+/8="}]
+    with pytest.raises(TypeError) as caught:
+        contents("r://x", [1], None)
+    assert str(caught.value) == (
+        "resource 'r://x' handler returned a list that is not contents (each a uri and a text or blob)"
+    )
