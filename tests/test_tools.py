@@ -235,3 +235,77 @@ def test_a_dynamic_ref_must_resolve_at_registration_too() -> None:
     tool.check_arguments({"x": 1})
     with pytest.raises(ToolError, match="at x: 'one' is not of type 'integer'"):
         tool.check_arguments({"x": "one"})
+
+
+NUMBER_OUT = {"type": "object", "properties": {"t": {"type": "number"}}, "required": ["t"]}
+
+
+def _returning(value: Any, output_schema: dict[str, Any] | None = None) -> Tool:
+    return Tool("t", lambda: value, OBJECT, output_schema=output_schema)
+
+
+def test_structured_output_is_carried_and_mirrored_as_text_in_its_own_characters() -> None:
+    result = run(_returning({"t": 21.5, "city": "Zürich"}, NUMBER_OUT), {})
+    assert result == {
+        "content": [{"type": "text", "text": '{"t": 21.5, "city": "Zürich"}'}],
+        "structuredContent": {"t": 21.5, "city": "Zürich"},
+    }
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_structured_output_that_is_not_json_is_an_internal_error_named_and_logged(
+    bad: float, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="mcpref"), pytest.raises(MCPError) as caught:
+        run(_returning({"t": bad}, NUMBER_OUT), {})
+    assert (caught.value.code, caught.value.message) == (
+        INTERNAL_ERROR,
+        "Internal error: tool 't' returned data that is not JSON",
+    )
+    assert "tool 't' returned NaN or an infinity in its structured output" in caplog.text
+
+
+def test_output_that_breaks_its_schema_is_an_internal_error_unless_the_result_is_an_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="mcpref"), pytest.raises(MCPError) as caught:
+        run(_returning({"t": "warm"}, NUMBER_OUT), {})
+    assert (caught.value.code, caught.value.message) == (
+        INTERNAL_ERROR,
+        "Internal error: tool 't' returned data that breaks its outputSchema",
+    )
+    assert "tool 't' broke its outputSchema" in caplog.text
+    failed = ToolResult(content=[text("no reading")], is_error=True)
+    assert run(_returning(failed, NUMBER_OUT), {}) == {"content": [text("no reading")], "isError": True}
+
+
+def test_without_an_output_schema_a_string_a_block_and_a_list_of_blocks_are_content() -> None:
+    block = {"type": "image", "data": "AA==", "mimeType": "image/png"}
+    assert run(_returning("hi"), {}) == {"content": [text("hi")]}
+    assert run(_returning(block), {}) == {"content": [block]}
+    assert run(_returning([text("a"), block]), {}) == {"content": [text("a"), block]}
+    assert run(_returning([]), {}) == {"content": []}
+
+
+@pytest.mark.parametrize(
+    ("value", "what"),
+    [
+        ({"temperature": 21}, "a dict"),
+        ({"type": 1}, "a dict"),
+        ([1, 2], "a list"),
+        ([text("a"), {"text": "b"}], "a list"),
+    ],
+)
+def test_without_an_output_schema_data_that_is_no_content_is_refused_in_words(value: Any, what: str) -> None:
+    with pytest.raises(TypeError) as caught:
+        run(_returning(value), {})
+    assert str(caught.value) == (
+        f'tool \'t\' returned {what} that is not content blocks (dicts with a "type"); '
+        "declare output_schema to return data, or return str or ToolResult"
+    )
+
+
+def test_a_return_of_another_type_is_named() -> None:
+    with pytest.raises(TypeError) as caught:
+        run(_returning(42), {})
+    assert str(caught.value) == "tool 't' returned int; return str, dict, list or ToolResult"
