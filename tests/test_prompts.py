@@ -83,3 +83,26 @@ def test_an_unknown_prompt_is_named_as_a_prompt() -> None:
     with pytest.raises(MCPError) as caught:
         PromptRegistry().require("nope")
     assert (caught.value.code, caught.value.message) == (INVALID_PARAMS, "Unknown prompt: nope")
+
+
+def test_a_prompt_may_ask_for_input_and_its_request_is_passed_on_as_it_is() -> None:
+    from mcpref import InputRequired, elicit_form
+
+    asked = InputRequired({"who": elicit_form("Whose prompt?", {"type": "object", "properties": {}})})
+    assert get(Prompt("p", lambda: asked), {}) is asked
+
+
+@pytest.mark.parametrize(
+    "returned",
+    [
+        [{"role": "user"}],
+        [{"content": {"type": "text", "text": "hi"}}],
+        [user_message("ok"), {"role": "user"}],
+        {"description": "no messages"},
+        {"messages": "hi"},
+    ],
+)
+def test_every_message_needs_a_role_and_content_and_a_result_needs_a_list_of_them(returned: Any) -> None:
+    with pytest.raises(TypeError) as caught:
+        get(Prompt("p", lambda: returned), {})
+    assert str(caught.value) == "a prompt returns str, a list of messages, or a GetPromptResult dict"
