@@ -162,3 +162,18 @@ def test_a_context_that_is_no_object_of_strings_is_refused(server: Server, conte
     assert refused(server, prompt_ref("style", context=context)) == (
         "Invalid params: context must be an object whose arguments map names to strings"
     )
+
+
+def test_a_hidden_templates_variables_complete_only_for_those_who_may_see_it() -> None:
+    server = Server("t", "1")
+
+    @server.resource_template(
+        "vault://{key}", complete={"key": lambda value: ["alpha", "beta"]}, visible=lambda who: who == "alice"
+    )
+    def vault(key: str) -> str:
+        return key
+
+    params = {"ref": {"type": "ref/resource", "uri": "vault://{key}"}, "argument": {"name": "key", "value": ""}}
+    assert complete(server, params, "alice")["values"] == ["alpha", "beta"]
+    assert refused(server, params, "bob") == "Invalid params: no resource template 'vault://{key}'"
+    assert refused(server, params) == "Invalid params: no resource template 'vault://{key}'"
