@@ -1061,3 +1061,60 @@ def test_a_client_that_leaves_mid_body_is_answered_400_without_an_id() -> None:
         "jsonrpc": "2.0",
         "error": {"code": -32600, "message": "Client disconnected before sending the whole body"},
     }
+
+
+async def _answer_to(app: StreamableHTTP, method: str, headers: dict[str, str]) -> list[dict[str, Any]]:
+    """The ASGI messages `app` sends for a bodiless request (an OPTIONS or a GET)."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    await app({**_scope(headers), "method": method}, receive, send)
+    return sent
+
+
+def test_a_preflight_answer_names_what_the_page_may_send_in_lower_case_header_names() -> None:
+    """ASGI wants response header names in lower case; the values are the CORS contract: the
+    origin, POST, the MCP request headers asked for (and no others), ten minutes, Vary: Origin."""
+    app = StreamableHTTP(Server("cors", "1"))
+    asked = {"Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST"}
+    with_headers = {**asked, "Access-Control-Request-Headers": "Content-Type, MCP-Param-City , X-Evil,authorization"}
+    for headers, allowed in ((with_headers, b"content-type, mcp-param-city, authorization"), (asked, b"")):
+        start, body = asyncio.run(_answer_to(app, "OPTIONS", headers))
+        assert (start["status"], body["body"]) == (204, b"")
+        assert start["headers"][-5:] == [
+            (b"access-control-allow-origin", b"http://localhost:3000"),
+            (b"access-control-allow-methods", b"POST"),
+            (b"access-control-allow-headers", allowed),
+            (b"access-control-max-age", b"600"),
+            (b"vary", b"Origin"),
+        ]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Access-Control-Request-Method": "POST"},  # no Origin: not a browser's preflight
+        {"Origin": "http://localhost:3000"},  # no method asked for: not a preflight
+        {},
+    ],
+)
+def test_an_options_that_is_no_preflight_is_405_allowing_post_and_options(headers: dict[str, str]) -> None:
+    start, body = asyncio.run(_answer_to(StreamableHTTP(Server("cors", "1")), "OPTIONS", headers))
+    assert start["status"] == 405
+    assert (b"allow", b"POST, OPTIONS") in start["headers"]
+    assert json.loads(body["body"]) == {
+        "jsonrpc": "2.0",
+        "error": {"code": -32600, "message": "Method Not Allowed: OPTIONS is for CORS preflights"},
+    }
+
+
+def test_a_get_is_405_with_a_lower_case_allow_header() -> None:
+    start, body = asyncio.run(_answer_to(StreamableHTTP(Server("get", "1")), "GET", {"Accept": ACCEPT}))
+    assert start["status"] == 405
+    assert start["headers"][-1] == (b"allow", b"POST")
+    assert json.loads(body["body"])["error"]["message"] == "Method Not Allowed: the MCP endpoint takes POST only"
