@@ -1063,17 +1063,19 @@ def test_a_client_that_leaves_mid_body_is_answered_400_without_an_id() -> None:
     }
 
 
-async def _answer_to(app: StreamableHTTP, method: str, headers: dict[str, str]) -> list[dict[str, Any]]:
-    """The ASGI messages `app` sends for a bodiless request (an OPTIONS or a GET)."""
+async def _answer_to(
+    app: StreamableHTTP, method: str, headers: dict[str, str], *, path: str = "/mcp", body: bytes = b""
+) -> list[dict[str, Any]]:
+    """The ASGI messages `app` sends for one request with the whole `body` (none by default)."""
     sent: list[dict[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
+        return {"type": "http.request", "body": body, "more_body": False}
 
     async def send(message: Any) -> None:
         sent.append(message)
 
-    await app({**_scope(headers), "method": method}, receive, send)
+    await app({**_scope(headers), "method": method, "path": path}, receive, send)
     return sent
 
 
@@ -1118,3 +1120,15 @@ def test_a_get_is_405_with_a_lower_case_allow_header() -> None:
     assert start["status"] == 405
     assert start["headers"][-1] == (b"allow", b"POST")
     assert json.loads(body["body"])["error"]["message"] == "Method Not Allowed: the MCP endpoint takes POST only"
+
+
+def test_the_endpoint_answers_on_its_path_only_and_on_any_path_when_path_is_none() -> None:
+    """`path="/mcp"` by default: another path is a plain 404 before any MCP handling. `path=None`
+    (to mount the app under a router that already chose the path) answers wherever it is called."""
+    body = json.dumps(mcp_body("server/discover")).encode()
+    headers = mcp_headers("server/discover")
+    default, mounted = StreamableHTTP(Server("p", "1")), StreamableHTTP(Server("p", "1"), path=None)
+    start, answer = asyncio.run(_answer_to(default, "POST", headers, path="/elsewhere", body=body))
+    assert (start["status"], answer["body"]) == (404, b"Not Found")
+    assert _status(asyncio.run(_answer_to(default, "POST", headers, body=body))) == 200
+    assert _status(asyncio.run(_answer_to(mounted, "POST", headers, path="/anywhere/else", body=body))) == 200
