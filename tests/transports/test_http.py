@@ -1132,3 +1132,21 @@ def test_the_endpoint_answers_on_its_path_only_and_on_any_path_when_path_is_none
     assert (start["status"], answer["body"]) == (404, b"Not Found")
     assert _status(asyncio.run(_answer_to(default, "POST", headers, body=body))) == 200
     assert _status(asyncio.run(_answer_to(mounted, "POST", headers, path="/anywhere/else", body=body))) == 200
+
+
+def test_a_foreign_host_and_a_foreign_origin_are_refused_in_words() -> None:
+    """421 for a Host that is no loopback name on a loopback bind, 403 for an Origin not allowed,
+    each saying why (and quoting the Origin cut short, as every echoed value is)."""
+    body = json.dumps(mcp_body("tools/list")).encode()
+    app = StreamableHTTP(Server("rebinding", "1"))
+    _, misdirected = asyncio.run(_answer_to(app, "POST", mcp_headers("tools/list", Host="evil.example"), body=body))
+    assert json.loads(misdirected["body"])["error"] == {
+        "code": -32600,
+        "message": "Misdirected Request: this server is bound to loopback and answers only loopback host names",
+    }
+    origin = "https://evil.example/" + "x" * 200
+    _, forbidden = asyncio.run(_answer_to(app, "POST", mcp_headers("tools/list", Origin=origin), body=body))
+    assert json.loads(forbidden["body"])["error"] == {
+        "code": -32600,
+        "message": f"Forbidden: Origin {repr(origin)[:100]}...' is not allowed",
+    }
