@@ -1150,3 +1150,17 @@ def test_a_foreign_host_and_a_foreign_origin_are_refused_in_words() -> None:
         "code": -32600,
         "message": f"Forbidden: Origin {repr(origin)[:100]}...' is not allowed",
     }
+
+
+def test_a_json_answer_states_its_type_and_length_and_nosniff_on_all_but_a_result() -> None:
+    """Lower-case names (ASGI), the exact length (no chunked framing), `nosniff` on errors; a 200
+    result goes without it (reached only by fetch, which never renders: see `http._json`)."""
+    app = StreamableHTTP(Server("json", "1"))
+    body = json.dumps(mcp_body("server/discover")).encode()
+    for method, nosniff in (("server/discover", []), ("tools/list", [(b"x-content-type-options", b"nosniff")])):
+        start, answer = asyncio.run(_answer_to(app, "POST", mcp_headers(method), body=body))
+        assert start["headers"] == [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(answer["body"])).encode()),
+            *nosniff,
+        ]
