@@ -1068,9 +1068,13 @@ async def _answer_to(
 ) -> list[dict[str, Any]]:
     """The ASGI messages `app` sends for one request with the whole `body` (none by default)."""
     sent: list[dict[str, Any]] = []
+    requests = [{"type": "http.request", "body": body, "more_body": False}]
 
     async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": body, "more_body": False}
+        if requests:
+            return requests.pop()
+        await asyncio.Event().wait()  # the client stays until answered
+        raise AssertionError("unreachable")
 
     async def send(message: Any) -> None:
         sent.append(message)
@@ -1164,3 +1168,15 @@ def test_a_json_answer_states_its_type_and_length_and_nosniff_on_all_but_a_resul
             (b"content-length", str(len(answer["body"])).encode()),
             *nosniff,
         ]
+
+
+def test_a_body_over_64_kib_is_parsed_off_the_event_loop_and_served_alike() -> None:
+    """Past `PARSE_IN_THREAD_BYTES` the body is parsed in a worker thread; the answer is the same."""
+    big_server = Server("big", "1")
+    big_server.tool(input_schema={"type": "object", "properties": {"message": {"type": "string"}}})(echo)
+    app = StreamableHTTP(big_server)
+    message = "x" * (http.PARSE_IN_THREAD_BYTES + 1)
+    body = json.dumps(mcp_body("tools/call", {"name": "echo", "arguments": {"message": message}})).encode()
+    start, answer = asyncio.run(_answer_to(app, "POST", mcp_headers("tools/call", "echo"), body=body))
+    assert start["status"] == 200
+    assert json.loads(answer["body"])["result"]["content"] == [{"type": "text", "text": message}]
