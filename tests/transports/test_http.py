@@ -6,6 +6,8 @@ Each answer is checked against the official schema by the `MCPClient` in conftes
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import json
 from typing import Any
 
@@ -16,7 +18,8 @@ from mcpref import OriginPolicy, Server, StreamableHTTP, ToolError
 from mcpref.jsonrpc import MCPError
 from mcpref.mrtr import InputRequired, elicit_form
 from mcpref.transports import http
-from tests.conftest import ACCEPT, META, VERSION, MCPClient, error_answer, sse_messages
+from mcpref.validation import check_message
+from tests.conftest import ACCEPT, META, VERSION, MCPClient, error_answer, mcp_body, mcp_headers, sse_messages
 
 server = Server("http-test-server", "0.1.0", page_size=2)
 
@@ -755,3 +758,425 @@ def test_stream_responses_answers_every_request_as_sse(serve) -> None:  # type: 
 def test_the_default_keepalive_is_fifteen_seconds() -> None:
     """How often an idle SSE stream gets a comment, unless configured."""
     assert StreamableHTTP(Server("k", "1")).keepalive_seconds == 15.0
+
+
+# -- driven in-process, ASGI message by ASGI message ---------------------------------------------
+# What a client cannot see from outside (whose share a listen stream counts against, how the task
+# ends when the client leaves) or cannot provoke on cue (a keep-alive on an idle stream), read
+# straight from the messages the app sends. The app is built in each test's body, so a mutation run
+# (scripts/mutate) sees its construction too.
+
+
+def _scope(headers: dict[str, str], client: tuple[str, int] | None = ("127.0.0.1", 50000)) -> dict[str, Any]:
+    scope: dict[str, Any] = {
+        "type": "http",
+        "method": "POST",
+        "path": "/mcp",
+        "headers": [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()],
+        "server": ("127.0.0.1", 8000),
+    }
+    if client is not None:
+        scope["client"] = client
+    return scope
+
+
+async def _exchange(
+    app: StreamableHTTP,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    *,
+    client: tuple[str, int] | None = ("127.0.0.1", 50000),
+    leave: asyncio.Event | None = None,
+) -> list[dict[str, Any]]:
+    """Every ASGI message `app` sends for one POST of `body`; the client disconnects once `leave`
+    is set (never, without one)."""
+    sent: list[dict[str, Any]] = []
+    requested = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal requested
+        if not requested:
+            requested = True
+            return {"type": "http.request", "body": json.dumps(body).encode(), "more_body": False}
+        await (leave or asyncio.Event()).wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    await app(_scope(headers, client), receive, send)
+    return sent
+
+
+def _listen_request(request_id: object, **headers: str) -> tuple[dict[str, Any], dict[str, str]]:
+    body = mcp_body("subscriptions/listen", {"notifications": {}}, request_id)
+    return body, mcp_headers("subscriptions/listen", **headers)
+
+
+async def _until(condition: Any, seconds: float = 5.0) -> None:
+    async with asyncio.timeout(seconds):
+        while not condition():
+            await asyncio.sleep(0.005)
+
+
+def _status(sent: list[dict[str, Any]]) -> int:
+    return int(next(message["status"] for message in sent if message["type"] == "http.response.start"))
+
+
+def test_an_anonymous_caller_is_its_peer_address() -> None:
+    """The fair share of listen slots an anonymous caller counts against is its address, and a
+    name a principal digest (hex) can never take."""
+    assert http._peer({"client": ("10.0.0.7", 51234)}) == "peer:10.0.0.7"
+    assert http._peer({"client": None}) == "peer:unknown"
+    assert http._peer({}) == "peer:unknown"
+
+
+def test_listen_slots_are_shared_per_peer_address_or_per_principal() -> None:
+    """`max_subscriptions_per_caller` counts a principal's streams together, and an anonymous
+    caller's by its address (not its port: a second connection from the same host shares it)."""
+    listen_server = Server("fair", "1", max_subscriptions_per_caller=1)
+    app = StreamableHTTP(listen_server)
+
+    async def main() -> list[int]:
+        leave = asyncio.Event()
+        streams = [
+            asyncio.ensure_future(_exchange(app, *_listen_request(1), client=("10.0.0.1", 5000), leave=leave)),
+            asyncio.ensure_future(_exchange(app, *_listen_request(2), client=("10.0.0.2", 5000), leave=leave)),
+            asyncio.ensure_future(
+                _exchange(app, *_listen_request(3, Authorization="Bearer alice"), client=("10.0.0.1", 1), leave=leave)
+            ),
+        ]
+        await _until(lambda: len(listen_server.subscriptions) == 3 or any(stream.done() for stream in streams))
+        same_host = await _exchange(app, *_listen_request(4), client=("10.0.0.1", 5002))
+        alice_again = await _exchange(app, *_listen_request(5, Authorization="Bearer alice"), client=("10.0.0.3", 1))
+        leave.set()
+        opened = await asyncio.gather(*streams)
+        return [_status(sent) for sent in [*opened, same_host, alice_again]]
+
+    assert asyncio.run(main()) == [200, 200, 200, 503, 503]
+    assert len(listen_server.subscriptions) == 0
+
+
+def test_an_idle_listen_stream_gets_a_keep_alive_comment_every_keepalive_seconds() -> None:
+    listen_server = Server("idle", "1")
+    app = StreamableHTTP(listen_server, keepalive_seconds=0.01)
+
+    async def main() -> list[dict[str, Any]]:
+        leave = asyncio.Event()
+        stream = asyncio.ensure_future(_exchange(app, *_listen_request("idle"), leave=leave))
+        await _until(lambda: len(listen_server.subscriptions) == 1)
+        await asyncio.sleep(0.1)
+        leave.set()
+        return await stream
+
+    sent = asyncio.run(main())
+    bodies = [message["body"] for message in sent if message["type"] == "http.response.body"]
+    assert bodies[0].startswith(b"event: message\n")  # the acknowledgement
+    assert len(bodies) >= 3 and set(bodies[1:]) == {b": keep-alive\n\n"}
+
+
+def test_a_listen_stream_keeps_the_response_open_after_each_notification_and_ends_with_its_result() -> None:
+    listen_server = Server("open", "1")
+    listen_server.tool(name="one")(lambda: "")
+    app = StreamableHTTP(listen_server, keepalive_seconds=60)
+
+    async def main() -> list[dict[str, Any]]:
+        body = mcp_body("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, "tools")
+        stream = asyncio.ensure_future(_exchange(app, body, mcp_headers("subscriptions/listen")))
+        await _until(lambda: len(listen_server.subscriptions) == 1)
+        listen_server.tool(name="two")(lambda: "")
+        listen_server.tool(name="three")(lambda: "")
+        listen_server.end_subscriptions()
+        return await stream
+
+    sent = asyncio.run(main())
+    assert [message["type"] for message in sent] == ["http.response.start"] + ["http.response.body"] * 4
+    bodies = sent[1:]
+    assert [message["more_body"] for message in bodies] == [True, True, True, False]
+    events = [sse_messages(message["body"].decode())[0] for message in bodies]
+    assert [event.get("method") for event in events[:3]] == [
+        "notifications/subscriptions/acknowledged",
+        "notifications/tools/list_changed",
+        "notifications/tools/list_changed",
+    ]
+    assert events[3]["id"] == "tools" and "result" in events[3]
+    assert len(listen_server.subscriptions) == 0
+
+
+def test_a_client_leaving_a_listen_stream_ends_it_quietly_but_a_server_stop_propagates() -> None:
+    """The client closing the connection is the normal end of a listen stream: the app returns and
+    frees the slot. A cancellation from outside (the server stopping) is not swallowed."""
+    listen_server = Server("leave", "1")
+    app = StreamableHTTP(listen_server)
+
+    async def client_leaves() -> int:
+        leave = asyncio.Event()
+        stream = asyncio.ensure_future(_exchange(app, *_listen_request("gone"), leave=leave))
+        await _until(lambda: len(listen_server.subscriptions) == 1)
+        leave.set()
+        sent = await stream  # returns: no CancelledError out of the app
+        await _until(lambda: len(listen_server.subscriptions) == 0)
+        return _status(sent)
+
+    async def server_stops() -> bool:
+        stream = asyncio.ensure_future(_exchange(app, *_listen_request("stopped")))
+        await _until(lambda: len(listen_server.subscriptions) == 1)
+        stream.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await stream
+        await _until(lambda: len(listen_server.subscriptions) == 0)
+        return stream.cancelled()
+
+    assert asyncio.run(client_leaves()) == 200
+    assert asyncio.run(server_stops()) is True
+
+
+def test_an_error_after_the_stream_opened_is_its_last_event_with_the_request_id() -> None:
+    """Once a notification has gone out the status line (200) is sent, so an error the handler finds
+    afterwards (here -32021: an input request the client did not declare) can only travel as the
+    stream's last event, answering the request by its id."""
+    stream_server = Server("late", "1")
+
+    @stream_server.tool()
+    async def progress_then_ask(ctx) -> str | InputRequired:  # type: ignore[no-untyped-def]
+        await ctx.report_progress(1, 2)
+        return InputRequired({"ok": elicit_form("Go ahead?", {"go": {"type": "boolean"}})})
+
+    app = StreamableHTTP(stream_server)
+    body = mcp_body(
+        "tools/call", {"name": "progress_then_ask", "arguments": {}}, 41, meta={**META, "progressToken": "late"}
+    )
+    sent = asyncio.run(_exchange(app, body, mcp_headers("tools/call", "progress_then_ask")))
+    assert _status(sent) == 200
+    bodies = [message for message in sent if message["type"] == "http.response.body"]
+    assert [message["more_body"] for message in bodies] == [True, False]
+    progress, final = (sse_messages(message["body"].decode())[0] for message in bodies)
+    assert progress["method"] == "notifications/progress"
+    check_message(final, "tools/call")
+    assert final == {
+        "jsonrpc": "2.0",
+        "id": 41,
+        "error": {
+            "code": -32021,
+            "message": "Missing required client capability: elicitation",
+            "data": {"requiredCapabilities": {"elicitation": {}}},
+        },
+    }
+
+
+def test_cors_headers_are_added_to_the_answers_start_and_nothing_else() -> None:
+    """A page from an allowed origin may read the answer: `Access-Control-Allow-Origin` names it,
+    `Vary: Origin` keeps caches from serving it to another, and the answer's own headers stay."""
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def answer() -> None:
+        with_cors = http._with_cors(send, "http://localhost:3000")
+        await with_cors({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+        await with_cors({"type": "http.response.body", "body": b"hi"})
+        await with_cors({"type": "http.response.start", "status": 204})  # ASGI: headers may be left out
+
+    asyncio.run(answer())
+    cors = [(b"access-control-allow-origin", b"http://localhost:3000"), (b"vary", b"Origin")]
+    assert sent == [
+        {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain"), *cors]},
+        {"type": "http.response.body", "body": b"hi"},
+        {"type": "http.response.start", "status": 204, "headers": cors},
+    ]
+
+
+def test_request_headers_are_read_as_latin_1_and_a_repeated_name_joins_its_values() -> None:
+    scope = {
+        "headers": [
+            (b"accept", b"application/json"),
+            (b"x-city", "Zürich".encode("latin-1")),
+            (b"accept", b"text/event-stream"),
+            (b"accept", b"*/*"),
+        ]
+    }
+    assert http._headers(scope) == {"accept": "application/json, text/event-stream, */*", "x-city": "Zürich"}
+    assert http._headers({"headers": [(b"mcp-method", b"tools/list")]}) == {"mcp-method": "tools/list"}
+
+
+def test_the_principal_is_the_verified_caller_else_a_digest_of_the_credentials() -> None:
+    """`requestState` and listen slots are bound to it; the credentials themselves are never kept."""
+    digest = hashlib.sha256(b"Bearer alice").hexdigest()[:32]
+    assert http._principal({}, {"authorization": "Bearer alice"}) == digest
+    assert http._principal({}, {}) is None
+    verified = {http.PRINCIPAL_SCOPE_KEY: "https://issuer.example sub-1"}
+    assert http._principal(verified, {"authorization": "Bearer alice"}) == "https://issuer.example sub-1"
+    assert http._principal({http.PRINCIPAL_SCOPE_KEY: 42}, {}) == "42"
+
+
+def test_a_body_of_exactly_the_limit_is_read_and_one_byte_more_is_413() -> None:
+    app = StreamableHTTP(Server("limit", "1"), max_body_bytes=200)
+    body = mcp_body("server/discover")
+    raw = json.dumps(body).encode()
+    padded = raw[:-1] + b" " * (200 - len(raw)) + b"}"  # whitespace JSON allows, to the byte
+
+    async def exchange(content: bytes, *, declare: bool, split: bool) -> list[dict[str, Any]]:
+        sent: list[dict[str, Any]] = []
+        pieces = [content[:50], content[50:]] if split else [content]
+        messages = [
+            {"type": "http.request", "body": piece, "more_body": index < len(pieces) - 1}
+            for index, piece in enumerate(pieces)
+        ]
+
+        async def receive() -> dict[str, Any]:
+            return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        headers = mcp_headers("server/discover")
+        if declare:
+            headers["Content-Length"] = str(len(content))
+        await app(_scope(headers), receive, send)
+        return sent
+
+    for declare in (True, False):
+        for split in (True, False):
+            assert _status(asyncio.run(exchange(padded, declare=declare, split=split))) == 200
+            too_large = asyncio.run(exchange(padded + b" ", declare=declare, split=split))
+            assert _status(too_large) == 413, (declare, split)
+            assert json.loads(too_large[1]["body"])["error"]["message"] == "Payload Too Large: the limit is 200 bytes"
+
+
+def test_a_client_that_leaves_mid_body_is_answered_400_without_an_id() -> None:
+    app = StreamableHTTP(Server("mid-body", "1"))
+    sent: list[dict[str, Any]] = []
+    messages = [{"type": "http.request", "body": b'{"jsonrpc": "2.0",', "more_body": True}, {"type": "http.disconnect"}]
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop(0)
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    asyncio.run(app(_scope(mcp_headers("server/discover")), receive, send))
+    assert _status(sent) == 400
+    assert json.loads(sent[1]["body"]) == {  # no id: the body that held it never came
+        "jsonrpc": "2.0",
+        "error": {"code": -32600, "message": "Client disconnected before sending the whole body"},
+    }
+
+
+async def _answer_to(
+    app: StreamableHTTP, method: str, headers: dict[str, str], *, path: str = "/mcp", body: bytes = b""
+) -> list[dict[str, Any]]:
+    """The ASGI messages `app` sends for one request with the whole `body` (none by default)."""
+    sent: list[dict[str, Any]] = []
+    requests = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        if requests:
+            return requests.pop()
+        await asyncio.Event().wait()  # the client stays until answered
+        raise AssertionError("unreachable")
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    await app({**_scope(headers), "method": method, "path": path}, receive, send)
+    return sent
+
+
+def test_a_preflight_answer_names_what_the_page_may_send_in_lower_case_header_names() -> None:
+    """ASGI wants response header names in lower case; the values are the CORS contract: the
+    origin, POST, the MCP request headers asked for (and no others), ten minutes, Vary: Origin."""
+    app = StreamableHTTP(Server("cors", "1"))
+    asked = {"Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST"}
+    with_headers = {**asked, "Access-Control-Request-Headers": "Content-Type, MCP-Param-City , X-Evil,authorization"}
+    for headers, allowed in ((with_headers, b"content-type, mcp-param-city, authorization"), (asked, b"")):
+        start, body = asyncio.run(_answer_to(app, "OPTIONS", headers))
+        assert (start["status"], body["body"]) == (204, b"")
+        assert start["headers"][-5:] == [
+            (b"access-control-allow-origin", b"http://localhost:3000"),
+            (b"access-control-allow-methods", b"POST"),
+            (b"access-control-allow-headers", allowed),
+            (b"access-control-max-age", b"600"),
+            (b"vary", b"Origin"),
+        ]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Access-Control-Request-Method": "POST"},  # no Origin: not a browser's preflight
+        {"Origin": "http://localhost:3000"},  # no method asked for: not a preflight
+        {},
+    ],
+)
+def test_an_options_that_is_no_preflight_is_405_allowing_post_and_options(headers: dict[str, str]) -> None:
+    start, body = asyncio.run(_answer_to(StreamableHTTP(Server("cors", "1")), "OPTIONS", headers))
+    assert start["status"] == 405
+    assert (b"allow", b"POST, OPTIONS") in start["headers"]
+    assert json.loads(body["body"]) == {
+        "jsonrpc": "2.0",
+        "error": {"code": -32600, "message": "Method Not Allowed: OPTIONS is for CORS preflights"},
+    }
+
+
+def test_a_get_is_405_with_a_lower_case_allow_header() -> None:
+    start, body = asyncio.run(_answer_to(StreamableHTTP(Server("get", "1")), "GET", {"Accept": ACCEPT}))
+    assert start["status"] == 405
+    assert start["headers"][-1] == (b"allow", b"POST")
+    assert json.loads(body["body"])["error"]["message"] == "Method Not Allowed: the MCP endpoint takes POST only"
+
+
+def test_the_endpoint_answers_on_its_path_only_and_on_any_path_when_path_is_none() -> None:
+    """`path="/mcp"` by default: another path is a plain 404 before any MCP handling. `path=None`
+    (to mount the app under a router that already chose the path) answers wherever it is called."""
+    body = json.dumps(mcp_body("server/discover")).encode()
+    headers = mcp_headers("server/discover")
+    default, mounted = StreamableHTTP(Server("p", "1")), StreamableHTTP(Server("p", "1"), path=None)
+    start, answer = asyncio.run(_answer_to(default, "POST", headers, path="/elsewhere", body=body))
+    assert (start["status"], answer["body"]) == (404, b"Not Found")
+    assert _status(asyncio.run(_answer_to(default, "POST", headers, body=body))) == 200
+    assert _status(asyncio.run(_answer_to(mounted, "POST", headers, path="/anywhere/else", body=body))) == 200
+
+
+def test_a_foreign_host_and_a_foreign_origin_are_refused_in_words() -> None:
+    """421 for a Host that is no loopback name on a loopback bind, 403 for an Origin not allowed,
+    each saying why (and quoting the Origin cut short, as every echoed value is)."""
+    body = json.dumps(mcp_body("tools/list")).encode()
+    app = StreamableHTTP(Server("rebinding", "1"))
+    _, misdirected = asyncio.run(_answer_to(app, "POST", mcp_headers("tools/list", Host="evil.example"), body=body))
+    assert json.loads(misdirected["body"])["error"] == {
+        "code": -32600,
+        "message": "Misdirected Request: this server is bound to loopback and answers only loopback host names",
+    }
+    origin = "https://evil.example/" + "x" * 200
+    _, forbidden = asyncio.run(_answer_to(app, "POST", mcp_headers("tools/list", Origin=origin), body=body))
+    assert json.loads(forbidden["body"])["error"] == {
+        "code": -32600,
+        "message": f"Forbidden: Origin {repr(origin)[:100]}...' is not allowed",
+    }
+
+
+def test_a_json_answer_states_its_type_and_length_and_nosniff_on_all_but_a_result() -> None:
+    """Lower-case names (ASGI), the exact length (no chunked framing), `nosniff` on errors; a 200
+    result goes without it (reached only by fetch, which never renders: see `http._json`)."""
+    app = StreamableHTTP(Server("json", "1"))
+    body = json.dumps(mcp_body("server/discover")).encode()
+    for method, nosniff in (("server/discover", []), ("tools/list", [(b"x-content-type-options", b"nosniff")])):
+        start, answer = asyncio.run(_answer_to(app, "POST", mcp_headers(method), body=body))
+        assert start["headers"] == [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(answer["body"])).encode()),
+            *nosniff,
+        ]
+
+
+def test_a_body_over_64_kib_is_parsed_off_the_event_loop_and_served_alike() -> None:
+    """Past `PARSE_IN_THREAD_BYTES` the body is parsed in a worker thread; the answer is the same."""
+    big_server = Server("big", "1")
+    big_server.tool(input_schema={"type": "object", "properties": {"message": {"type": "string"}}})(echo)
+    app = StreamableHTTP(big_server)
+    message = "x" * (http.PARSE_IN_THREAD_BYTES + 1)
+    body = json.dumps(mcp_body("tools/call", {"name": "echo", "arguments": {"message": message}})).encode()
+    start, answer = asyncio.run(_answer_to(app, "POST", mcp_headers("tools/call", "echo"), body=body))
+    assert start["status"] == 200
+    assert json.loads(answer["body"])["result"]["content"] == [{"type": "text", "text": message}]
