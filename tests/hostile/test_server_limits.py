@@ -21,6 +21,23 @@ def connect(address: tuple[str, int]) -> socket.socket:
     return socket.create_connection(address, timeout=5)
 
 
+def assert_slow_head_times_out(sock: socket.socket) -> None:
+    """Start a request head and dribble a header line every 0.05 s, never finishing it: the
+    server must answer 408 and close well before the 2 s the dribble would take."""
+    started = time.monotonic()
+    sock.sendall(b"POST /mcp HTTP/1.1\r\n")
+    for n in range(40):
+        try:
+            sock.sendall(b"X-Slow: %d\r\n" % n)
+        except (BrokenPipeError, ConnectionResetError):
+            break
+        time.sleep(0.05)
+    answer = read_all(sock)
+    elapsed = time.monotonic() - started
+    assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer[:100]
+    assert elapsed < 3
+
+
 def test_a_normal_request_is_served() -> None:
     with guarded(StreamableHTTP(hostile_server()), QUICK) as address, connect(address) as sock:
         sock.sendall(raw_request("tools/list"))
@@ -52,19 +69,7 @@ def test_a_megabyte_header_value_is_refused_without_reading_it_all() -> None:
 
 def test_a_slowloris_head_is_408_after_the_head_deadline() -> None:
     with guarded(StreamableHTTP(hostile_server()), QUICK) as address, connect(address) as sock:
-        started = time.monotonic()
-        sock.sendall(b"POST /mcp HTTP/1.1\r\n")
-        answer = b""
-        for n in range(40):  # one header byte every 0.05 s: never a whole head
-            try:
-                sock.sendall(b"X-Slow: %d\r\n" % n)
-            except (BrokenPipeError, ConnectionResetError):
-                break
-            time.sleep(0.05)
-        answer = read_all(sock)
-        elapsed = time.monotonic() - started
-    assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer[:100]
-    assert elapsed < 3
+        assert_slow_head_times_out(sock)
 
 
 def test_a_slow_body_is_408_after_the_body_deadline_and_the_connection_closed() -> None:
@@ -137,18 +142,7 @@ def test_a_kept_alive_connection_gets_a_new_head_deadline_for_each_request() -> 
     with guarded(StreamableHTTP(hostile_server()), QUICK) as address, connect(address) as sock:
         sock.sendall(raw_request("tools/list"))
         assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
-        started = time.monotonic()
-        sock.sendall(b"POST /mcp HTTP/1.1\r\n")  # the next request, whose head never ends
-        for n in range(40):
-            try:
-                sock.sendall(b"X-Slow: %d\r\n" % n)
-            except (BrokenPipeError, ConnectionResetError):
-                break
-            time.sleep(0.05)
-        answer = read_all(sock)
-        elapsed = time.monotonic() - started
-    assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer[:100]
-    assert elapsed < 3
+        assert_slow_head_times_out(sock)  # the next request, whose head never ends
 
 
 def test_the_body_gets_its_own_deadline_not_what_is_left_of_the_heads() -> None:
