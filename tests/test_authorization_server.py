@@ -147,6 +147,45 @@ def test_a_confidential_client_must_authenticate(issuer: str) -> None:
     assert response.status_code == 200
 
 
+def test_the_metadata_and_the_keys_are_public_to_any_page(issuer: str) -> None:
+    asked = {"Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "mcp-protocol-version"}
+    for url in (f"{issuer}/.well-known/oauth-authorization-server", f"{issuer}/jwks"):
+        assert httpx.get(url, headers={"Origin": "https://app.example"}).headers["access-control-allow-origin"] == "*"
+        preflight = httpx.options(url, headers={"Origin": "https://app.example", **asked})
+        assert preflight.status_code == 204 and preflight.headers["access-control-allow-origin"] == "*"
+        assert preflight.headers["access-control-allow-headers"] == "mcp-protocol-version"
+
+
+@pytest.mark.parametrize(
+    ("page", "readable"),
+    [
+        ("http://127.0.0.1:5173", True),  # the origin of the client's loopback redirect URI, any port
+        ("http://localhost:5173", False),
+        ("https://evil.example", False),
+    ],
+)
+def test_only_a_public_clients_own_page_reads_its_token_responses(issuer: str, page: str, readable: bool) -> None:
+    form = {"grant_type": "authorization_code", "redirect_uri": REDIRECT, "client_id": "app", "resource": RESOURCE}
+    for verifier, status in ((VERIFIER, 200), ("w" * 50, 400)):  # its errors too
+        code = authorize(issuer)["code"][0]
+        sent = {**form, "code": code, "code_verifier": verifier}
+        response = httpx.post(f"{issuer}/token", data=sent, headers={"Origin": page})
+        assert response.status_code == status
+        assert response.headers.get("access-control-allow-origin") == (page if readable else None)
+        assert response.headers.get("vary") == ("Origin" if readable else None)
+
+
+def test_no_page_reads_a_confidential_clients_tokens_nor_the_authorization_endpoint(issuer: str) -> None:
+    code = authorize(issuer, client_id="backend")["code"][0]
+    form = {"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "code_verifier": VERIFIER}
+    page = {"Origin": "http://127.0.0.1:5173"}
+    answer = httpx.post(f"{issuer}/token", data=form, auth=("backend", "s3cret"), headers=page)
+    assert answer.status_code == 200 and "access-control-allow-origin" not in answer.headers
+    query = {"response_type": "code", "client_id": "app", "redirect_uri": REDIRECT, "resource": RESOURCE}
+    navigated = httpx.get(f"{issuer}/authorize?{urlencode(query)}", headers=page)
+    assert "access-control-allow-origin" not in navigated.headers
+
+
 @pytest.mark.parametrize(
     ("field", "value"),
     [

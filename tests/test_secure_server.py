@@ -99,9 +99,13 @@ def refresh(origin: str, refresh_token: str) -> dict[str, Any]:
     return answer.json()
 
 
-def call(origin: str, token: str | None, name: str, arguments: dict[str, Any], **params: Any) -> httpx.Response:
-    """`tools/call` on the protected server, with `Authorization: Bearer <token>` when given."""
+def call(
+    origin: str, token: str | None, name: str, arguments: dict[str, Any], page: str | None = None, **params: Any
+) -> httpx.Response:
+    """`tools/call` on the protected server, with `Authorization: Bearer <token>` when given, as a
+    page from the origin `page` when given."""
     headers = mcp_headers("tools/call", name, **({"Authorization": f"Bearer {token}"} if token else {}))
+    headers |= {"Origin": page} if page else {}
     body = mcp_body("tools/call", {"name": name, "arguments": arguments, **params}, meta=ELICITING)
     response = httpx.post(f"{origin}/secure/mcp", json=body, headers=headers)
     if response.status_code == 200:
@@ -220,6 +224,62 @@ def test_another_users_handle_is_refused(origin: str) -> None:
     assert "notebook of" in result(call(origin, alice, "read_notebook", {"notebook": notebook}))["content"][0]["text"]
     stolen = result(call(origin, bob, "read_notebook", {"notebook": notebook}))
     assert stolen["isError"] is True and "issued to someone else" in stolen["content"][0]["text"]
+
+
+# -- a browser client from an allowed origin (CORS) ---------------------------------------------
+
+#: A page on another loopback origin than the server's: the default origin policy allows it.
+PAGE = "http://localhost:5173"
+#: The headers a browser MCP client's authenticated POST carries, as its preflight names them.
+POST_HEADERS = "authorization, content-type, mcp-protocol-version, mcp-method, mcp-name"
+
+
+def readable_by(response: httpx.Response, page: str) -> bool:
+    """Whether a browser lets a script on `page` read `response`."""
+    allowed = response.headers.get("access-control-allow-origin")
+    return allowed == "*" or (allowed == page and "origin" in response.headers.get("vary", "").lower())
+
+
+def exposed(response: httpx.Response) -> set[str]:
+    return {name.strip().lower() for name in response.headers.get("access-control-expose-headers", "").split(",")}
+
+
+def test_a_page_from_an_allowed_origin_reads_the_challenge(origin: str) -> None:
+    for token in (None, "not-a-token"):
+        response = call(origin, token, "whoami", {}, page=PAGE)
+        assert response.status_code == 401 and readable_by(response, PAGE)
+        assert "www-authenticate" in exposed(response)
+
+
+def test_the_authenticated_post_is_preflighted_without_a_token(origin: str) -> None:
+    asked = {"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": POST_HEADERS}
+    preflight = httpx.options(f"{origin}/secure/mcp", headers={"Origin": PAGE, **asked})
+    assert preflight.status_code == 204 and readable_by(preflight, PAGE)
+    allowed = {name.strip() for name in preflight.headers["access-control-allow-headers"].split(",")}
+    assert allowed == set(POST_HEADERS.split(", ")) and preflight.headers["access-control-allow-methods"] == "POST"
+    hostile = httpx.options(f"{origin}/secure/mcp", headers={"Origin": "https://evil.example", **asked})
+    assert hostile.status_code == 403 and "access-control-allow-origin" not in hostile.headers
+
+
+def test_a_signed_in_page_reads_its_results_and_the_step_up_challenge(origin: str) -> None:
+    token = sign_in(origin, "alice")["access_token"]
+    opened = call(origin, token, "open_notebook", {}, page=PAGE)
+    assert readable_by(opened, PAGE)
+    notebook = result(opened)["content"][0]["text"]
+    narrow = call(origin, token, "delete_notebook", {"notebook": notebook}, page=PAGE)
+    assert narrow.status_code == 403 and readable_by(narrow, PAGE) and "www-authenticate" in exposed(narrow)
+
+
+def test_the_metadata_documents_are_public_to_any_page(origin: str) -> None:
+    anywhere = "https://app.example"
+    asked = {"Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "mcp-protocol-version"}
+    for path in ("/.well-known/oauth-protected-resource/secure/mcp", "/.well-known/oauth-authorization-server/auth"):
+        document = httpx.get(origin + path, headers={"Origin": anywhere})
+        assert document.status_code == 200 and readable_by(document, anywhere), path
+        preflight = httpx.options(origin + path, headers={"Origin": anywhere, **asked})
+        assert preflight.status_code == 204 and readable_by(preflight, anywhere), path
+        assert preflight.headers["access-control-allow-headers"] == "mcp-protocol-version"
+        assert preflight.headers["access-control-allow-methods"] == "GET"
 
 
 def list_tools(origin: str, token: str) -> dict[str, Any]:

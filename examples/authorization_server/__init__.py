@@ -17,6 +17,11 @@ and the tests need, and no more:
   `jwks_uri`. The signing key comes from `MCPREF_AS_SIGNING_KEY` (a PEM EC P-256 key) or is
   generated per process, so tokens die with the process unless a key is configured.
 
+Browser clients (CORS): the metadata and the keys are public documents, readable from any origin;
+the token endpoint answers a public client's page on the origin of one of the client's own
+redirect URIs (the page the code came back to; a loopback one on any port); the authorization endpoint has no CORS
+at all, since a browser navigates to it and never fetches it.
+
 Signing in is a stand-in: the consent page lets the user pick one of the configured users and
 approve; `auto_approve="alice"` skips the page (tests, the docs' frames, the conformance run).
 A real deployment puts its own login here.
@@ -46,6 +51,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
+
+from mcpref.auth import public_cors
 
 #: How long an authorization code, an access token and a refresh token live, in seconds.
 CODE_LIFETIME = 60
@@ -180,6 +187,14 @@ def redirect_allowed(registered: Sequence[str], requested: str) -> bool:
     return False
 
 
+def web_origin_allowed(client: RegisteredClient, origin: str) -> bool:
+    """Whether a page on `origin` may read this client's token responses: it is the origin of one
+    of the client's redirect URIs, where the code arrived (a loopback IP one on any port, as for the
+    redirect itself)."""
+    origins = [f"{parts.scheme}://{parts.netloc}" for parts in map(urlsplit, client.redirect_uris)]
+    return redirect_allowed(origins, origin)
+
+
 def valid_resource(server: AuthorizationServer, resource: str | None) -> bool:
     if not resource:
         return False
@@ -245,11 +260,18 @@ def create_app(
     )
     prefix = urlsplit(server.issuer).path
 
+    def public(document: dict[str, Any], request: Request) -> Response:
+        """A public document, and the answer to a browser's preflight for it."""
+        cors = public_cors(request.headers)
+        if request.method == "OPTIONS":
+            return Response(status_code=204, headers=cors)
+        return JSONResponse(document, 200, cors)
+
     async def metadata(request: Request) -> Response:
-        return JSONResponse(server.metadata())
+        return public(server.metadata(), request)
 
     async def jwks(request: Request) -> Response:
-        return JSONResponse(server.jwks())
+        return public(server.jwks(), request)
 
     async def authorize(request: Request) -> Response:
         """The authorization endpoint: check the request, then ask the user (or auto-approve)."""
@@ -363,6 +385,15 @@ def create_app(
         client = await authenticate(request, form)
         if isinstance(client, Response):
             return client
+        response = await exchange(form, client)
+        origin = request.headers.get("origin")
+        if origin is not None and client.client_secret is None and web_origin_allowed(client, origin):
+            # A browser public client (PKCE) reads its tokens, and its errors, on its own origin only.
+            response.headers.update({"Access-Control-Allow-Origin": origin, "Vary": "Origin"})
+        return response
+
+    async def exchange(form: Mapping[str, Any], client: RegisteredClient) -> Response:
+        """The token endpoint's answer for an authenticated client: a code or a refresh token traded."""
         now = time.time()
         grant_type = form.get("grant_type")
         if grant_type == "authorization_code":
@@ -409,8 +440,8 @@ def create_app(
 
     well_known = f"/.well-known/oauth-authorization-server{prefix}"
     routes = [
-        Route(well_known, metadata),
-        Route(f"{prefix}/jwks", jwks),
+        Route(well_known, metadata, methods=["GET", "HEAD", "OPTIONS"]),
+        Route(f"{prefix}/jwks", jwks, methods=["GET", "HEAD", "OPTIONS"]),
         Route(f"{prefix}/authorize", authorize),
         Route(f"{prefix}/authorize/decision", decision, methods=["POST"]),
         Route(f"{prefix}/token", token, methods=["POST"]),
