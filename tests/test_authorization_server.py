@@ -124,6 +124,20 @@ def test_a_loopback_redirect_may_use_any_port_and_nothing_else_varies(issuer: st
         assert httpx.get(f"{issuer}/authorize?{urlencode(query)}").status_code == 400
 
 
+def test_a_loopback_redirect_registered_without_a_port_takes_any_port() -> None:
+    """RFC 8252 §7.3, as the docs' client is registered: the port is the one the OS gave the listener."""
+    deferred = Deferred()
+    with running(deferred) as base:
+        deferred.app = create_app(
+            base, clients=[RegisteredClient("native", ["http://127.0.0.1/callback"])], auto_approve="alice"
+        )
+        for port in (1, 33418, 54321):
+            sent = f"http://127.0.0.1:{port}/callback"
+            assert "code" in authorize(base, client_id="native", redirect_uri=sent)
+        query = {"response_type": "code", "client_id": "native", "redirect_uri": "http://127.0.0.1:1/other"}
+        assert httpx.get(f"{base}/authorize?{urlencode(query)}").status_code == 400
+
+
 def test_refresh_tokens_rotate(issuer: str) -> None:
     first = exchange(issuer, authorize(issuer)["code"][0]).json()["refresh_token"]
     form = {"grant_type": "refresh_token", "client_id": "app", "resource": RESOURCE}

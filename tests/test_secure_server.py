@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,7 +23,6 @@ from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
 from joserfc.jwk import ECKey, KeySet
 
-from bench.procs import free_port
 from examples.authorization_server import Grant
 from examples.secure_server.demo import DOCS_CLIENT, AuthDemo
 from mcpref.client import AuthorizationError, Client, ClientRegistration, LoopbackRedirect, OAuth
@@ -141,9 +141,9 @@ async def test_the_client_authorizes_steps_up_and_confirms(origin: str) -> None:
     def confirm(params: dict[str, Any]) -> dict[str, Any]:
         return {"action": "accept", "content": {"confirm": True}}
 
-    listener = LoopbackRedirect(free_port(), open_browser=browser)
+    listener = LoopbackRedirect(open_browser=browser)
     registration = ClientRegistration(DOCS_CLIENT.client_id)
-    auth = OAuth(redirect=listener, redirect_uri=listener.redirect_uri, clients={f"{origin}/auth": registration})
+    auth = OAuth(redirect=listener, clients={f"{origin}/auth": registration})
     async with Client(f"{origin}/secure/mcp", auth=auth, elicitation=confirm) as client:
         who = await client.call_tool("whoami", {})
         assert who["content"][0]["text"] == f"{origin}/auth#alice"
@@ -152,6 +152,31 @@ async def test_the_client_authorizes_steps_up_and_confirms(origin: str) -> None:
         deleted = await client.call_tool("delete_notebook", {"notebook": notebook})
         assert deleted["content"][0]["text"] == "deleted"
     assert auth.requested[(f"{origin}/auth", f"{origin}/secure/mcp")] >= {"mcp:tools", "mcp:admin"}
+
+
+@pytest.mark.anyio
+async def test_the_listener_takes_a_free_port_from_the_os_and_holds_it(origin: str) -> None:
+    """No fixed port (33418 was in Linux's ephemeral range, and two clients collided on it): each
+    listener gets its own from the OS, keeps it between flows, and the flow uses that one."""
+
+    def taken(port: int) -> bool:
+        with socket.socket() as other:
+            try:
+                other.bind(("127.0.0.1", port))
+            except OSError:
+                return True
+            return False
+
+    first, second = LoopbackRedirect(open_browser=browser), LoopbackRedirect()
+    assert first.port != second.port and taken(first.port) and taken(second.port)
+    auth = OAuth(redirect=first, clients={f"{origin}/auth": ClientRegistration(DOCS_CLIENT.client_id)})
+    assert auth.redirect_uri == first.redirect_uri == f"http://127.0.0.1:{first.port}/callback"
+    async with Client(f"{origin}/secure/mcp", auth=auth) as client:
+        assert (await client.call_tool("whoami", {}))["content"][0]["text"] == f"{origin}/auth#alice"
+    assert taken(first.port), "held again after the flow, for the next one"
+    first.close()
+    second.close()
+    assert not taken(second.port), "given back (the first one's port keeps its connections in TIME_WAIT a while)"
 
 
 # -- the protocol frames --------------------------------------------------------------------------
@@ -400,10 +425,9 @@ def signed_in(demo: tuple[AuthDemo, str]) -> Flow:
         async def on_mcp(request: httpx.Request) -> None:
             recorded.mcp.append(request)
 
-        listener = LoopbackRedirect(free_port(), open_browser=open_browser)
+        listener = LoopbackRedirect(open_browser=open_browser)
         auth = OAuth(
             redirect=listener,
-            redirect_uri=listener.redirect_uri,
             clients={f"{origin}/auth": ClientRegistration(DOCS_CLIENT.client_id)},
             dpop=False,
             http=lambda: httpx.AsyncClient(event_hooks={"request": [on_flow]}),
@@ -534,9 +558,9 @@ async def test_a_rejected_token_is_refreshed_without_the_user(origin: str) -> No
         opened.append(url)
         await browser(url)
 
-    listener = LoopbackRedirect(free_port(), open_browser=counting_browser)
+    listener = LoopbackRedirect(open_browser=counting_browser)
     registration = ClientRegistration(DOCS_CLIENT.client_id)
-    auth = OAuth(redirect=listener, redirect_uri=listener.redirect_uri, clients={f"{origin}/auth": registration})
+    auth = OAuth(redirect=listener, clients={f"{origin}/auth": registration})
     async with Client(f"{origin}/secure/mcp", auth=auth) as client:
         await client.call_tool("whoami", {})
         ((key, tokens),) = auth.store.tokens.items()
@@ -558,11 +582,10 @@ async def test_one_oauth_keeps_a_token_per_server_and_sends_each_only_to_its_own
         if request.url.path == "/secure/mcp" and "authorization" in request.headers:
             seen[f"{request.url.scheme}://{request.url.netloc.decode()}"].add(request.headers["authorization"])
 
-    listener = LoopbackRedirect(free_port(), open_browser=browser)
+    listener = LoopbackRedirect(open_browser=browser)
     registration = ClientRegistration(DOCS_CLIENT.client_id)
     auth = OAuth(
         redirect=listener,
-        redirect_uri=listener.redirect_uri,
         clients={f"{origin}/auth": registration, f"{other}/auth": registration},
     )
     for base in (origin, other):

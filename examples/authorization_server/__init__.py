@@ -173,8 +173,9 @@ def oauth_error(error: str, description: str, status: int = 400, **headers: str)
 
 
 def redirect_allowed(registered: Sequence[str], requested: str) -> bool:
-    """Exact match, except that a registered loopback IP redirect takes any port (OAuth 2.1
-    §8.4.2: a native app listens on whatever port is free)."""
+    """Exact match, except that a registered loopback IP redirect takes any port (RFC 8252 §7.3,
+    OAuth 2.1 §8.4.2: a native app listens on whatever port the OS gives it), registered with a
+    port or without one."""
     if requested in registered:
         return True
     asked = urlsplit(requested)
@@ -463,6 +464,8 @@ def _decode_basic(value: str) -> tuple[str, str]:
     return unquote_plus(client_id), unquote_plus(secret)
 
 
-app = create_app(
-    clients=[RegisteredClient("mcpref-docs", ["http://127.0.0.1:33418/callback"], None, "mcpref docs client")]
-)
+#: The pre-registered public client the docs use. Its loopback redirect URI names no port: any port
+#: is accepted at request time (RFC 8252 §7.3), the one the OS gave the client's listener.
+DOCS_CLIENT = RegisteredClient("mcpref-docs", ["http://127.0.0.1/callback"], None, "mcpref docs client")
+
+app = create_app(clients=[DOCS_CLIENT])

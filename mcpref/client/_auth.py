@@ -211,7 +211,8 @@ class OAuth(httpx.Auth):
     """Authorization for an MCP client over HTTP: pass it as `Client(url, auth=OAuth(...))`.
 
     - `redirect`: sends the user to the authorization URL and returns the redirect it came back on.
-    - `redirect_uri`: registered with the authorization server and sent with every code request.
+    - `redirect_uri`: registered with the authorization server and sent with every code request;
+      by default the `redirect_uri` of `redirect` (a `LoopbackRedirect` has one).
     - `clients`: pre-registered client IDs, by issuer (tried first).
     - `client_metadata_url`: an HTTPS URL serving this client's metadata document, used as its
       client ID where the server says `client_id_metadata_document_supported`.
@@ -227,7 +228,7 @@ class OAuth(httpx.Auth):
         self,
         *,
         redirect: RedirectHandler,
-        redirect_uri: str = "http://127.0.0.1:33418/callback",
+        redirect_uri: str | None = None,
         clients: Mapping[str, ClientRegistration] | None = None,
         client_metadata_url: str | None = None,
         client_name: str = "mcpref client",
@@ -240,6 +241,9 @@ class OAuth(httpx.Auth):
         timeout: float = 30.0,
         http: Callable[[], httpx.AsyncClient] | None = None,
     ) -> None:
+        redirect_uri = redirect_uri or getattr(redirect, "redirect_uri", None)
+        if not isinstance(redirect_uri, str):
+            raise ValueError("redirect_uri: the URI `redirect` receives the authorization response on, is needed")
         if not _safe_redirect(redirect_uri):
             raise ValueError(
                 f"redirect_uri {redirect_uri!r} must be https, or http on a loopback address "
