@@ -19,8 +19,8 @@ and the tests need, and no more:
 
 Browser clients (CORS): the metadata and the keys are public documents, readable from any origin;
 the token endpoint answers a public client's page on the origin of one of the client's own
-redirect URIs (the page the code came back to; a loopback one on any port); the authorization endpoint has no CORS
-at all, since a browser navigates to it and never fetches it.
+redirect URIs (the page the code came back to; a loopback one on any port); the authorization
+endpoint has no CORS at all, since a browser navigates to it and never fetches it.
 
 Signing in is a stand-in: the consent page lets the user pick one of the configured users and
 approve; `auto_approve="alice"` skips the page (tests, the docs' frames, the conformance run).

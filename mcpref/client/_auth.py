@@ -243,7 +243,7 @@ class OAuth(httpx.Auth):
     ) -> None:
         redirect_uri = redirect_uri or getattr(redirect, "redirect_uri", None)
         if not isinstance(redirect_uri, str):
-            raise ValueError("redirect_uri: the URI `redirect` receives the authorization response on, is needed")
+            raise ValueError("OAuth needs a redirect_uri: the URI at which `redirect` gets the authorization response")
         if not _safe_redirect(redirect_uri):
             raise ValueError(
                 f"redirect_uri {redirect_uri!r} must be https, or http on a loopback address "
