@@ -34,7 +34,7 @@ import re
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import parse_qs, quote, urlencode, urlsplit, urlunsplit
 
 import httpx
@@ -224,6 +224,9 @@ class OAuth(httpx.Auth):
     - `dpop`: ask for DPoP-bound tokens (RFC 9449) where the authorization server offers them.
     """
 
+    #: Whether this flow sends a user to the authorization endpoint (and so needs a redirect URI).
+    sends_user: ClassVar[bool] = True
+
     def __init__(
         self,
         *,
@@ -241,10 +244,10 @@ class OAuth(httpx.Auth):
         timeout: float = 30.0,
         http: Callable[[], httpx.AsyncClient] | None = None,
     ) -> None:
-        redirect_uri = redirect_uri or getattr(redirect, "redirect_uri", None)
-        if not isinstance(redirect_uri, str):
+        redirect_uri = redirect_uri or getattr(redirect, "redirect_uri", None) or ""
+        if not redirect_uri and self.sends_user:
             raise ValueError("OAuth needs a redirect_uri: the URI at which `redirect` gets the authorization response")
-        if not _safe_redirect(redirect_uri):
+        if redirect_uri and not _safe_redirect(redirect_uri):
             raise ValueError(
                 f"redirect_uri {redirect_uri!r} must be https, or http on a loopback address "
                 "(security-considerations.mdx, Communication Security)"
