@@ -145,6 +145,10 @@ def test_the_redirect_uri_is_the_listeners_and_never_a_fixed_port():
 
     with pytest.raises(ValueError, match="redirect_uri"):
         OAuth(redirect=redirect)  # a plain function listens nowhere we could guess
+    from mcpref.client import ClientCredentials, ClientRegistration, JWTBearer
+
+    # The grants without a user send nobody anywhere, and need none.
+    assert ClientCredentials(ClientRegistration("c", "s")).redirect_uri == JWTBearer("jwt").redirect_uri == ""
     listener = LoopbackRedirect()
     assert OAuth(redirect=listener).redirect_uri == listener.redirect_uri == f"http://127.0.0.1:{listener.port}/callback"
     listener.close()
