@@ -271,7 +271,8 @@ class TasksExtension(Extension):
             wakeup.clear()
             # An answer on this instance wakes the work at once; one on another within half a second.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wakeup.wait(), timeout=0.5)
+                async with asyncio.timeout(0.5):
+                    await wakeup.wait()
 
     def _cancel_here(self, task_id: str) -> bool:
         runner = self._running.get(task_id)

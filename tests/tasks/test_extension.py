@@ -3,28 +3,33 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mcpref import MCPError, Server
+from mcpref import InputRequired, MCPError, Server, ToolError, ToolResult, elicit_form, text
 from mcpref.client._tasks import TaskWaiter
-from mcpref.jsonrpc import INVALID_PARAMS, Request
+from mcpref.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, Request
 from mcpref.meta import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY
 from mcpref.tasks import TASKS_EXTENSION, SQLiteTaskStore, Task, TasksExtension
 
 DECLARING = {"elicitation": {}, "extensions": {TASKS_EXTENSION: {}}}
 
 
-def build(**options: Any) -> tuple[Server, TasksExtension]:
+def build(store: str | Path = ":memory:", **options: Any) -> tuple[Server, TasksExtension]:
+    """A server with the tasks extension on `store` (a file that several of them may share)."""
     server = Server("unit", "1")
-    tasks = server.add_extension(TasksExtension(SQLiteTaskStore(":memory:"), **options))
+    tasks = server.add_extension(TasksExtension(SQLiteTaskStore(store), **options))
 
     @server.tool()
-    async def wait(ctx):  # type: ignore[no-untyped-def]
+    async def wait(ctx, seconds: float = 30):  # type: ignore[no-untyped-def]
         async def work(task: Task) -> str:
-            await task.sleep(30)
+            await task.report(f"waiting {seconds:g} s")
+            await task.sleep(seconds)
             return "done"
 
         return await tasks.hand_off(ctx, work)
@@ -37,18 +42,77 @@ def build(**options: Any) -> tuple[Server, TasksExtension]:
 
         return await tasks.hand_off(ctx, work)
 
+    @server.tool()
+    async def ask_name(ctx):  # type: ignore[no-untyped-def]
+        async def work(task: Task) -> str:
+            answers = await task.ask({"name": elicit_form("Your name?", {"name": {"type": "string"}})}, "Waiting")
+            return f"Hello, {answers['name']['content']['name']}"
+
+        return await tasks.hand_off(ctx, work)
+
+    @server.tool()
+    async def only_as_task(ctx):  # type: ignore[no-untyped-def]
+        async def work(task: Task) -> str:
+            return "done"
+
+        return await tasks.hand_off(ctx, work, required=True)
+
+    @server.tool()
+    async def ends(how: str, ctx):  # type: ignore[no-untyped-def]
+        async def work(task: Task) -> Any:
+            await task.report(f"ending by {how}")
+            await asyncio.sleep(0)
+            if how == "tool error":
+                raise ToolError("the input was rejected")
+            if how == "protocol error":
+                raise MCPError(INVALID_PARAMS, "Invalid params: no such file")
+            if how == "crash":
+                raise RuntimeError("a bug")
+            if how == "input required":
+                return InputRequired({"name": elicit_form("Name?", {"name": {"type": "string"}})})
+            return ToolResult(content=[text(f"ended by {how}")], structured={"how": how})
+
+        return await tasks.hand_off(ctx, work)
+
     return server, tasks
 
 
-async def handle(server: Server, method: str, params: dict[str, Any], caps: dict[str, Any] = DECLARING) -> Any:
+async def handle(
+    server: Server,
+    method: str,
+    params: dict[str, Any],
+    caps: dict[str, Any] = DECLARING,
+    principal: str | None = None,
+) -> Any:
     meta = {PROTOCOL_VERSION_KEY: "2026-07-28", CLIENT_CAPABILITIES_KEY: caps}
-    return await server.handle(Request(1, method, {**params, "_meta": meta}))
+    return await server.handle(Request(1, method, {**params, "_meta": meta}), principal=principal)
 
 
-async def refused(server: Server, method: str, params: dict[str, Any]) -> MCPError:
+async def refused(
+    server: Server, method: str, params: dict[str, Any], caps: dict[str, Any] = DECLARING, principal: str | None = None
+) -> MCPError:
     with pytest.raises(MCPError) as caught:
-        await handle(server, method, params)
+        await handle(server, method, params, caps, principal)
     return caught.value
+
+
+async def until(server: Server, task_id: str, done: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """Poll `tasks/get` until `done(task)` (for at most ten seconds)."""
+    for _ in range(500):
+        task: dict[str, Any] = await handle(server, "tasks/get", {"taskId": task_id})
+        if done(task):
+            return task
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the task is still {task['status']}")
+
+
+def acked(result: dict[str, Any]) -> bool:
+    """An empty result: what `tasks/update` and `tasks/cancel` answer (`resultType` "complete")."""
+    return {key: value for key, value in result.items() if key != "_meta"} == {"resultType": "complete"}
+
+
+def ended(task: dict[str, Any]) -> bool:
+    return task["status"] in ("completed", "failed", "cancelled")
 
 
 def test_tasks_carry_no_request_state_and_get_takes_no_answers() -> None:
@@ -86,12 +150,7 @@ def test_a_task_asks_only_for_what_its_client_declared() -> None:
     async def scenario() -> dict[str, Any]:
         server, _ = build()
         task_id = (await handle(server, "tools/call", {"name": "ask_roots"}))["taskId"]
-        for _ in range(50):
-            task = await handle(server, "tasks/get", {"taskId": task_id})
-            if task["status"] != "working":
-                return task
-            await asyncio.sleep(0.02)
-        raise AssertionError("the task never ended")
+        return await until(server, task_id, ended)
 
     task = asyncio.run(scenario())
     assert task["status"] == "failed" and task["error"]["code"] == -32021
@@ -151,3 +210,245 @@ def test_task_notifications_need_the_extension_and_are_not_promised() -> None:
     subscription = listen(DECLARING)
     assert subscription.honoured == {"toolsListChanged": True}
     server.subscriptions.close(subscription)
+
+
+# -- the task lifecycle, in process ----------------------------------------------------------
+
+
+def test_a_task_is_stored_before_its_handle_is_answered() -> None:
+    """SEP-2663 §Task Creation: `CreateTaskResult` (resultType "task") only once `tasks/get` finds
+    the task; it carries the server's TTL and poll interval."""
+
+    async def scenario() -> None:
+        server, tasks = build(ttl_ms=5000, poll_interval_ms=250)
+        created = await handle(server, "tools/call", {"name": "wait"})
+        assert created["resultType"] == "task" and created["status"] == "working"
+        assert (created["ttlMs"], created["pollIntervalMs"]) == (5000, 250)
+        assert created["createdAt"] == created["lastUpdatedAt"]
+        stored = tasks.store.get(created["taskId"])
+        assert stored is not None and stored.status == "working"
+        await handle(server, "tasks/cancel", {"taskId": created["taskId"]})
+
+    asyncio.run(scenario())
+
+
+def test_a_task_reports_progress_in_its_status_message() -> None:
+    async def scenario() -> None:
+        server, _ = build()
+        task_id = (await handle(server, "tools/call", {"name": "wait", "arguments": {"seconds": 5}}))["taskId"]
+        task = await until(server, task_id, lambda task: "statusMessage" in task)
+        assert (task["status"], task["statusMessage"]) == ("working", "waiting 5 s")
+        await handle(server, "tasks/cancel", {"taskId": task_id})
+
+    asyncio.run(scenario())
+
+
+def test_how_the_work_ends_decides_how_the_task_ends(caplog: pytest.LogCaptureFixture) -> None:
+    """SEP-2663 §Task Status: a tool error is a result (`completed`, `isError`); only a JSON-RPC error
+    makes a task `failed`, with that error; a crash is -32603 in fixed words, its traceback logged."""
+
+    async def scenario() -> dict[str, dict[str, Any]]:
+        server, _ = build()
+        outcomes = {}
+        for how in ("result", "tool error", "protocol error", "crash", "input required"):
+            task_id = (await handle(server, "tools/call", {"name": "ends", "arguments": {"how": how}}))["taskId"]
+            outcomes[how] = await until(server, task_id, ended)
+        return outcomes
+
+    with caplog.at_level("ERROR", logger="mcpref.tasks"):
+        outcomes = asyncio.run(scenario())
+    done = outcomes["result"]
+    assert done["status"] == "completed"
+    assert done["result"]["content"] == [{"type": "text", "text": "ended by result"}]
+    assert done["result"]["structuredContent"] == {"how": "result"}
+    assert done["result"].get("isError", False) is False
+    tool_error = outcomes["tool error"]
+    assert tool_error["status"] == "completed"
+    assert tool_error["result"] == {"content": [{"type": "text", "text": "the input was rejected"}], "isError": True}
+    protocol_error = outcomes["protocol error"]
+    assert protocol_error["status"] == "failed" and "result" not in protocol_error
+    assert protocol_error["error"] == {"code": INVALID_PARAMS, "message": "Invalid params: no such file"}
+    assert protocol_error["statusMessage"] == "Invalid params: no such file"
+    for how in ("crash", "input required"):
+        failed = outcomes[how]
+        assert failed["status"] == "failed", how
+        assert failed["error"] == {"code": INTERNAL_ERROR, "message": "Internal error while running ends"}, how
+        assert failed["statusMessage"] == "Internal error while running ends", how
+    crash, returned_input = (r for r in caplog.records if r.name == "mcpref.tasks")
+    assert crash.getMessage() == "task work of tool 'ends' raised" and crash.exc_info is not None
+    assert returned_input.getMessage() == "task work of tool 'ends' returned InputRequired; use task.ask"
+
+
+def test_without_the_extension_the_work_runs_in_the_request_or_is_refused() -> None:
+    """SEP-2663 §Capability Negotiation: never a task for a client that did not declare the
+    extension; work that needs one (a task-only tool, or one asking for input mid-flight) is -32021."""
+
+    async def scenario() -> None:
+        server, tasks = build()
+        plain = {"elicitation": {}}
+        result = await handle(server, "tools/call", {"name": "ends", "arguments": {"how": "result"}}, plain)
+        assert result["content"] == [{"type": "text", "text": "ended by result"}] and "taskId" not in result
+        for tool, words in (("only_as_task", "only_as_task runs as a task"), ("ask_name", "asks for input")):
+            error = await refused(server, "tools/call", {"name": tool}, plain)
+            assert error.code == MISSING_REQUIRED_CLIENT_CAPABILITY, tool
+            assert error.data == {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}, tool
+            assert error.message.startswith("Missing required client capability: ") and words in error.message
+            assert TASKS_EXTENSION in error.message
+        # The declaring client gets the task-only tool as a task.
+        created = await handle(server, "tools/call", {"name": "only_as_task"})
+        assert (await until(server, created["taskId"], ended))["result"]["content"][0]["text"] == "done"
+        assert tasks._handed_off == {}  # nothing kept per request once it is answered
+
+    asyncio.run(scenario())
+
+
+def test_input_is_asked_for_and_answered_with_tasks_update() -> None:
+    """SEP-2663 §Task Update Requests: `input_required` shows the outstanding requests; answers to
+    unknown keys are ignored; once every key is answered the task works on; a finished task
+    takes no more answers."""
+
+    async def scenario() -> None:
+        server, _ = build()
+        task_id = (await handle(server, "tools/call", {"name": "ask_name"}))["taskId"]
+        task = await until(server, task_id, lambda task: task["status"] != "working")
+        assert task["status"] == "input_required" and task["statusMessage"] == "Waiting"
+        assert list(task["inputRequests"]) == ["name"]
+        assert task["inputRequests"]["name"]["method"] == "elicitation/create"
+        unknown = {"taskId": task_id, "inputResponses": {"other": {"action": "decline"}}}
+        assert acked(await handle(server, "tasks/update", unknown))
+        assert (await handle(server, "tasks/get", {"taskId": task_id}))["status"] == "input_required"
+        answer = {"name": {"action": "accept", "content": {"name": "Ada"}}}
+        assert acked(await handle(server, "tasks/update", {"taskId": task_id, "inputResponses": answer}))
+        done = await until(server, task_id, ended)
+        assert done["status"] == "completed" and done["result"]["content"][0]["text"] == "Hello, Ada"
+        assert "statusMessage" not in done  # "Waiting" ended with the wait
+        again = {"name": {"action": "accept", "content": {"name": "Bob"}}}
+        assert acked(await handle(server, "tasks/update", {"taskId": task_id, "inputResponses": again}))
+        assert await handle(server, "tasks/get", {"taskId": task_id}) == done
+
+    asyncio.run(scenario())
+
+
+def test_a_task_waiting_for_input_does_not_hold_up_a_shutdown() -> None:
+    """A server stopping (its event loop cancelling what runs) while a task waits for an answer it
+    was just woken for: the loop ends. Under Python 3.11, `asyncio.wait_for` swallowed that cancel
+    and the wait went on polling forever, so the server never exited (a regression test)."""
+
+    async def scenario() -> None:
+        server, _ = build()
+        task_id = (await handle(server, "tools/call", {"name": "ask_name"}))["taskId"]
+        await until(server, task_id, lambda task: task["status"] == "input_required")
+        unknown = {"taskId": task_id, "inputResponses": {"other": {"action": "decline"}}}
+        await handle(server, "tasks/update", unknown)  # wakes the work, which waits again
+
+    thread = threading.Thread(target=asyncio.run, args=(scenario(),), daemon=True)
+    thread.start()
+    thread.join(timeout=10)
+    assert not thread.is_alive(), "the event loop never finished cancelling the task's work"
+
+
+def test_a_cancelled_task_says_so_and_a_finished_one_stays_finished() -> None:
+    """SEP-2663 §Task Cancellation: the ack is empty; a terminal task never changes again."""
+
+    async def scenario() -> None:
+        server, tasks = build()
+        task_id = (await handle(server, "tools/call", {"name": "wait"}))["taskId"]
+        assert acked(await handle(server, "tasks/cancel", {"taskId": task_id}))
+        cancelled = await until(server, task_id, ended)
+        assert (cancelled["status"], cancelled["statusMessage"]) == ("cancelled", "Cancelled at the client's request")
+        assert tasks._running == {}  # the work stopped, not only the record
+        finished = (await handle(server, "tools/call", {"name": "ends", "arguments": {"how": "result"}}))["taskId"]
+        done = await until(server, finished, ended)
+        for ended_id, final in ((task_id, cancelled), (finished, done)):
+            assert acked(await handle(server, "tasks/cancel", {"taskId": ended_id}))
+            assert await handle(server, "tasks/get", {"taskId": ended_id}) == final
+
+    asyncio.run(scenario())
+
+
+def test_a_task_is_only_its_principals_and_named_by_a_string() -> None:
+    """SEP-2663 §Security: another principal's task is "not found", as an unknown one is."""
+
+    async def scenario() -> None:
+        server, _ = build()
+        task_id = (await handle(server, "tools/call", {"name": "wait"}, principal="alice"))["taskId"]
+        for method in ("tasks/get", "tasks/cancel"):
+            error = await refused(server, method, {"taskId": task_id}, principal="mallory")
+            assert (error.code, error.message) == (INVALID_PARAMS, "Failed to retrieve task: Task not found")
+        error = await refused(server, "tasks/get", {"taskId": 7}, principal="alice")
+        assert (error.code, error.message) == (INVALID_PARAMS, "Invalid params: tasks/get needs taskId, a string")
+        task = await handle(server, "tasks/get", {"taskId": task_id}, principal="alice")
+        assert task["status"] == "working"
+        await handle(server, "tasks/cancel", {"taskId": task_id}, principal="alice")
+
+    asyncio.run(scenario())
+
+
+def test_creating_a_task_deletes_the_expired_ones() -> None:
+    async def scenario() -> None:
+        server, tasks = build(ttl_ms=100)
+        old = (await handle(server, "tools/call", {"name": "ends", "arguments": {"how": "result"}}))["taskId"]
+        await asyncio.sleep(0.15)
+        new = (await handle(server, "tools/call", {"name": "wait"}))["taskId"]
+        assert tasks.store.get(old) is None and tasks.store.get(new) is not None
+        await handle(server, "tasks/cancel", {"taskId": new})
+
+    asyncio.run(scenario())
+
+
+# -- two instances sharing one store ---------------------------------------------------------
+
+
+def test_any_instance_sharing_the_store_serves_a_running_task(tmp_path: Path) -> None:
+    """A task started on one instance is polled, answered and cancelled through another; the owner
+    renews its lease while the work runs, so the other never takes a long task for a dead one."""
+    database = tmp_path / "tasks.sqlite3"
+
+    async def scenario() -> None:
+        first, _ = build(database, lease_seconds=0.3)
+        second, _ = build(database, lease_seconds=0.3)
+        long = (await handle(first, "tools/call", {"name": "wait", "arguments": {"seconds": 1.2}}))["taskId"]
+        await asyncio.sleep(0.7)  # more than twice the lease: only renewals keep it alive
+        assert (await handle(second, "tasks/get", {"taskId": long}))["status"] == "working"
+        assert (await until(second, long, ended))["result"]["content"][0]["text"] == "done"
+
+        asked = (await handle(first, "tools/call", {"name": "ask_name"}))["taskId"]
+        await until(second, asked, lambda task: task["status"] == "input_required")
+        answer = {"name": {"action": "accept", "content": {"name": "Ada"}}}
+        await handle(second, "tasks/update", {"taskId": asked, "inputResponses": answer})
+        assert (await until(second, asked, ended))["result"]["content"][0]["text"] == "Hello, Ada"
+
+        slow = (await handle(first, "tools/call", {"name": "wait"}))["taskId"]
+        assert acked(await handle(second, "tasks/cancel", {"taskId": slow}))
+        task = await until(first, slow, ended)
+        assert (task["status"], task["statusMessage"]) == ("cancelled", "Cancelled at the client's request")
+
+    asyncio.run(scenario())
+
+
+def test_a_task_whose_instance_stopped_is_reported_failed(tmp_path: Path) -> None:
+    """The instance running a task shuts down mid-work: once its lease runs out, the next instance
+    asked about the task reports it `failed` (-32603); mcpref never runs the work twice."""
+    database = tmp_path / "tasks.sqlite3"
+    lease = 1.0
+
+    async def start() -> str:
+        first, _ = build(database, lease_seconds=lease)
+        task_id: str = (await handle(first, "tools/call", {"name": "wait"}))["taskId"]
+        return task_id
+
+    task_id = asyncio.run(start())  # the loop ends: the work is cancelled as at a shutdown
+    stopped = time.monotonic()
+
+    async def poll() -> dict[str, Any]:
+        second, _ = build(database, lease_seconds=lease)
+        status = (await handle(second, "tasks/get", {"taskId": task_id}))["status"]
+        if time.monotonic() - stopped < lease / 2:
+            assert status == "working"  # a shutdown is not a cancel, and the lease still runs
+        await asyncio.sleep(lease)
+        return await handle(second, "tasks/get", {"taskId": task_id})  # type: ignore[no-any-return]
+
+    task = asyncio.run(poll())
+    message = "The server instance running this task stopped before it finished"
+    assert task["status"] == "failed" and task["statusMessage"] == message
+    assert task["error"] == {"code": INTERNAL_ERROR, "message": message}
