@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
+from contextlib import closing
+from pathlib import Path
 
 import pytest
 
-from mcpref.tasks import TaskRecord, TaskStore
+from mcpref.tasks import SQLiteTaskStore, TaskRecord, TaskStore
 from mcpref.tasks.record import CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING
 
 
@@ -95,3 +98,62 @@ def test_of_two_racing_endings_exactly_one_wins(store: TaskStore) -> None:
     for thread in threads:
         thread.join()
     assert len(wins) == 20
+
+
+def test_a_task_is_kept_until_its_ttl_has_run_out_and_not_a_moment_less(store: TaskStore) -> None:
+    """SEP-2663 §Task Polling: the TTL counts from `createdAt`; purging before it would lose a task."""
+    created = time.time() - 100
+    store.create(record("second", ttl_ms=1000, created_at=created))
+    store.create(record("fresh", ttl_ms=60_000))
+    assert store.purge(created + 0.9995) == 0
+    assert store.purge(created + 1.0005) == 1
+    assert store.get("second") is None and store.get("fresh") is not None
+
+
+def test_a_status_message_moves_last_updated_at_and_a_lease_renewal_does_not(store: TaskStore) -> None:
+    """`lastUpdatedAt` is when the client-visible task last changed; the lease is not visible."""
+    store.create(record(created_at=time.time() - 100))
+    before = store.get("t1").updated_at
+    assert store.touch("t1", lease_until=time.time() + 15, cancel_requested=True) is True
+    renewed = store.get("t1")
+    assert renewed.updated_at == before and renewed.cancel_requested is True
+    store.touch("t1", status_message="half way")
+    assert store.get("t1").updated_at > before + 99
+
+
+def test_input_is_asked_only_of_a_working_task_and_answered_only_while_asked(store: TaskStore) -> None:
+    """A task that ended (or never existed) takes no input requests and no answers."""
+    assert store.ask("nope", {"a": {"method": "roots/list"}}, None) is False
+    store.answer("nope", {"a": {"roots": []}})  # ignored, not an error
+    store.create(record())
+    store.ask("t1", {"a": {"method": "roots/list"}}, "waiting")
+    store.move("t1", CANCELLED)
+    store.answer("t1", {"a": {"roots": []}})
+    assert store.ask("t1", {"b": {"method": "roots/list"}}, None) is False
+    cancelled = store.get("t1")
+    assert cancelled.status == CANCELLED and cancelled.input_responses == {}
+    assert list(cancelled.input_requests) == ["a"]
+
+
+def test_only_task_columns_can_be_set(store: TaskStore) -> None:
+    """Field names become SQL: a name that is no column is refused before any SQL is built."""
+    store.create(record())
+    with pytest.raises(ValueError, match=r"^not a task column: \['owner; DROP TABLE mcp_tasks'\]$"):
+        store.touch("t1", **{"owner; DROP TABLE mcp_tasks": "x"})
+    assert store.get("t1") is not None
+
+
+def test_the_default_store_is_a_file_in_the_working_directory_in_wal_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`SQLiteTaskStore()` keeps tasks in `mcp-tasks.sqlite3`, in WAL mode (readers never wait for
+    the writer, and several processes may share the file)."""
+    monkeypatch.chdir(tmp_path)
+    store = SQLiteTaskStore()
+    store.create(record())
+    store.close()
+    assert (tmp_path / "mcp-tasks.sqlite3").is_file()
+    with closing(sqlite3.connect(tmp_path / "mcp-tasks.sqlite3")) as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    with closing(SQLiteTaskStore(tmp_path / "mcp-tasks.sqlite3")) as reopened:
+        assert reopened.get("t1") is not None  # the tasks outlive the store that wrote them
