@@ -274,13 +274,11 @@ class TasksExtension(Extension):
                 async with asyncio.timeout(0.5):
                     await wakeup.wait()
 
-    def _cancel_here(self, task_id: str) -> bool:
+    def _cancel_here(self, task_id: str) -> None:
         runner = self._running.get(task_id)
-        if runner is None:
-            return False
-        self._cancelling.add(task_id)
-        runner.cancel()
-        return True
+        if runner is not None:
+            self._cancelling.add(task_id)
+            runner.cancel()
 
     # -- the methods ---------------------------------------------------------------------------
 
@@ -306,10 +304,10 @@ class TasksExtension(Extension):
         record = await self._load(ctx)
         if record.status in TERMINAL:
             return {}  # idempotent: a finished task stays as it finished
+        # The instance running the work stops it: this one at once, another within a lease tick.
+        # (A task nobody runs any more was reported failed by `_load`.)
         await self._store_call("touch", record.task_id, cancel_requested=True)
-        if not self._cancel_here(record.task_id) and record.lease_until < time.time():
-            # Nobody is running it any more: nothing to wait for.
-            await self._store_call("move", record.task_id, CANCELLED, status_message=CANCELLED_MESSAGE)
+        self._cancel_here(record.task_id)
         return {}
 
     async def _load(self, ctx: RequestContext) -> TaskRecord:

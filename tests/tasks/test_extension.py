@@ -43,9 +43,10 @@ def build(store: str | Path = ":memory:", **options: Any) -> tuple[Server, Tasks
         return await tasks.hand_off(ctx, work)
 
     @server.tool()
-    async def ask_name(ctx):  # type: ignore[no-untyped-def]
+    async def ask_name(ctx, then: float = 0):  # type: ignore[no-untyped-def]
         async def work(task: Task) -> str:
             answers = await task.ask({"name": elicit_form("Your name?", {"name": {"type": "string"}})}, "Waiting")
+            await task.sleep(then)
             return f"Hello, {answers['name']['content']['name']}"
 
         return await tasks.hand_off(ctx, work)
@@ -70,7 +71,15 @@ def build(store: str | Path = ":memory:", **options: Any) -> tuple[Server, Tasks
                 raise RuntimeError("a bug")
             if how == "input required":
                 return InputRequired({"name": elicit_form("Name?", {"name": {"type": "string"}})})
-            return ToolResult(content=[text(f"ended by {how}")], structured={"how": how})
+            # The work sees the request that started it: its arguments, its principal.
+            return ToolResult(content=[text(f"ended by {how}")], structured=task.ctx.params["arguments"])
+
+        return await tasks.hand_off(ctx, work)
+
+    @server.prompt()
+    async def slow_prompt(ctx):  # type: ignore[no-untyped-def]
+        async def work(task: Task) -> str:
+            return "a prompt is never a task"
 
         return await tasks.hand_off(ctx, work)
 
@@ -122,9 +131,10 @@ def test_tasks_carry_no_request_state_and_get_takes_no_answers() -> None:
         error = await refused(server, "tasks/get", {"taskId": task_id, "requestState": "x"})
         assert error.code == INVALID_PARAMS and "requestState" in error.message
         error = await refused(server, "tasks/get", {"taskId": task_id, "inputResponses": {}})
-        assert error.code == INVALID_PARAMS and "tasks/update" in error.message
-        error = await refused(server, "tasks/update", {"taskId": task_id})
         assert error.code == INVALID_PARAMS
+        assert error.message == "Invalid params: tasks/get only reads; answer with tasks/update"
+        error = await refused(server, "tasks/update", {"taskId": task_id})
+        assert (error.code, error.message) == (INVALID_PARAMS, "Invalid params: tasks/update needs inputResponses")
         await handle(server, "tasks/cancel", {"taskId": task_id})
 
     asyncio.run(scenario())
@@ -136,7 +146,7 @@ def test_an_expired_task_is_gone() -> None:
         task_id = (await handle(server, "tools/call", {"name": "wait"}))["taskId"]
         await asyncio.sleep(0.15)
         error = await refused(server, "tasks/get", {"taskId": task_id})
-        assert error.message == "Failed to retrieve task: Task has expired"
+        assert (error.code, error.message) == (INVALID_PARAMS, "Failed to retrieve task: Task has expired")
         assert tasks.store.get(task_id) is None  # purged, not only hidden
         error = await refused(server, "tasks/get", {"taskId": task_id})
         assert error.message == "Failed to retrieve task: Task not found"
@@ -227,6 +237,7 @@ def test_a_task_is_stored_before_its_handle_is_answered() -> None:
         assert created["createdAt"] == created["lastUpdatedAt"]
         stored = tasks.store.get(created["taskId"])
         assert stored is not None and stored.status == "working"
+        assert stored.owner == tasks.instance  # who runs it, for whoever reads the table
         await handle(server, "tasks/cancel", {"taskId": created["taskId"]})
 
     asyncio.run(scenario())
@@ -260,7 +271,7 @@ def test_how_the_work_ends_decides_how_the_task_ends(caplog: pytest.LogCaptureFi
     done = outcomes["result"]
     assert done["status"] == "completed"
     assert done["result"]["content"] == [{"type": "text", "text": "ended by result"}]
-    assert done["result"]["structuredContent"] == {"how": "result"}
+    assert done["result"]["structuredContent"] == {"how": "result"}  # the work's `task.ctx`
     assert done["result"].get("isError", False) is False
     tool_error = outcomes["tool error"]
     assert tool_error["status"] == "completed"
@@ -309,7 +320,7 @@ def test_input_is_asked_for_and_answered_with_tasks_update() -> None:
 
     async def scenario() -> None:
         server, _ = build()
-        task_id = (await handle(server, "tools/call", {"name": "ask_name"}))["taskId"]
+        task_id = (await handle(server, "tools/call", {"name": "ask_name", "arguments": {"then": 0.3}}))["taskId"]
         task = await until(server, task_id, lambda task: task["status"] != "working")
         assert task["status"] == "input_required" and task["statusMessage"] == "Waiting"
         assert list(task["inputRequests"]) == ["name"]
@@ -319,9 +330,11 @@ def test_input_is_asked_for_and_answered_with_tasks_update() -> None:
         assert (await handle(server, "tasks/get", {"taskId": task_id}))["status"] == "input_required"
         answer = {"name": {"action": "accept", "content": {"name": "Ada"}}}
         assert acked(await handle(server, "tasks/update", {"taskId": task_id, "inputResponses": answer}))
+        working = await until(server, task_id, lambda task: task["status"] != "input_required")
+        assert working["status"] == "working"
+        assert "inputRequests" not in working and "statusMessage" not in working  # "Waiting" ended with the wait
         done = await until(server, task_id, ended)
         assert done["status"] == "completed" and done["result"]["content"][0]["text"] == "Hello, Ada"
-        assert "statusMessage" not in done  # "Waiting" ended with the wait
         again = {"name": {"action": "accept", "content": {"name": "Bob"}}}
         assert acked(await handle(server, "tasks/update", {"taskId": task_id, "inputResponses": again}))
         assert await handle(server, "tasks/get", {"taskId": task_id}) == done
@@ -452,3 +465,76 @@ def test_a_task_whose_instance_stopped_is_reported_failed(tmp_path: Path) -> Non
     message = "The server instance running this task stopped before it finished"
     assert task["status"] == "failed" and task["statusMessage"] == message
     assert task["error"] == {"code": INTERNAL_ERROR, "message": message}
+
+
+def test_only_a_tool_call_becomes_a_task() -> None:
+    """SEP-2663 §Supported Methods: `tools/call` only; work a prompt hands off runs in its request."""
+
+    async def scenario() -> None:
+        server, tasks = build()
+        result = await handle(server, "prompts/get", {"name": "slow_prompt"})
+        assert "taskId" not in result and result["resultType"] == "complete"
+        assert result["messages"][0]["content"]["text"] == "a prompt is never a task"
+        assert tasks._handed_off == {} and tasks._running == {}
+
+    asyncio.run(scenario())
+
+
+def test_a_finished_task_leaves_nothing_in_the_instances_memory() -> None:
+    """Everything about a task is in the store: once its work ends, whichever way, the instance
+    holds nothing for it (memory stays bounded however many tasks run)."""
+
+    async def scenario() -> TasksExtension:
+        server, tasks = build()
+        asked = (await handle(server, "tools/call", {"name": "ask_name"}))["taskId"]
+        await until(server, asked, lambda task: task["status"] == "input_required")
+        answer = {"name": {"action": "accept", "content": {"name": "Ada"}}}
+        await handle(server, "tasks/update", {"taskId": asked, "inputResponses": answer})
+        cancelled = (await handle(server, "tools/call", {"name": "wait"}))["taskId"]
+        await handle(server, "tasks/cancel", {"taskId": cancelled})
+        crashed = (await handle(server, "tools/call", {"name": "ends", "arguments": {"how": "crash"}}))["taskId"]
+        for task_id in (asked, cancelled, crashed):
+            await until(server, task_id, ended)
+        await asyncio.sleep(0.05)  # the runners' `finally` after the last store write
+        return tasks
+
+    tasks = asyncio.run(scenario())
+    assert (tasks._running, tasks._wakeups, tasks._cancelling, tasks._handed_off) == ({}, {}, set(), {})
+
+
+def test_a_task_that_expires_while_waiting_for_input_stops_its_work(caplog: pytest.LogCaptureFixture) -> None:
+    """Once its TTL ran out and it was deleted, nobody can answer or see it: the work stops, quietly."""
+
+    async def scenario() -> TasksExtension:
+        server, tasks = build(ttl_ms=300)
+        task_id = (await handle(server, "tools/call", {"name": "ask_name"}))["taskId"]
+        await until(server, task_id, lambda task: task["status"] == "input_required")
+        await asyncio.sleep(0.35)
+        await refused(server, "tasks/get", {"taskId": task_id})  # expired: deleted
+        for _ in range(100):
+            if not tasks._running:
+                break
+            await asyncio.sleep(0.02)
+        return tasks
+
+    with caplog.at_level("ERROR", logger="mcpref.tasks"):
+        tasks = asyncio.run(scenario())
+    assert tasks._running == {}
+    assert [record.getMessage() for record in caplog.records if record.name == "mcpref.tasks"] == []
+
+
+def test_a_cancel_through_another_instance_stops_a_wait_for_input_at_once(tmp_path: Path) -> None:
+    """Work waiting for input looks at its task every half second, cancel included, not only at the
+    lease's tick (a third of a minute here)."""
+    database = tmp_path / "tasks.sqlite3"
+
+    async def scenario() -> dict[str, Any]:
+        first, _ = build(database, lease_seconds=60)
+        second, _ = build(database, lease_seconds=60)
+        task_id = (await handle(first, "tools/call", {"name": "ask_name"}))["taskId"]
+        await until(second, task_id, lambda task: task["status"] == "input_required")
+        await handle(second, "tasks/cancel", {"taskId": task_id})
+        return await until(second, task_id, ended)
+
+    task = asyncio.run(scenario())
+    assert (task["status"], task["statusMessage"]) == ("cancelled", "Cancelled at the client's request")
