@@ -7,6 +7,7 @@ import threading
 import time
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -157,3 +158,22 @@ def test_the_default_store_is_a_file_in_the_working_directory_in_wal_mode(
         assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     with closing(SQLiteTaskStore(tmp_path / "mcp-tasks.sqlite3")) as reopened:
         assert reopened.get("t1") is not None  # the tasks outlive the store that wrote them
+
+
+def test_what_one_store_writes_another_on_the_same_database_reads_at_once(store: TaskStore) -> None:
+    """SEP-2663 §Task Creation: once `create` returns, `tasks/get` through any instance finds the
+    task; so every write is committed when its method returns, not left in an open transaction."""
+    if isinstance(store, SQLiteTaskStore):
+        other: Any = SQLiteTaskStore(store.path)
+    else:
+        from mcpref.tasks.postgres import PostgresTaskStore
+
+        other = PostgresTaskStore(store.dsn)  # type: ignore[attr-defined]
+    with closing(other):
+        store.create(record())
+        assert other.get("t1") is not None
+        store.ask("t1", {"a": {"method": "roots/list"}}, "waiting")
+        other.answer("t1", {"a": {"roots": []}})
+        assert store.get("t1").input_responses == {"a": {"roots": []}}
+        assert other.move("t1", CANCELLED) is True
+        assert store.get("t1").status == CANCELLED
