@@ -98,7 +98,7 @@ class Task:
                 f"{TASKS_EXTENSION} extension",
                 {"requiredCapabilities": requirement(TASKS_EXTENSION)},
             )
-        return await self._tasks._ask(self.task_id, self.ctx, requests, message)
+        return await self._tasks._ask(self.task_id, requests, message)
 
     async def sleep(self, seconds: float) -> None:
         """Sleep; a `tasks/cancel` on this instance interrupts it at once (others within a lease tick)."""
@@ -199,9 +199,7 @@ class TasksExtension(Extension):
     # -- running work ------------------------------------------------------------------------
 
     async def _run(self, task_id: str, ctx: RequestContext, work: Work) -> None:
-        runner = asyncio.current_task()
-        assert runner is not None
-        lease = asyncio.create_task(self._keep_lease(task_id, runner))
+        lease = asyncio.create_task(self._keep_lease(task_id))
         try:
             status, fields = await self._outcome(ctx, work, task_id)
             await self._store_call("move", task_id, status, **fields)
@@ -236,7 +234,7 @@ class TasksExtension(Extension):
             return (FAILED, {"error": error.to_error_object(), "status_message": error.message})
         return (COMPLETED, {"result": result})
 
-    async def _keep_lease(self, task_id: str, runner: asyncio.Task[None]) -> None:
+    async def _keep_lease(self, task_id: str) -> None:
         """Renew this instance's lease, and notice a cancel asked for on another instance."""
         while True:
             await asyncio.sleep(self.lease_seconds / 3)
@@ -249,7 +247,7 @@ class TasksExtension(Extension):
             await self._store_call("touch", task_id, lease_until=time.time() + self.lease_seconds)
 
     async def _ask(
-        self, task_id: str, ctx: RequestContext, requests: dict[str, dict[str, Any]], message: str | None
+        self, task_id: str, requests: dict[str, dict[str, Any]], message: str | None
     ) -> dict[str, dict[str, Any]]:
         needed: dict[str, Any] = {}
         for request in requests.values():
