@@ -76,6 +76,19 @@ def build(store: str | Path = ":memory:", **options: Any) -> tuple[Server, Tasks
 
         return await tasks.hand_off(ctx, work)
 
+    @server.tool()
+    def greet() -> str:
+        return "hello at once"
+
+    @server.tool()
+    async def progressing(ctx):  # type: ignore[no-untyped-def]
+        async def work(task: Task) -> str:
+            await task.ctx.report_progress(1, 2)
+            await task.ctx.log("error", "half way")
+            return "done"
+
+        return await tasks.hand_off(ctx, work)
+
     @server.prompt()
     async def slow_prompt(ctx):  # type: ignore[no-untyped-def]
         async def work(task: Task) -> str:
@@ -540,3 +553,42 @@ def test_a_cancel_through_another_instance_stops_a_wait_for_input_at_once(tmp_pa
 
     task = asyncio.run(scenario())
     assert (task["status"], task["statusMessage"]) == ("cancelled", "Cancelled at the client's request")
+
+
+def test_a_declaring_client_gets_a_plain_result_from_a_tool_that_answers_at_once() -> None:
+    """SEP-2663 §Capability Negotiation: the server decides per request; declaring the extension
+    does not ask for a task, and a tool that does not hand its work off answers as usual."""
+
+    async def scenario() -> None:
+        server, tasks = build()
+        result = await handle(server, "tools/call", {"name": "greet"})
+        assert result["resultType"] == "complete" and "taskId" not in result
+        assert result["content"] == [{"type": "text", "text": "hello at once"}]
+        assert tasks._handed_off == {}
+
+    asyncio.run(scenario())
+
+
+def test_a_tasks_work_sends_nothing_on_the_stream_of_the_request_that_started_it() -> None:
+    """SEP-2663 §Task Status Notifications: progress and log notifications are not supported on
+    tasks; the request was answered with the task, and its stream is gone."""
+
+    async def scenario() -> list[Any]:
+        server, _ = build()
+        sent: list[Any] = []
+
+        async def notify(message: Any) -> None:
+            sent.append(message)
+
+        meta = {
+            PROTOCOL_VERSION_KEY: "2026-07-28",
+            CLIENT_CAPABILITIES_KEY: DECLARING,
+            "progressToken": "p1",
+            "io.modelcontextprotocol/logLevel": "debug",
+        }
+        request = Request(1, "tools/call", {"name": "progressing", "_meta": meta})
+        task_id = (await server.handle(request, notify=notify))["taskId"]
+        assert (await until(server, task_id, ended))["result"]["content"][0]["text"] == "done"
+        return sent
+
+    assert asyncio.run(scenario()) == []
