@@ -6,6 +6,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -251,6 +252,7 @@ def test_a_task_is_stored_before_its_handle_is_answered() -> None:
         stored = tasks.store.get(created["taskId"])
         assert stored is not None and stored.status == "working"
         assert stored.owner == tasks.instance  # who runs it, for whoever reads the table
+        assert isinstance(stored.owner, str) and stored.owner != build()[1].instance
         await handle(server, "tasks/cancel", {"taskId": created["taskId"]})
 
     asyncio.run(scenario())
@@ -592,3 +594,23 @@ def test_a_tasks_work_sends_nothing_on_the_stream_of_the_request_that_started_it
         return sent
 
     assert asyncio.run(scenario()) == []
+
+
+def test_tasks_live_in_the_store_given_else_in_mcp_tasks_sqlite3(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    async def scenario() -> str:
+        server, _ = build(tmp_path / "given.sqlite3")
+        task_id: str = (await handle(server, "tools/call", {"name": "wait"}))["taskId"]
+        await handle(server, "tasks/cancel", {"taskId": task_id})
+        return task_id
+
+    task_id = asyncio.run(scenario())
+    with closing(SQLiteTaskStore(tmp_path / "given.sqlite3")) as given:
+        assert given.get(task_id) is not None
+    assert not (tmp_path / "mcp-tasks.sqlite3").exists()
+    default = TasksExtension().store
+    assert isinstance(default, SQLiteTaskStore) and (tmp_path / "mcp-tasks.sqlite3").is_file()
+    default.close()
