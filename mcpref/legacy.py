@@ -45,7 +45,7 @@ from .jsonrpc import (
     MCPError,
     Request,
 )
-from .meta import PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY, RequestMeta
+from .meta import PROTOCOL_VERSION_KEY, SERVER_INFO_KEY, RequestMeta, read_progress_token
 from .resources import ResourceNotFound
 
 
@@ -129,11 +129,10 @@ async def handle_legacy(
         raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
     raw = request.params.get("_meta")
     meta: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    token = meta.get(PROGRESS_TOKEN_KEY)
     request_meta = RequestMeta(
         protocol_version=version or LEGACY_VERSIONS[0],
         client_capabilities={},
-        progress_token=token if isinstance(token, (str, int)) and not isinstance(token, bool) else None,
+        progress_token=read_progress_token(meta),
         raw=meta,
     )
     try:

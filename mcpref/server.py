@@ -39,9 +39,9 @@ from .meta import (
     CLIENT_CAPABILITIES_KEY,
     LATEST_VERSION,
     MODERN_VERSIONS,
-    PROGRESS_TOKEN_KEY,
     SERVER_INFO_KEY,
     RequestMeta,
+    read_progress_token,
     read_request_meta,
     require_capabilities,
     unsupported_version,
@@ -409,7 +409,7 @@ class Server:
         if is_legacy_request(request, legacy_version):
             if self.serve_legacy:
                 raw = request.params.get("_meta")
-                streams = isinstance(raw, dict) and PROGRESS_TOKEN_KEY in raw
+                streams = isinstance(raw, dict) and read_progress_token(raw) is not None
                 return Incoming(request, None, principal, streams=streams, legacy=True, legacy_version=legacy_version)
             if request.method == "initialize":
                 # Modern-only: say which versions this server speaks (basic/versioning.mdx:

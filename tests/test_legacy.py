@@ -124,6 +124,18 @@ def test_an_older_version_is_echoed_and_an_unknown_one_gets_the_newest(http: htt
         assert legacy_post(http, "initialize", params, version=None).json()["result"]["protocolVersion"] == answered
 
 
+@pytest.mark.parametrize(("token", "named"), [(True, "a boolean"), ({"n": 1}, "an object"), (1.5, "the number 1.5")])
+def test_a_legacy_progress_token_that_is_no_string_or_integer_is_refused(
+    http: httpx.Client, token: Any, named: str
+) -> None:
+    params = {"name": "echo", "arguments": {"message": "x"}, "_meta": {"progressToken": token}}
+    error = error_answer(legacy_post(http, "tools/call", params), 200)
+    assert error == {
+        "code": -32602,
+        "message": f"Invalid params: params._meta.progressToken must be a string or an integer, not {named}",
+    }
+
+
 def test_ping_is_answered(http: httpx.Client) -> None:
     assert legacy_post(http, "ping").json()["result"] == {}
 
@@ -280,9 +292,18 @@ def test_a_legacy_requests_meta_and_principal_reach_the_handler() -> None:
     assert probed({"_meta": "no object"})[1] == {}
 
 
-@pytest.mark.parametrize(("token", "kept"), [("t", "t"), (3, 3), (True, None), (1.5, None), ([1], None)])
-def test_only_a_string_or_integer_progress_token_is_kept(token: Any, kept: Any) -> None:
-    assert probed({"_meta": {"progressToken": token}})[2] == kept
+@pytest.mark.parametrize("token", ["t", 3])
+def test_a_string_or_integer_progress_token_is_kept(token: Any) -> None:
+    assert probed({"_meta": {"progressToken": token}})[2] == token
+
+
+@pytest.mark.parametrize(("token", "named"), [(True, "a boolean"), (1.5, "the number 1.5"), ([1], "an array")])
+def test_any_other_progress_token_is_invalid_params_in_the_legacy_era_too(token: Any, named: str) -> None:
+    """2025-11-25's schema says `["string", "integer"]` too: refused, not ignored."""
+    with pytest.raises(MCPError) as caught:
+        probed({"_meta": {"progressToken": token}})
+    assert caught.value.code == INVALID_PARAMS
+    assert caught.value.message.endswith(f"progressToken must be a string or an integer, not {named}")
 
 
 def test_a_tool_that_needs_a_capability_says_which_in_its_result() -> None:

@@ -214,6 +214,18 @@ def test_a_modern_only_server_refuses_a_legacy_request_as_lacking_meta() -> None
     assert error.code == INVALID_PARAMS
 
 
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_progress_token_that_is_no_string_or_integer_is_refused_at_accept(server: Server, era: str) -> None:
+    """Both transports hand every request to `accept`, so this one check covers stdio and HTTP."""
+    token = {PROGRESS_TOKEN_KEY: {"id": 1}}
+    body = {"_meta": meta(**token)} if era == "modern" else {"_meta": token}
+    error = refused(lambda: server.accept(Request(1, "tools/list", body), legacy_version="2025-11-25"))
+    assert (error.code, error.message) == (
+        INVALID_PARAMS,
+        "Invalid params: params._meta.progressToken must be a string or an integer, not an object",
+    )
+
+
 def test_initialize_with_modern_meta_is_a_removed_method(server: Server) -> None:
     init = Request(1, "initialize", {"protocolVersion": "2025-11-25", "_meta": META})
     error = refused(lambda: server.accept(init))
