@@ -34,7 +34,7 @@ from .jsonrpc import (
     MCPError,
     Request,
 )
-from .legacy import handle_legacy, is_legacy_request
+from .legacy import handle_legacy, is_legacy_request, read_legacy_meta
 from .meta import (
     CLIENT_CAPABILITIES_KEY,
     LATEST_VERSION,
@@ -397,10 +397,11 @@ class Server:
     ) -> Incoming:
         """Read and check `request` once, or raise `MCPError`; `answer` runs what it returns.
 
-        The order is docs/reference/errors.md's: the era (a legacy request goes its own way),
-        `_meta` (-32602 if missing), the mirrored `headers` when the transport has them (-32020,
-        keyed by lower-case name), the protocol version (-32022: judged only once header and body
-        agree), then the method (-32601 if unknown, removed, or its capability is not offered).
+        The order is docs/reference/errors.md's: the era (a legacy request goes its own way, and
+        is refused -32602 if it breaks its schema), `_meta` (-32602 if missing), the mirrored
+        `headers` when the transport has them (-32020, keyed by lower-case name), the protocol
+        version (-32022: judged only once header and body agree), then the method (-32601 if
+        unknown, removed, or its capability is not offered).
 
         `legacy_version` is a 2025-era revision the transport knows the client speaks (the
         `MCP-Protocol-Version` header, or what stdio's `initialize` agreed); with it, a request
@@ -408,8 +409,7 @@ class Server:
         """
         if is_legacy_request(request, legacy_version):
             if self.serve_legacy:
-                raw = request.params.get("_meta")
-                streams = isinstance(raw, dict) and read_progress_token(raw) is not None
+                streams = read_progress_token(read_legacy_meta(request)) is not None
                 return Incoming(request, None, principal, streams=streams, legacy=True, legacy_version=legacy_version)
             if request.method == "initialize":
                 # Modern-only: say which versions this server speaks (basic/versioning.mdx:

@@ -124,6 +124,22 @@ def test_an_older_version_is_echoed_and_an_unknown_one_gets_the_newest(http: htt
         assert legacy_post(http, "initialize", params, version=None).json()["result"]["protocolVersion"] == answered
 
 
+def test_an_initialize_without_params_is_refused_naming_what_it_needs(http: httpx.Client) -> None:
+    """InitializeRequest requires params with protocolVersion, capabilities and clientInfo
+    (2025-11-25 schema): -32602 at 200, as every legacy error, and no result to build on."""
+    error = error_answer(legacy_post(http, "initialize", None, version=None), 200)
+    assert error == {
+        "code": -32602,
+        "message": "Invalid params: initialize needs params.protocolVersion (a string), params.capabilities "
+        "(an object), params.clientInfo (an object with a string name and version)",
+    }
+    nameless = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"version": "1"}}
+    error = error_answer(legacy_post(http, "initialize", nameless, version=None), 200)
+    assert error["message"] == (
+        "Invalid params: initialize needs params.clientInfo (an object with a string name and version)"
+    )
+
+
 @pytest.mark.parametrize(("token", "named"), [(True, "a boolean"), ({"n": 1}, "an object"), (1.5, "the number 1.5")])
 def test_a_legacy_progress_token_that_is_no_string_or_integer_is_refused(
     http: httpx.Client, token: Any, named: str
@@ -289,7 +305,17 @@ def test_a_legacy_requests_meta_and_principal_reach_the_handler() -> None:
         "alice",
     ]
     assert probed({})[1:4] == [{}, None, None]
-    assert probed({"_meta": "no object"})[1] == {}
+
+
+@pytest.mark.parametrize("meta", ["no object", None, [1]])
+def test_a_legacy_meta_that_is_no_object_is_invalid_params(meta: Any) -> None:
+    """2025-11-25's schema types `params._meta` as an object, as 2026-07-28's does."""
+    with pytest.raises(MCPError) as caught:
+        probed({"_meta": meta})
+    assert (caught.value.code, caught.value.message) == (
+        INVALID_PARAMS,
+        "Invalid params: params._meta must be an object",
+    )
 
 
 @pytest.mark.parametrize("token", ["t", 3])

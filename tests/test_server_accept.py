@@ -180,8 +180,11 @@ def test_a_listen_request_is_accepted_as_a_stream_not_a_handler(server: Server) 
 # -- the era ---------------------------------------------------------------------------------
 
 
+INITIALIZE = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}
+
+
 def test_initialize_without_modern_meta_is_a_legacy_request(server: Server) -> None:
-    init = Request(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
+    init = Request(1, "initialize", dict(INITIALIZE))
     incoming = server.accept(init, headers={}, principal="carol")
     assert (incoming.legacy, incoming.meta, incoming.handler, incoming.principal) == (True, None, None, "carol")
     assert incoming.streams is False
@@ -212,6 +215,36 @@ def test_a_modern_only_server_refuses_a_legacy_request_as_lacking_meta() -> None
     server = Server("unit", "1", serve_legacy=False)
     error = refused(lambda: server.accept(Request(1, "tools/list", {}), legacy_version="2025-11-25"))
     assert error.code == INVALID_PARAMS
+
+
+@pytest.mark.parametrize(
+    ("params", "missing"),
+    [
+        (
+            {},
+            "params.protocolVersion (a string), params.capabilities (an object), "
+            "params.clientInfo (an object with a string name and version)",
+        ),
+        ({**INITIALIZE, "protocolVersion": 7}, "params.protocolVersion (a string)"),
+        ({k: v for k, v in INITIALIZE.items() if k != "capabilities"}, "params.capabilities (an object)"),
+        ({**INITIALIZE, "capabilities": []}, "params.capabilities (an object)"),
+        (
+            {k: v for k, v in INITIALIZE.items() if k != "clientInfo"},
+            "params.clientInfo (an object with a string name and version)",
+        ),
+        ({**INITIALIZE, "clientInfo": {"name": "old"}}, "params.clientInfo (an object with a string name and version)"),
+        (
+            {**INITIALIZE, "clientInfo": {"version": "1"}},
+            "params.clientInfo (an object with a string name and version)",
+        ),
+    ],
+)
+def test_an_initialize_that_breaks_its_schema_is_invalid_params_naming_what_is_missing(
+    server: Server, params: dict[str, Any], missing: str
+) -> None:
+    """InitializeRequestParams (2025-11-25) requires protocolVersion, capabilities and clientInfo."""
+    error = refused(lambda: server.accept(Request(1, "initialize", params), headers={}))
+    assert (error.code, error.message) == (INVALID_PARAMS, f"Invalid params: initialize needs {missing}")
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])

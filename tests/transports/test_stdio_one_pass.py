@@ -75,6 +75,23 @@ def test_a_modern_request_gets_the_same_checks_as_on_http() -> None:
     assert codes == {1: -32602, 2: -32022, 3: -32601, 4: None}
 
 
+def test_an_initialize_that_breaks_its_schema_is_refused_and_selects_no_era() -> None:
+    """-32602 naming what is missing; and the process stays unsettled, so a request without
+    `_meta` after it is a modern one lacking `_meta`, not a legacy one."""
+    server = Server("dual", "1")
+    init, listing = exchange(
+        server,
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    )
+    assert init["error"] == {
+        "code": -32602,
+        "message": "Invalid params: initialize needs params.protocolVersion (a string), params.capabilities "
+        "(an object), params.clientInfo (an object with a string name and version)",
+    }
+    assert listing["error"]["message"] == "Invalid params: params._meta is required and must be an object"
+
+
 def test_a_progress_token_that_is_no_string_or_integer_is_refused_in_both_eras() -> None:
     server = Server("dual", "1")
     params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}
