@@ -96,10 +96,15 @@ NEEDS_A_SESSION = {
 def is_legacy_request(request: Request, header_version: str | None) -> bool:
     """A request is legacy when it carries no modern `_meta` version and is either the
     `initialize` handshake or names a legacy revision in its `MCP-Protocol-Version` header."""
-    meta = request.params.get("_meta")
-    if isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta:
+    if names_modern_version(request.params):
         return False
     return request.method == "initialize" or header_version in LEGACY_VERSIONS
+
+
+def names_modern_version(params: dict[str, Any]) -> bool:
+    """Does the body name its version the modern way, in `params._meta`?"""
+    meta = params.get("_meta")
+    return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
 
 
 def read_legacy_meta(request: Request) -> dict[str, Any]:

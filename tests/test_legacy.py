@@ -140,6 +140,19 @@ def test_an_initialize_without_params_is_refused_naming_what_it_needs(http: http
     )
 
 
+def test_a_body_without_meta_under_an_unsupported_version_header_learns_the_supported_ones(
+    http: httpx.Client,
+) -> None:
+    """streamable-http.mdx §Protocol Version Header: a version the server does not implement is
+    400 and -32022 listing what it supports, whatever the body lacks besides."""
+    error = error_answer(legacy_post(http, "tools/list", version="2024-01-01"), 400)
+    assert error == {
+        "code": -32022,
+        "message": "Unsupported protocol version: 2024-01-01",
+        "data": {"supported": ["2026-07-28"], "requested": "2024-01-01"},
+    }
+
+
 @pytest.mark.parametrize(("token", "named"), [(True, "a boolean"), ({"n": 1}, "an object"), (1.5, "the number 1.5")])
 def test_a_legacy_progress_token_that_is_no_string_or_integer_is_refused(
     http: httpx.Client, token: Any, named: str
