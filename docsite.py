@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import quote
 
 from starlette.exceptions import HTTPException
+from starlette.responses import RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -57,7 +59,7 @@ def make_app(site_dir: Path) -> ASGIApp:
     HEAD, never a 500. A request that looks meant for an MCP endpoint (`/mcp/`, `/MCP`) gets its
     404 as a JSON-RPC error naming the endpoint, so an MCP client shows something useful.
     """
-    pages = StaticFiles(directory=site_dir, html=True, check_dir=False)
+    pages = Pages(directory=site_dir, html=True, check_dir=False)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -84,6 +86,23 @@ def make_app(site_dir: Path) -> ASGIApp:
             await plain_response(send, exc.status_code, exc.detail.encode(), extra=_header_pairs(exc.headers))
 
     return CatchAll(app)
+
+
+class Pages(StaticFiles):
+    """The built site. A directory asked for without its slash (`/guides`) is redirected to
+    `/guides/` by path alone: Starlette's own redirect names the host the request claimed in
+    `Host`, which the client chooses, so a forged Host turned the site into an open redirect
+    (and a cache in front of it into a poisoned one)."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        response = await super().get_response(path, scope)
+        if not isinstance(response, RedirectResponse):
+            return response
+        # `path` is the normalized one the file was found under: `//evil.example` cannot come back
+        # as a scheme-relative `//evil.example/`.
+        query = scope.get("query_string", b"").decode("latin-1")
+        location = f"{scope.get('root_path', '')}/{quote(path.strip('/'))}/" + (f"?{query}" if query else "")
+        return RedirectResponse(location, response.status_code)
 
 
 def _meant_endpoint(path: str) -> str | None:

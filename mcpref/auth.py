@@ -12,6 +12,12 @@ of the body:
 4. a token without the scopes the operation needs with 403 and `error="insufficient_scope"`,
    naming every scope needed (index.mdx, Scope Challenge Handling), so the client can step up.
 
+Browser clients (CORS): the metadata is a public document, readable by a page from any origin
+(`Access-Control-Allow-Origin: *`, no credentials). The endpoint's own answers, the 401/403
+challenges included, go to the origins its `OriginPolicy` allows, with `WWW-Authenticate` exposed
+to the page, and its preflight (which never carries a token) is the endpoint's: an allowed page
+learns it may send `Authorization`.
+
 Which operation a request is comes from its `Mcp-Method` and `Mcp-Name` headers, which the
 endpoint then checks against the body (-32020 on any difference), so they cannot lie; a request
 without them must hold every scope this server knows (fail closed).
@@ -39,7 +45,7 @@ from joserfc.jwk import KeySet
 from .headers import METHOD_HEADER, NAME_HEADER, decode_value
 from .transports.http import PRINCIPAL_SCOPE_KEY, Receive, Scope, Send, StreamableHTTP
 
-__all__ = ["AccessToken", "InvalidToken", "JWTValidator", "ProtectedResource"]
+__all__ = ["AccessToken", "InvalidToken", "JWTValidator", "ProtectedResource", "public_cors"]
 
 #: Clock skew allowed on `exp`, `nbf` and `iat`, in seconds.
 LEEWAY = 30
@@ -49,6 +55,22 @@ ALGORITHMS = ("ES256", "ES384", "RS256", "PS256", "EdDSA")
 JWKS_TTL = 300
 #: Keys are fetched again for an unknown `kid` at most this often, in seconds.
 JWKS_RETRY = 10
+
+
+#: How long a browser may keep a preflight's answer, in seconds (as the MCP endpoint's).
+PREFLIGHT_MAX_AGE = 600
+
+
+def public_cors(request_headers: Mapping[str, str]) -> dict[str, str]:
+    """The CORS headers of a public document (RFC 9728 and RFC 8414 metadata, a JWKS): any page may
+    read it, since it holds nothing secret and no credentials go with it. For a preflight (a
+    browser MCP client may add `MCP-Protocol-Version` to a GET), GET with the headers asked for."""
+    cors = {"Access-Control-Allow-Origin": "*"}
+    if "access-control-request-method" in request_headers:
+        asked = request_headers.get("access-control-request-headers", "")
+        cors |= {"Access-Control-Allow-Methods": "GET", "Access-Control-Max-Age": str(PREFLIGHT_MAX_AGE)}
+        cors |= {"Access-Control-Allow-Headers": asked} if asked else {}
+    return cors
 
 
 class InvalidToken(Exception):
@@ -189,31 +211,42 @@ class ProtectedResource:
         if scope["type"] != "http":
             await self.endpoint(scope, receive, send)
             return
+        headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
         if scope["path"] == self.metadata_path:
-            await _respond(send, 200, json.dumps(self.document).encode(), [(b"content-type", b"application/json")])
+            cors = _encoded(public_cors(headers))
+            if scope["method"] == "OPTIONS":
+                await _respond(send, 204, b"", cors)
+                return
+            body = json.dumps(self.document).encode()
+            await _respond(send, 200, body, [(b"content-type", b"application/json"), *cors])
             return
         if scope["path"] != self.path:
             await _respond(send, 404, b"Not Found")
             return
-        headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
-        if not self.endpoint.origins.allows(headers.get("origin")):
-            await self.endpoint(scope, receive, send)  # the endpoint's own 403, checked before anything else
+        origin = headers.get("origin")
+        if scope["method"] == "OPTIONS" or not self.endpoint.origins.allows(origin):
+            # The endpoint's own preflight (no browser sends a token with one), or its own 403,
+            # checked before anything else.
+            await self.endpoint(scope, receive, send)
             return
+        # A page from an allowed origin reads the challenge: the status, and the header that says
+        # where to sign in, which a browser hides from scripts unless it is exposed.
+        cors = [] if origin is None else [*_cors_for(origin), (b"access-control-expose-headers", b"WWW-Authenticate")]
         scheme, _, token = headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
-            await self._challenge(send, 401, scope=self.scopes_supported)
+            await self._challenge(send, 401, scope=self.scopes_supported, cors=cors)
             return
         try:
             access = await self.validator.validate(token.strip())
         except InvalidToken:
-            await self._challenge(send, 401, error="invalid_token", scope=self.scopes_supported)
+            await self._challenge(send, 401, error="invalid_token", scope=self.scopes_supported, cors=cors)
             return
         needed = self._needed(headers)
         if not set(needed) <= access.scopes:
             # Name every scope this operation needs and the token had, so one step-up serves both;
             # never offline_access, which is no resource's requirement (index.mdx, Refresh Tokens).
             wanted = (set(needed) | access.scopes) - {"offline_access"}
-            await self._challenge(send, 403, error="insufficient_scope", scope=sorted(wanted))
+            await self._challenge(send, 403, error="insufficient_scope", scope=sorted(wanted), cors=cors)
             return
         await self.endpoint({**scope, PRINCIPAL_SCOPE_KEY: access.principal}, receive, send)
 
@@ -228,7 +261,15 @@ class ProtectedResource:
             return self.all_scopes
         return self.required_scopes(method, name)
 
-    async def _challenge(self, send: Send, status: int, *, scope: Sequence[str], error: str | None = None) -> None:
+    async def _challenge(
+        self,
+        send: Send,
+        status: int,
+        *,
+        scope: Sequence[str],
+        error: str | None = None,
+        cors: Sequence[tuple[bytes, bytes]] = (),
+    ) -> None:
         """401/403 with the `WWW-Authenticate` challenge of RFC 6750 §3 and RFC 9728 §5.1."""
         parts = [f'resource_metadata="{self.metadata_url}"']
         if scope:
@@ -237,7 +278,16 @@ class ProtectedResource:
             parts.append(f'error="{error}"')
         # No body: everything a client acts on is in the challenge (RFC 6750 §3), and an MCP client
         # reading this endpoint's JSON would take any JSON body for a JSON-RPC message.
-        await _respond(send, status, b"", [(b"www-authenticate", ("Bearer " + ", ".join(parts)).encode())])
+        await _respond(send, status, b"", [(b"www-authenticate", ("Bearer " + ", ".join(parts)).encode()), *cors])
+
+
+def _cors_for(origin: str) -> list[tuple[bytes, bytes]]:
+    """What lets a page from `origin` (already allowed) read an answer that depends on who asks."""
+    return [(b"access-control-allow-origin", origin.encode("latin-1")), (b"vary", b"Origin")]
+
+
+def _encoded(headers: Mapping[str, str]) -> list[tuple[bytes, bytes]]:
+    return [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
 
 
 async def _respond(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None) -> None:

@@ -124,6 +124,20 @@ def test_a_loopback_redirect_may_use_any_port_and_nothing_else_varies(issuer: st
         assert httpx.get(f"{issuer}/authorize?{urlencode(query)}").status_code == 400
 
 
+def test_a_loopback_redirect_registered_without_a_port_takes_any_port() -> None:
+    """RFC 8252 §7.3, as the docs' client is registered: the port is the one the OS gave the listener."""
+    deferred = Deferred()
+    with running(deferred) as base:
+        deferred.app = create_app(
+            base, clients=[RegisteredClient("native", ["http://127.0.0.1/callback"])], auto_approve="alice"
+        )
+        for port in (1, 33418, 54321):
+            sent = f"http://127.0.0.1:{port}/callback"
+            assert "code" in authorize(base, client_id="native", redirect_uri=sent)
+        query = {"response_type": "code", "client_id": "native", "redirect_uri": "http://127.0.0.1:1/other"}
+        assert httpx.get(f"{base}/authorize?{urlencode(query)}").status_code == 400
+
+
 def test_refresh_tokens_rotate(issuer: str) -> None:
     first = exchange(issuer, authorize(issuer)["code"][0]).json()["refresh_token"]
     form = {"grant_type": "refresh_token", "client_id": "app", "resource": RESOURCE}
@@ -145,6 +159,45 @@ def test_a_confidential_client_must_authenticate(issuer: str) -> None:
         auth=("backend", "s3cret"),
     )
     assert response.status_code == 200
+
+
+def test_the_metadata_and_the_keys_are_public_to_any_page(issuer: str) -> None:
+    asked = {"Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "mcp-protocol-version"}
+    for url in (f"{issuer}/.well-known/oauth-authorization-server", f"{issuer}/jwks"):
+        assert httpx.get(url, headers={"Origin": "https://app.example"}).headers["access-control-allow-origin"] == "*"
+        preflight = httpx.options(url, headers={"Origin": "https://app.example", **asked})
+        assert preflight.status_code == 204 and preflight.headers["access-control-allow-origin"] == "*"
+        assert preflight.headers["access-control-allow-headers"] == "mcp-protocol-version"
+
+
+@pytest.mark.parametrize(
+    ("page", "readable"),
+    [
+        ("http://127.0.0.1:5173", True),  # the origin of the client's loopback redirect URI, any port
+        ("http://localhost:5173", False),
+        ("https://evil.example", False),
+    ],
+)
+def test_only_a_public_clients_own_page_reads_its_token_responses(issuer: str, page: str, readable: bool) -> None:
+    form = {"grant_type": "authorization_code", "redirect_uri": REDIRECT, "client_id": "app", "resource": RESOURCE}
+    for verifier, status in ((VERIFIER, 200), ("w" * 50, 400)):  # its errors too
+        code = authorize(issuer)["code"][0]
+        sent = {**form, "code": code, "code_verifier": verifier}
+        response = httpx.post(f"{issuer}/token", data=sent, headers={"Origin": page})
+        assert response.status_code == status
+        assert response.headers.get("access-control-allow-origin") == (page if readable else None)
+        assert response.headers.get("vary") == ("Origin" if readable else None)
+
+
+def test_no_page_reads_a_confidential_clients_tokens_nor_the_authorization_endpoint(issuer: str) -> None:
+    code = authorize(issuer, client_id="backend")["code"][0]
+    form = {"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "code_verifier": VERIFIER}
+    page = {"Origin": "http://127.0.0.1:5173"}
+    answer = httpx.post(f"{issuer}/token", data=form, auth=("backend", "s3cret"), headers=page)
+    assert answer.status_code == 200 and "access-control-allow-origin" not in answer.headers
+    query = {"response_type": "code", "client_id": "app", "redirect_uri": REDIRECT, "resource": RESOURCE}
+    navigated = httpx.get(f"{issuer}/authorize?{urlencode(query)}", headers=page)
+    assert "access-control-allow-origin" not in navigated.headers
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,7 +23,6 @@ from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
 from joserfc.jwk import ECKey, KeySet
 
-from bench.procs import free_port
 from examples.authorization_server import Grant
 from examples.secure_server.demo import DOCS_CLIENT, AuthDemo
 from mcpref.client import AuthorizationError, Client, ClientRegistration, LoopbackRedirect, OAuth
@@ -99,9 +99,13 @@ def refresh(origin: str, refresh_token: str) -> dict[str, Any]:
     return answer.json()
 
 
-def call(origin: str, token: str | None, name: str, arguments: dict[str, Any], **params: Any) -> httpx.Response:
-    """`tools/call` on the protected server, with `Authorization: Bearer <token>` when given."""
+def call(
+    origin: str, token: str | None, name: str, arguments: dict[str, Any], page: str | None = None, **params: Any
+) -> httpx.Response:
+    """`tools/call` on the protected server, with `Authorization: Bearer <token>` when given, as a
+    page from the origin `page` when given."""
     headers = mcp_headers("tools/call", name, **({"Authorization": f"Bearer {token}"} if token else {}))
+    headers |= {"Origin": page} if page else {}
     body = mcp_body("tools/call", {"name": name, "arguments": arguments, **params}, meta=ELICITING)
     response = httpx.post(f"{origin}/secure/mcp", json=body, headers=headers)
     if response.status_code == 200:
@@ -137,9 +141,9 @@ async def test_the_client_authorizes_steps_up_and_confirms(origin: str) -> None:
     def confirm(params: dict[str, Any]) -> dict[str, Any]:
         return {"action": "accept", "content": {"confirm": True}}
 
-    listener = LoopbackRedirect(free_port(), open_browser=browser)
+    listener = LoopbackRedirect(open_browser=browser)
     registration = ClientRegistration(DOCS_CLIENT.client_id)
-    auth = OAuth(redirect=listener, redirect_uri=listener.redirect_uri, clients={f"{origin}/auth": registration})
+    auth = OAuth(redirect=listener, clients={f"{origin}/auth": registration})
     async with Client(f"{origin}/secure/mcp", auth=auth, elicitation=confirm) as client:
         who = await client.call_tool("whoami", {})
         assert who["content"][0]["text"] == f"{origin}/auth#alice"
@@ -148,6 +152,31 @@ async def test_the_client_authorizes_steps_up_and_confirms(origin: str) -> None:
         deleted = await client.call_tool("delete_notebook", {"notebook": notebook})
         assert deleted["content"][0]["text"] == "deleted"
     assert auth.requested[(f"{origin}/auth", f"{origin}/secure/mcp")] >= {"mcp:tools", "mcp:admin"}
+
+
+@pytest.mark.anyio
+async def test_the_listener_takes_a_free_port_from_the_os_and_holds_it(origin: str) -> None:
+    """No fixed port (33418 was in Linux's ephemeral range, and two clients collided on it): each
+    listener gets its own from the OS, keeps it between flows, and the flow uses that one."""
+
+    def taken(port: int) -> bool:
+        with socket.socket() as other:
+            try:
+                other.bind(("127.0.0.1", port))
+            except OSError:
+                return True
+            return False
+
+    first, second = LoopbackRedirect(open_browser=browser), LoopbackRedirect()
+    assert first.port != second.port and taken(first.port) and taken(second.port)
+    auth = OAuth(redirect=first, clients={f"{origin}/auth": ClientRegistration(DOCS_CLIENT.client_id)})
+    assert auth.redirect_uri == first.redirect_uri == f"http://127.0.0.1:{first.port}/callback"
+    async with Client(f"{origin}/secure/mcp", auth=auth) as client:
+        assert (await client.call_tool("whoami", {}))["content"][0]["text"] == f"{origin}/auth#alice"
+    assert taken(first.port), "held again after the flow, for the next one"
+    first.close()
+    second.close()
+    assert not taken(second.port), "given back (the first one's port keeps its connections in TIME_WAIT a while)"
 
 
 # -- the protocol frames --------------------------------------------------------------------------
@@ -220,6 +249,62 @@ def test_another_users_handle_is_refused(origin: str) -> None:
     assert "notebook of" in result(call(origin, alice, "read_notebook", {"notebook": notebook}))["content"][0]["text"]
     stolen = result(call(origin, bob, "read_notebook", {"notebook": notebook}))
     assert stolen["isError"] is True and "issued to someone else" in stolen["content"][0]["text"]
+
+
+# -- a browser client from an allowed origin (CORS) ---------------------------------------------
+
+#: A page on another loopback origin than the server's: the default origin policy allows it.
+PAGE = "http://localhost:5173"
+#: The headers a browser MCP client's authenticated POST carries, as its preflight names them.
+POST_HEADERS = "authorization, content-type, mcp-protocol-version, mcp-method, mcp-name"
+
+
+def readable_by(response: httpx.Response, page: str) -> bool:
+    """Whether a browser lets a script on `page` read `response`."""
+    allowed = response.headers.get("access-control-allow-origin")
+    return allowed == "*" or (allowed == page and "origin" in response.headers.get("vary", "").lower())
+
+
+def exposed(response: httpx.Response) -> set[str]:
+    return {name.strip().lower() for name in response.headers.get("access-control-expose-headers", "").split(",")}
+
+
+def test_a_page_from_an_allowed_origin_reads_the_challenge(origin: str) -> None:
+    for token in (None, "not-a-token"):
+        response = call(origin, token, "whoami", {}, page=PAGE)
+        assert response.status_code == 401 and readable_by(response, PAGE)
+        assert "www-authenticate" in exposed(response)
+
+
+def test_the_authenticated_post_is_preflighted_without_a_token(origin: str) -> None:
+    asked = {"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": POST_HEADERS}
+    preflight = httpx.options(f"{origin}/secure/mcp", headers={"Origin": PAGE, **asked})
+    assert preflight.status_code == 204 and readable_by(preflight, PAGE)
+    allowed = {name.strip() for name in preflight.headers["access-control-allow-headers"].split(",")}
+    assert allowed == set(POST_HEADERS.split(", ")) and preflight.headers["access-control-allow-methods"] == "POST"
+    hostile = httpx.options(f"{origin}/secure/mcp", headers={"Origin": "https://evil.example", **asked})
+    assert hostile.status_code == 403 and "access-control-allow-origin" not in hostile.headers
+
+
+def test_a_signed_in_page_reads_its_results_and_the_step_up_challenge(origin: str) -> None:
+    token = sign_in(origin, "alice")["access_token"]
+    opened = call(origin, token, "open_notebook", {}, page=PAGE)
+    assert readable_by(opened, PAGE)
+    notebook = result(opened)["content"][0]["text"]
+    narrow = call(origin, token, "delete_notebook", {"notebook": notebook}, page=PAGE)
+    assert narrow.status_code == 403 and readable_by(narrow, PAGE) and "www-authenticate" in exposed(narrow)
+
+
+def test_the_metadata_documents_are_public_to_any_page(origin: str) -> None:
+    anywhere = "https://app.example"
+    asked = {"Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "mcp-protocol-version"}
+    for path in ("/.well-known/oauth-protected-resource/secure/mcp", "/.well-known/oauth-authorization-server/auth"):
+        document = httpx.get(origin + path, headers={"Origin": anywhere})
+        assert document.status_code == 200 and readable_by(document, anywhere), path
+        preflight = httpx.options(origin + path, headers={"Origin": anywhere, **asked})
+        assert preflight.status_code == 204 and readable_by(preflight, anywhere), path
+        assert preflight.headers["access-control-allow-headers"] == "mcp-protocol-version"
+        assert preflight.headers["access-control-allow-methods"] == "GET"
 
 
 def list_tools(origin: str, token: str) -> dict[str, Any]:
@@ -340,10 +425,9 @@ def signed_in(demo: tuple[AuthDemo, str]) -> Flow:
         async def on_mcp(request: httpx.Request) -> None:
             recorded.mcp.append(request)
 
-        listener = LoopbackRedirect(free_port(), open_browser=open_browser)
+        listener = LoopbackRedirect(open_browser=open_browser)
         auth = OAuth(
             redirect=listener,
-            redirect_uri=listener.redirect_uri,
             clients={f"{origin}/auth": ClientRegistration(DOCS_CLIENT.client_id)},
             dpop=False,
             http=lambda: httpx.AsyncClient(event_hooks={"request": [on_flow]}),
@@ -474,9 +558,9 @@ async def test_a_rejected_token_is_refreshed_without_the_user(origin: str) -> No
         opened.append(url)
         await browser(url)
 
-    listener = LoopbackRedirect(free_port(), open_browser=counting_browser)
+    listener = LoopbackRedirect(open_browser=counting_browser)
     registration = ClientRegistration(DOCS_CLIENT.client_id)
-    auth = OAuth(redirect=listener, redirect_uri=listener.redirect_uri, clients={f"{origin}/auth": registration})
+    auth = OAuth(redirect=listener, clients={f"{origin}/auth": registration})
     async with Client(f"{origin}/secure/mcp", auth=auth) as client:
         await client.call_tool("whoami", {})
         ((key, tokens),) = auth.store.tokens.items()
@@ -498,11 +582,10 @@ async def test_one_oauth_keeps_a_token_per_server_and_sends_each_only_to_its_own
         if request.url.path == "/secure/mcp" and "authorization" in request.headers:
             seen[f"{request.url.scheme}://{request.url.netloc.decode()}"].add(request.headers["authorization"])
 
-    listener = LoopbackRedirect(free_port(), open_browser=browser)
+    listener = LoopbackRedirect(open_browser=browser)
     registration = ClientRegistration(DOCS_CLIENT.client_id)
     auth = OAuth(
         redirect=listener,
-        redirect_uri=listener.redirect_uri,
         clients={f"{origin}/auth": registration, f"{other}/auth": registration},
     )
     for base in (origin, other):

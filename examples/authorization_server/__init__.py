@@ -17,6 +17,11 @@ and the tests need, and no more:
   `jwks_uri`. The signing key comes from `MCPREF_AS_SIGNING_KEY` (a PEM EC P-256 key) or is
   generated per process, so tokens die with the process unless a key is configured.
 
+Browser clients (CORS): the metadata and the keys are public documents, readable from any origin;
+the token endpoint answers a public client's page on the origin of one of the client's own
+redirect URIs (the page the code came back to; a loopback one on any port); the authorization
+endpoint has no CORS at all, since a browser navigates to it and never fetches it.
+
 Signing in is a stand-in: the consent page lets the user pick one of the configured users and
 approve; `auto_approve="alice"` skips the page (tests, the docs' frames, the conformance run).
 A real deployment puts its own login here.
@@ -46,6 +51,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
+
+from mcpref.auth import public_cors
 
 #: How long an authorization code, an access token and a refresh token live, in seconds.
 CODE_LIFETIME = 60
@@ -166,8 +173,9 @@ def oauth_error(error: str, description: str, status: int = 400, **headers: str)
 
 
 def redirect_allowed(registered: Sequence[str], requested: str) -> bool:
-    """Exact match, except that a registered loopback IP redirect takes any port (OAuth 2.1
-    §8.4.2: a native app listens on whatever port is free)."""
+    """Exact match, except that a registered loopback IP redirect takes any port (RFC 8252 §7.3,
+    OAuth 2.1 §8.4.2: a native app listens on whatever port the OS gives it), registered with a
+    port or without one."""
     if requested in registered:
         return True
     asked = urlsplit(requested)
@@ -178,6 +186,14 @@ def redirect_allowed(registered: Sequence[str], requested: str) -> bool:
         if (known.scheme, known.hostname, known.path, known.query) == ("http", asked.hostname, asked.path, asked.query):
             return True
     return False
+
+
+def web_origin_allowed(client: RegisteredClient, origin: str) -> bool:
+    """Whether a page on `origin` may read this client's token responses: it is the origin of one
+    of the client's redirect URIs, where the code arrived (a loopback IP one on any port, as for the
+    redirect itself)."""
+    origins = [f"{parts.scheme}://{parts.netloc}" for parts in map(urlsplit, client.redirect_uris)]
+    return redirect_allowed(origins, origin)
 
 
 def valid_resource(server: AuthorizationServer, resource: str | None) -> bool:
@@ -245,11 +261,18 @@ def create_app(
     )
     prefix = urlsplit(server.issuer).path
 
+    def public(document: dict[str, Any], request: Request) -> Response:
+        """A public document, and the answer to a browser's preflight for it."""
+        cors = public_cors(request.headers)
+        if request.method == "OPTIONS":
+            return Response(status_code=204, headers=cors)
+        return JSONResponse(document, 200, cors)
+
     async def metadata(request: Request) -> Response:
-        return JSONResponse(server.metadata())
+        return public(server.metadata(), request)
 
     async def jwks(request: Request) -> Response:
-        return JSONResponse(server.jwks())
+        return public(server.jwks(), request)
 
     async def authorize(request: Request) -> Response:
         """The authorization endpoint: check the request, then ask the user (or auto-approve)."""
@@ -363,6 +386,15 @@ def create_app(
         client = await authenticate(request, form)
         if isinstance(client, Response):
             return client
+        response = await exchange(form, client)
+        origin = request.headers.get("origin")
+        if origin is not None and client.client_secret is None and web_origin_allowed(client, origin):
+            # A browser public client (PKCE) reads its tokens, and its errors, on its own origin only.
+            response.headers.update({"Access-Control-Allow-Origin": origin, "Vary": "Origin"})
+        return response
+
+    async def exchange(form: Mapping[str, Any], client: RegisteredClient) -> Response:
+        """The token endpoint's answer for an authenticated client: a code or a refresh token traded."""
         now = time.time()
         grant_type = form.get("grant_type")
         if grant_type == "authorization_code":
@@ -409,8 +441,8 @@ def create_app(
 
     well_known = f"/.well-known/oauth-authorization-server{prefix}"
     routes = [
-        Route(well_known, metadata),
-        Route(f"{prefix}/jwks", jwks),
+        Route(well_known, metadata, methods=["GET", "HEAD", "OPTIONS"]),
+        Route(f"{prefix}/jwks", jwks, methods=["GET", "HEAD", "OPTIONS"]),
         Route(f"{prefix}/authorize", authorize),
         Route(f"{prefix}/authorize/decision", decision, methods=["POST"]),
         Route(f"{prefix}/token", token, methods=["POST"]),
@@ -432,6 +464,8 @@ def _decode_basic(value: str) -> tuple[str, str]:
     return unquote_plus(client_id), unquote_plus(secret)
 
 
-app = create_app(
-    clients=[RegisteredClient("mcpref-docs", ["http://127.0.0.1:33418/callback"], None, "mcpref docs client")]
-)
+#: The pre-registered public client the docs use. Its loopback redirect URI names no port: any port
+#: is accepted at request time (RFC 8252 §7.3), the one the OS gave the client's listener.
+DOCS_CLIENT = RegisteredClient("mcpref-docs", ["http://127.0.0.1/callback"], None, "mcpref docs client")
+
+app = create_app(clients=[DOCS_CLIENT])

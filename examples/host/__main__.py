@@ -106,9 +106,8 @@ def _pair(item: str) -> tuple[str, str]:
 
 def _oauth(registrations: dict[str, str]) -> Any:
     def make() -> OAuth:
-        listener = LoopbackRedirect(33418)
         clients = {issuer: ClientRegistration(client_id) for issuer, client_id in registrations.items()}
-        return OAuth(redirect=listener, redirect_uri=listener.redirect_uri, clients=clients)
+        return OAuth(redirect=LoopbackRedirect(), clients=clients)  # on a port the OS picks
 
     return make
 

@@ -21,7 +21,7 @@ from typing import Any
 from joserfc.jwk import ECKey, KeySet
 
 from examples import authorization_server
-from examples.authorization_server import RegisteredClient
+from examples.authorization_server import DOCS_CLIENT
 
 from . import create_app
 
@@ -44,8 +44,6 @@ FRAME_PATHS = (
     AUTH_PREFIX + "/jwks",
 )
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
-#: The pre-registered public client the docs use, with the redirect `mcpref.client.LoopbackRedirect` listens on.
-DOCS_CLIENT = RegisteredClient("mcpref-docs", ["http://127.0.0.1:33418/callback"], None, "mcpref docs client")
 #: Origins remembered at most (each is a few objects; loopback ports are what vary).
 MAX_ORIGINS = 64
 

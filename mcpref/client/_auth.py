@@ -34,7 +34,7 @@ import re
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import parse_qs, quote, urlencode, urlsplit, urlunsplit
 
 import httpx
@@ -211,7 +211,8 @@ class OAuth(httpx.Auth):
     """Authorization for an MCP client over HTTP: pass it as `Client(url, auth=OAuth(...))`.
 
     - `redirect`: sends the user to the authorization URL and returns the redirect it came back on.
-    - `redirect_uri`: registered with the authorization server and sent with every code request.
+    - `redirect_uri`: registered with the authorization server and sent with every code request;
+      by default the `redirect_uri` of `redirect` (a `LoopbackRedirect` has one).
     - `clients`: pre-registered client IDs, by issuer (tried first).
     - `client_metadata_url`: an HTTPS URL serving this client's metadata document, used as its
       client ID where the server says `client_id_metadata_document_supported`.
@@ -223,11 +224,14 @@ class OAuth(httpx.Auth):
     - `dpop`: ask for DPoP-bound tokens (RFC 9449) where the authorization server offers them.
     """
 
+    #: Whether this flow sends a user to the authorization endpoint (and so needs a redirect URI).
+    sends_user: ClassVar[bool] = True
+
     def __init__(
         self,
         *,
         redirect: RedirectHandler,
-        redirect_uri: str = "http://127.0.0.1:33418/callback",
+        redirect_uri: str | None = None,
         clients: Mapping[str, ClientRegistration] | None = None,
         client_metadata_url: str | None = None,
         client_name: str = "mcpref client",
@@ -240,7 +244,10 @@ class OAuth(httpx.Auth):
         timeout: float = 30.0,
         http: Callable[[], httpx.AsyncClient] | None = None,
     ) -> None:
-        if not _safe_redirect(redirect_uri):
+        redirect_uri = redirect_uri or getattr(redirect, "redirect_uri", None) or ""
+        if not redirect_uri and self.sends_user:
+            raise ValueError("OAuth needs a redirect_uri: the URI at which `redirect` gets the authorization response")
+        if redirect_uri and not _safe_redirect(redirect_uri):
             raise ValueError(
                 f"redirect_uri {redirect_uri!r} must be https, or http on a loopback address "
                 "(security-considerations.mdx, Communication Security)"

@@ -42,6 +42,8 @@ async def _no_redirect(url: str) -> str:
 class _WithoutUser(OAuth):
     """An `OAuth` with no redirect step, holding the registration it authenticates with."""
 
+    sends_user = False
+
     def __init__(
         self,
         registration: ClientRegistration,

@@ -3,12 +3,20 @@
 OAuth 2.1 §8.4.2 (native apps): the client listens on the loopback interface, sends the user's
 browser to the authorization URL, and the authorization server redirects the browser to
 `http://127.0.0.1:<port>/callback?code=...&state=...&iss=...`. `LoopbackRedirect` is that listener,
-for exactly one redirect, with a deadline. HTTP parsing is h11's (the parser httpx uses).
+for exactly one redirect per flow, with a deadline. HTTP parsing is h11's (the parser httpx uses).
+
+The port is the operating system's choice by default: a fixed one may be in use by another
+program, or by a second copy of the same client, and one in the ephemeral range (32768-60999 on
+Linux) may be handed to any outgoing connection. RFC 8252 §7.3 has the authorization server accept
+any port on a loopback IP redirect URI for exactly this reason. The listener takes its port when it
+is made and holds it (bound, not accepting) between flows, so `redirect_uri` is right from the start
+and stays the same for every flow.
 """
 
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
@@ -22,26 +30,43 @@ MAX_HEAD_BYTES = 16 * 1024
 
 
 class LoopbackRedirect:
-    """`OAuth(redirect=LoopbackRedirect(), redirect_uri=...)`: open the browser, wait for the redirect.
+    """`OAuth(redirect=LoopbackRedirect())`: open the browser, wait for the redirect.
 
-    - `port`, `path`: where the listener waits; `redirect_uri` is the URI to register.
+    - `port`: where the listener waits; 0 (the default) lets the operating system pick a free one.
+      `self.port` is the port taken, and `redirect_uri` the URI to send (register
+      `http://127.0.0.1/callback` or this URI: an authorization server following RFC 8252 §7.3
+      accepts any port).
+    - `path`: the redirect URI's path.
     - `open_browser`: called with the authorization URL (default: the system browser; the URL is
       printed too, for a machine without one).
     - `timeout`: how long the user has, in seconds.
+
+    The port is held until `close()` (or until the listener is garbage-collected).
     """
 
     def __init__(
         self,
-        port: int = 33418,
+        port: int = 0,
         path: str = "/callback",
         *,
         open_browser: Callable[[str], object] | None = None,
         timeout: float = 300.0,
     ) -> None:
-        self.port = port
+        self._socket: socket.socket | None = _reserve(port)
+        self.port: int = self._socket.getsockname()[1]
         self.path = path
         self.open_browser = open_browser or _system_browser
         self.timeout = timeout
+
+    def close(self) -> None:
+        """Give the port back."""
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
+
+    def __del__(self) -> None:
+        if getattr(self, "_socket", None) is not None:
+            self.close()
 
     @property
     def redirect_uri(self) -> str:
@@ -61,7 +86,11 @@ class LoopbackRedirect:
             finally:
                 writer.close()
 
-        listener = await asyncio.start_server(serve, "127.0.0.1", self.port)
+        held, self._socket = self._socket, None
+        try:
+            listener = await asyncio.start_server(serve, sock=held or _reserve(self.port))
+        except OSError as exc:
+            raise AuthorizationError(f"cannot listen on {self.redirect_uri}: {exc.strerror}") from None
         try:
             result = self.open_browser(authorization_url)
             if isinstance(result, Awaitable):
@@ -72,6 +101,25 @@ class LoopbackRedirect:
         finally:
             listener.close()
             await listener.wait_closed()
+            try:  # hold the port again for the next flow (a step-up), so the redirect URI stays valid
+                self._socket = _reserve(self.port)
+            except OSError:
+                self._socket = None  # taken meanwhile: the next flow says so
+
+
+def _reserve(port: int) -> socket.socket:
+    """A TCP socket bound to 127.0.0.1:`port` (0: any free port), not yet accepting: nothing else
+    can take the port, and a connection to it is refused until a flow listens."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        # As asyncio's own servers do: the port can be bound again, for the next flow, while the
+        # previous flow's connections are in TIME_WAIT; one something listens on still cannot.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def _system_browser(url: str) -> None:

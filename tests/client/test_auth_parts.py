@@ -134,7 +134,24 @@ def test_redirects_and_metadata_urls_that_would_leak_are_refused_up_front():
     with pytest.raises(ValueError, match="loopback"):
         OAuth(redirect=redirect, redirect_uri="http://app.example.com/cb")
     with pytest.raises(ValueError, match="https URL with a path"):
-        OAuth(redirect=redirect, client_metadata_url="https://app.example.com/")
+        OAuth(redirect=redirect, redirect_uri="http://127.0.0.1:1/cb", client_metadata_url="https://app.example.com/")
+
+
+def test_the_redirect_uri_is_the_listeners_and_never_a_fixed_port():
+    from mcpref.client import LoopbackRedirect, OAuth
+
+    async def redirect(url: str) -> str:
+        return url
+
+    with pytest.raises(ValueError, match="redirect_uri"):
+        OAuth(redirect=redirect)  # a plain function listens nowhere we could guess
+    from mcpref.client import ClientCredentials, ClientRegistration, JWTBearer
+
+    # The grants without a user send nobody anywhere, and need none.
+    assert ClientCredentials(ClientRegistration("c", "s")).redirect_uri == JWTBearer("jwt").redirect_uri == ""
+    listener = LoopbackRedirect()
+    assert OAuth(redirect=listener).redirect_uri == listener.redirect_uri == f"http://127.0.0.1:{listener.port}/callback"
+    listener.close()
 
 
 def test_a_client_metadata_document_names_itself():
@@ -155,4 +172,4 @@ def test_oauth_is_for_http_only():
         return url
 
     with pytest.raises(TypeError, match="HTTP"):
-        Client(StdioTransport(["true"]), auth=OAuth(redirect=redirect))
+        Client(StdioTransport(["true"]), auth=OAuth(redirect=redirect, redirect_uri="http://127.0.0.1:1/cb"))

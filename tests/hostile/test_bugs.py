@@ -81,6 +81,28 @@ def test_options_star_is_not_a_500(site_http) -> None:
     assert answer.startswith(b"HTTP/1.1 405 "), answer[:200]
 
 
+@pytest.mark.parametrize(
+    ("target", "location"),
+    [("/guides", "/guides/"), ("//guides", "/guides/"), ("/guides?x=1", "/guides/?x=1"), ("/a%20b", "/a%20b/")],
+)
+def test_a_directory_redirect_names_no_host_the_client_chose(site_http, tmp_path: Path, target, location) -> None:
+    for directory in ("guides", "a b"):
+        (tmp_path / directory).mkdir()
+        (tmp_path / directory / "index.html").write_text("<h1>a page</h1>")
+    host, port = site_http.base_url.host, site_http.base_url.port
+    with socket.create_connection((host, port), timeout=5) as sock:  # a raw target: httpx would tidy `//guides`
+        sock.sendall(f"GET {target} HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n".encode())
+        answer = b""
+        while chunk := sock.recv(4096):
+            answer += chunk
+    status, *lines = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
+    assert status.split(" ")[1] == "307", status
+    assert headers["location"] == location
+    followed = site_http.get(location, headers={"Host": "evil.example"})
+    assert followed.status_code == 200 and followed.text == "<h1>a page</h1>"
+
+
 def test_the_site_still_serves_its_pages_and_endpoints(site_http) -> None:
     assert site_http.get("/").text == "<h1>home</h1>"
     assert error_answer(site_http.get("/mcp"), 405)["code"] == -32600  # the endpoint's own JSON-RPC 405

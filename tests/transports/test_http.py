@@ -16,6 +16,7 @@ import pytest
 
 from mcpref import OriginPolicy, Server, StreamableHTTP, ToolError
 from mcpref.jsonrpc import MCPError
+from mcpref.meta import SERVER_INFO_KEY
 from mcpref.mrtr import InputRequired, elicit_form
 from mcpref.transports import http
 from mcpref.validation import check_message
@@ -1195,3 +1196,44 @@ def test_a_body_over_64_kib_is_parsed_off_the_event_loop_and_served_alike() -> N
     start, answer = asyncio.run(_answer_to(app, "POST", mcp_headers("tools/call", "echo"), body=body))
     assert start["status"] == 200
     assert json.loads(answer["body"])["result"]["content"] == [{"type": "text", "text": message}]
+
+
+async def _post_messages(
+    app: StreamableHTTP, messages: list[dict[str, Any]], headers: dict[str, str]
+) -> tuple[list[dict[str, Any]], int]:
+    """What `app` sends for a POST whose body arrives as `messages` (then a disconnect), and how
+    many of them it read."""
+    sent: list[dict[str, Any]] = []
+    pending = list(messages)
+
+    async def receive() -> dict[str, Any]:
+        return pending.pop(0) if pending else {"type": "http.disconnect"}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    await app(_scope(headers), receive, send)
+    return sent, len(messages) - len(pending)
+
+
+def test_a_declared_length_over_the_limit_is_refused_before_a_byte_is_read() -> None:
+    """A Content-Length over `max_body_bytes` is 413 at once: the body is never read, however
+    small it turns out to be (a greedy client does not get to send the megabytes it announced)."""
+    app = StreamableHTTP(Server("k", "1"), max_body_bytes=1000)
+    body = json.dumps(mcp_body("server/discover", {})).encode()
+    headers = {**mcp_headers("server/discover"), "Content-Length": "1001"}
+    sent, read = asyncio.run(_post_messages(app, [{"type": "http.request", "body": body}], headers))
+    assert (_status(sent), read) == (413, 0)
+
+
+def test_asgi_body_and_more_body_keys_may_be_left_out() -> None:
+    """ASGI makes both keys of `http.request` optional: a missing `body` is no bytes, a missing
+    `more_body` means the body is complete (uvicorn always sends both; other servers need not)."""
+    app = StreamableHTTP(Server("k", "1"))
+    body = json.dumps(mcp_body("server/discover", {})).encode()
+    messages = [{"type": "http.request", "more_body": True}, {"type": "http.request", "body": body}]
+    sent, read = asyncio.run(_post_messages(app, messages, mcp_headers("server/discover")))
+    assert (_status(sent), read) == (200, 2)
+    bodies = [message.get("body", b"") for message in sent if message["type"] == "http.response.body"]
+    answer = json.loads(b"".join(bodies))
+    assert answer["result"]["_meta"][SERVER_INFO_KEY]["name"] == "k"
