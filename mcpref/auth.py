@@ -207,7 +207,7 @@ class ProtectedResource:
         #: What a request that does not say what it is must hold (fail closed).
         self.all_scopes = list(all_scopes if all_scopes is not None else scopes_supported)
         self.document: dict[str, Any] = {
-            "resource": resource,
+            "resource": self.resource,
             "authorization_servers": list(authorization_servers),
             "bearer_methods_supported": ["header"],
             **({"scopes_supported": self.scopes_supported} if self.scopes_supported else {}),

@@ -156,23 +156,28 @@ async def asgi(app: Any, method: str, path: str, headers: dict[str, str]) -> Sen
 # -- public_cors: the metadata documents are public ---------------------------------------------
 
 
+def cors_of(request_headers: dict[str, str]) -> dict[str, str]:
+    """`public_cors`'s answer with its names in lower case (header names have no case)."""
+    return {name.lower(): value for name, value in public_cors(request_headers).items()}
+
+
 def test_a_public_document_may_be_read_by_any_page() -> None:
-    assert public_cors({"origin": "https://app.example"}) == {"Access-Control-Allow-Origin": "*"}
+    assert cors_of({"origin": "https://app.example"}) == {"access-control-allow-origin": "*"}
 
 
 def test_a_public_documents_preflight_allows_get_with_the_headers_asked_for_for_ten_minutes() -> None:
     asked = {"access-control-request-method": "GET", "access-control-request-headers": "mcp-protocol-version"}
-    assert public_cors(asked) == {
-        "Access-Control-Allow-Origin": "*",
-        "Access-Control-Allow-Methods": "GET",
-        "Access-Control-Max-Age": "600",
-        "Access-Control-Allow-Headers": "mcp-protocol-version",
+    assert cors_of(asked) == {
+        "access-control-allow-origin": "*",
+        "access-control-allow-methods": "GET",
+        "access-control-max-age": "600",
+        "access-control-allow-headers": "mcp-protocol-version",
     }
     # No headers asked for: none allowed (an empty Access-Control-Allow-Headers is not sent).
-    assert public_cors({"access-control-request-method": "GET"}) == {
-        "Access-Control-Allow-Origin": "*",
-        "Access-Control-Allow-Methods": "GET",
-        "Access-Control-Max-Age": "600",
+    assert cors_of({"access-control-request-method": "GET"}) == {
+        "access-control-allow-origin": "*",
+        "access-control-allow-methods": "GET",
+        "access-control-max-age": "600",
     }
 
 
@@ -182,7 +187,7 @@ def test_a_public_documents_preflight_allows_get_with_the_headers_asked_for_for_
 async def test_the_metadata_says_the_resource_its_authorization_servers_and_how_to_send_a_token() -> None:
     app = protected(scopes_supported=["mcp:tools", "mcp:admin"], resource_name="Notes")
     response = await request(app, "GET", "/.well-known/oauth-protected-resource/mcp")
-    assert response.status_code == 200 and response.headers["content-type"] == "application/json"
+    assert response.status_code == 200 and response.headers["content-type"].lower() == "application/json"
     assert response.json() == {
         "resource": RESOURCE,
         "authorization_servers": [ISSUER],
@@ -248,7 +253,7 @@ async def test_the_metadata_is_public_to_any_page_and_its_preflight_has_no_body(
 async def test_another_path_is_not_found_in_plain_text() -> None:
     response = await request(protected(), "GET", "/elsewhere")
     assert response.status_code == 404 and response.text == "Not Found"
-    assert response.headers["content-type"] == "text/plain; charset=utf-8"
+    assert response.headers["content-type"].lower() == "text/plain; charset=utf-8"
     assert response.headers["content-length"] == "9"
 
 
@@ -384,7 +389,7 @@ async def test_an_allowed_page_reads_the_challenge_and_its_header() -> None:
     response = await call(protected(), None, Origin=PAGE)
     assert response.status_code == 401
     assert response.headers["access-control-allow-origin"] == PAGE
-    assert [value.strip() for value in response.headers["vary"].split(",")] == ["Origin"]
+    assert [value.strip().lower() for value in response.headers["vary"].split(",")] == ["origin"]
     assert response.headers["access-control-expose-headers"].lower() == "www-authenticate"
     # Without an Origin (no browser), no CORS headers at all.
     plain = await call(protected(), None)
