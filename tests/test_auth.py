@@ -11,6 +11,7 @@ demo's authorization server, is in tests/test_secure_server.py.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 import warnings
@@ -19,7 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
-from joserfc import jwt
+from joserfc import jws, jwt
 from joserfc.errors import SecurityWarning
 from joserfc.jwk import ECKey, KeySet, OctKey, OKPKey, RSAKey
 from starlette.applications import Starlette
@@ -460,8 +461,10 @@ async def test_an_access_token_says_it_is_one_in_its_typ() -> None:
     validator = JWTValidator({ISSUER: KeySet([KEY])}, RESOURCE)
     for typ in ("at+jwt", "application/at+jwt", "AT+JWT", "Application/AT+JWT"):
         assert (await validator.validate(mint(typ=typ))).subject == "alice", typ
-    for typ in (None, "JWT", "at+jwt-not"):
-        assert await refusal(validator, mint(typ=typ)) == "not an access token (typ must be at+jwt, RFC 9068 §4)"
+    claims = json.dumps(jwt.decode(mint(), KEY).claims).encode()
+    untyped = jws.serialize_compact({"alg": "ES256", "kid": KEY.kid}, claims, KEY)  # no `typ` at all
+    for token in (mint(typ="JWT"), mint(typ="at+jwt-not"), untyped):
+        assert await refusal(validator, token) == "not an access token (typ must be at+jwt, RFC 9068 §4)"
 
 
 async def test_a_token_for_another_resource_is_refused() -> None:
@@ -626,6 +629,10 @@ async def test_an_issuer_that_cannot_be_reached_costs_its_tokens_not_the_keys_at
     issuer.broken = True
     clock.now += auth_module.JWKS_TTL  # stale, and the issuer is down: the keys at hand still serve
     assert (await validate(mint())).subject == "alice" and issuer.fetches == 3
+    clock.now += auth_module.JWKS_RETRY - 1  # and it is asked again at most every ten seconds
+    assert (await validate(mint())).subject == "alice" and issuer.fetches == 3
+    clock.now += 1
+    assert (await validate(mint())).subject == "alice" and issuer.fetches == 4
 
 
 async def test_a_slow_jwks_is_given_up_on(issuer: Issuer, monkeypatch: pytest.MonkeyPatch) -> None:
