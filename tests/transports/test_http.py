@@ -164,6 +164,21 @@ def test_progress_token_turns_the_answer_into_an_sse_stream(client: MCPClient) -
     assert response.messages[-1]["result"]["content"][0]["text"] == "done"  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize(("token", "named"), [(True, "a boolean"), ([7], "an array"), (7.5, "the number 7.5")])
+def test_a_progress_token_that_is_no_string_or_integer_is_refused_before_anything_streams(
+    client: MCPClient, token: Any, named: str
+) -> None:
+    """basic/patterns/progress.mdx: a token MUST be a string or an integer. Refused as a bad log
+    level is (-32602, 200, one JSON object), not silently served without progress."""
+    error = client.error(
+        "tools/call", {"name": "slow", "arguments": {}}, meta={**META, "progressToken": token}, status=200
+    )
+    assert error == {
+        "code": -32602,
+        "message": f"Invalid params: params._meta.progressToken must be a string or an integer, not {named}",
+    }
+
+
 def test_no_log_messages_without_log_level(client: MCPClient) -> None:
     response = client.post("tools/call", {"name": "slow", "arguments": {}}, meta={**META, "progressToken": 7})
     methods = [m.get("method") for m in response.messages]  # type: ignore[attr-defined]
