@@ -170,7 +170,7 @@ def test_an_unsupported_version_message_never_shows_a_python_value(requested: ob
     """A modern-only server's answer to an `initialize` without a string version said
     "Unsupported protocol version: None" (or `{'v': 1}`): Python's spelling, which no client sent."""
     error = meta.unsupported_version(requested, ("2026-07-28",))
-    assert error.message == "Unsupported protocol version: the request names none as a string"
+    assert error.message == "Unsupported protocol version: none named as a string (this server supports 2026-07-28)"
 
 
 @pytest.mark.parametrize(

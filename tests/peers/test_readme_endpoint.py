@@ -150,3 +150,21 @@ async def test_the_official_python_sdk_client_signs_in_to_the_protected_endpoint
     assert not who.is_error
     assert [block.text for block in who.content if isinstance(block, types.TextContent)] == [f"{base}/auth#alice"]
     assert back["iss"] == f"{base}/auth"
+
+
+async def test_a_legacy_sdk_client_at_the_modern_only_endpoint_is_told_which_version_to_use(url: str) -> None:
+    """basic/versioning.mdx: a modern-only server SHOULD name its versions in any error it gives
+    `initialize`, since that may be all a legacy client can show its user. The SDK in legacy mode
+    surfaces the error's message alone, which said only "Unsupported protocol version: 2025-11-25"."""
+    modern_only = url.removesuffix("/mcp") + "/modern/mcp"
+    with pytest.raises(Exception) as refused:
+        async with (
+            httpx2.AsyncClient(timeout=10) as http,
+            SdkClient(streamable_http_client(modern_only, http_client=http), mode="legacy"),
+        ):
+            pass
+    error: BaseException = refused.value
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    assert str(error).startswith("Unsupported protocol version"), repr(error)
+    assert "2026-07-28" in str(error) and "2025-11-25" in str(error), str(error)
