@@ -31,6 +31,7 @@ no further: handlers never see it, and the server never sends it anywhere (no to
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
 from .headers import METHOD_HEADER, NAME_HEADER, decode_value
+from .jsonrpc import MCPError
 from .transports.http import PRINCIPAL_SCOPE_KEY, Receive, Scope, Send, StreamableHTTP
 
 __all__ = ["AccessToken", "InvalidToken", "JWTValidator", "ProtectedResource", "public_cors"]
@@ -55,6 +57,11 @@ ALGORITHMS = ("ES256", "ES384", "RS256", "PS256", "EdDSA")
 JWKS_TTL = 300
 #: Keys are fetched again for an unknown `kid` at most this often, in seconds.
 JWKS_RETRY = 10
+#: How long a JWKS fetch may take before the token it was for is refused, in seconds.
+JWKS_TIMEOUT = 5.0
+
+#: Why a token was refused, at INFO: the client only ever sees `invalid_token`.
+logger = logging.getLogger("mcpref.auth")
 
 
 #: How long a browser may keep a preflight's answer, in seconds (as the MCP endpoint's).
@@ -150,7 +157,7 @@ class JWTValidator:
             return cached[0]  # an unknown kid does not buy a fetch every time
         self._fetched_at[issuer] = now
         try:
-            async with httpx.AsyncClient(timeout=5.0) as http:
+            async with httpx.AsyncClient(timeout=JWKS_TIMEOUT) as http:
                 response = await http.get(source)
                 response.raise_for_status()
                 keys = KeySet.import_key_set(response.json())
@@ -200,7 +207,7 @@ class ProtectedResource:
         #: What a request that does not say what it is must hold (fail closed).
         self.all_scopes = list(all_scopes if all_scopes is not None else scopes_supported)
         self.document: dict[str, Any] = {
-            "resource": resource,
+            "resource": self.resource,
             "authorization_servers": list(authorization_servers),
             "bearer_methods_supported": ["header"],
             **({"scopes_supported": self.scopes_supported} if self.scopes_supported else {}),
@@ -238,7 +245,8 @@ class ProtectedResource:
             return
         try:
             access = await self.validator.validate(token.strip())
-        except InvalidToken:
+        except InvalidToken as refused:
+            logger.info("access token refused: %.300s", refused)
             await self._challenge(send, 401, error="invalid_token", scope=self.scopes_supported, cors=cors)
             return
         needed = self._needed(headers)
@@ -257,7 +265,7 @@ class ProtectedResource:
         raw_name = headers.get(NAME_HEADER.lower())
         try:
             name = decode_value(raw_name.strip(" \t")) if raw_name is not None else None
-        except ValueError:
+        except MCPError:  # a malformed base64 form: the endpoint answers -32020 to whoever may ask
             return self.all_scopes
         return self.required_scopes(method, name)
 
