@@ -139,11 +139,16 @@ def _missing_meta(reason: str) -> MCPError:
 
 def unsupported_version(requested: Any, supported: tuple[str, ...]) -> MCPError:
     # The schema types `requested` as a string: an `initialize` that names no version, or not
-    # a string, is answered with "" there (echoing it could also echo anything at all).
+    # a string, is answered with "" there (echoing it could also echo anything at all), and the
+    # message says so in words rather than in Python's spelling of the value (`None`, `{'v': 1}`).
+    # The message names the supported versions too: a legacy client may show its user the
+    # message alone (basic/versioning.mdx asks a modern-only server to name them to `initialize`).
+    named = requested if isinstance(requested, str) else ""
+    shown = named if isinstance(requested, str) else "none named as a string"
     return MCPError(
         UNSUPPORTED_PROTOCOL_VERSION,
-        f"Unsupported protocol version: {requested}",
-        {"supported": list(supported), "requested": requested if isinstance(requested, str) else ""},
+        f"Unsupported protocol version: {shown} (this server supports {', '.join(supported)})",
+        {"supported": list(supported), "requested": named},
     )
 
 

@@ -148,7 +148,7 @@ def test_a_body_without_meta_under_an_unsupported_version_header_learns_the_supp
     error = error_answer(legacy_post(http, "tools/list", version="2024-01-01"), 400)
     assert error == {
         "code": -32022,
-        "message": "Unsupported protocol version: 2024-01-01",
+        "message": "Unsupported protocol version: 2024-01-01 (this server supports 2026-07-28)",
         "data": {"supported": ["2026-07-28"], "requested": "2024-01-01"},
     }
 

@@ -165,6 +165,14 @@ def test_an_unsupported_version_echoes_only_a_string(requested: object, echoed: 
     assert error.data == {"supported": ["2026-07-28"], "requested": echoed}
 
 
+@pytest.mark.parametrize("requested", [None, 5, {"v": 1}, ["2026-07-28"]])
+def test_an_unsupported_version_message_never_shows_a_python_value(requested: object) -> None:
+    """A modern-only server's answer to an `initialize` without a string version said
+    "Unsupported protocol version: None" (or `{'v': 1}`): Python's spelling, which no client sent."""
+    error = meta.unsupported_version(requested, ("2026-07-28",))
+    assert error.message == "Unsupported protocol version: none named as a string (this server supports 2026-07-28)"
+
+
 @pytest.mark.parametrize(
     ("required", "declared", "missing"),
     [

@@ -103,7 +103,7 @@ def test_an_unsupported_version_is_judged_once_header_and_body_agree(server: Ser
     request = Request(1, "tools/list", {"_meta": meta("2099-01-01")})
     error = refused(lambda: server.accept(request, headers=headers_for("tools/list", version="2099-01-01")))
     assert error.code == UNSUPPORTED_PROTOCOL_VERSION
-    assert error.message == "Unsupported protocol version: 2099-01-01"
+    assert error.message == "Unsupported protocol version: 2099-01-01 (this server supports 2026-07-28)"
     assert error.data == {"supported": [VERSION], "requested": "2099-01-01"}
 
 
@@ -226,7 +226,10 @@ def test_a_body_without_meta_under_a_version_nobody_serves_is_an_unsupported_ver
 ) -> None:
     request = Request(1, "tools/list", {"_meta": {PROGRESS_TOKEN_KEY: "t"}})
     error = refused(lambda: server.accept(request, headers=headers, legacy_version="2024-01-01"))
-    assert (error.code, error.message) == (UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version: 2024-01-01")
+    assert (error.code, error.message) == (
+        UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version: 2024-01-01 (this server supports 2026-07-28)",
+    )
     assert error.data == {"supported": [VERSION], "requested": "2024-01-01"}
 
 
