@@ -16,6 +16,7 @@ import logging
 import time
 import warnings
 from collections.abc import Callable, Collection, Iterator, MutableMapping
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -28,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from mcpref import RequestContext, Server, StreamableHTTP
+from mcpref import RequestContext, Server, StreamableHTTP, catchall
 from mcpref import auth as auth_module
 from mcpref.auth import JWTValidator, ProtectedResource, public_cors
 from tests.conftest import mcp_body, mcp_headers, running
@@ -311,6 +312,22 @@ async def test_an_invalid_token_is_401_invalid_token_naming_the_scope_with_the_r
     )
     assert "access token refused: not a JWT" in caplog.messages
     assert "not a JWT" not in challenge(response)
+
+
+async def test_refused_tokens_are_logged_five_a_second_with_a_count_of_the_rest(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flood of bad tokens cannot flood the log: the catch-all's budget, the lines over it counted."""
+    clock = Clock()
+    monkeypatch.setattr(catchall, "time", clock)  # the budget's clock: all of it in one second
+    app = protected()
+    with caplog.at_level(logging.INFO, logger="mcpref.auth"):
+        for _ in range(catchall.LINES_PER_SECOND + 3):
+            assert (await call(app, "not-a-token")).status_code == 401
+        assert caplog.messages == ["access token refused: not a JWT"] * catchall.LINES_PER_SECOND
+        clock.now += 1
+        assert (await call(app, "not-a-token")).status_code == 401
+    assert caplog.messages[-1] == "access token refused: not a JWT (3 more not logged)"
 
 
 async def test_a_challenge_without_scopes_names_none() -> None:
@@ -633,6 +650,65 @@ async def test_an_issuer_that_cannot_be_reached_costs_its_tokens_not_the_keys_at
     assert (await validate(mint())).subject == "alice" and issuer.fetches == 3
     clock.now += 1
     assert (await validate(mint())).subject == "alice" and issuer.fetches == 4
+
+
+async def test_forged_tokens_wait_for_one_fetch_and_a_failed_one_is_not_retried_for_ten_seconds(
+    issuer: Issuer, clock: Clock
+) -> None:
+    """Tokens naming a trusted issuer cannot make this server fetch its keys once each: one fetch
+    at a time, the others wait for it; after a failure, refused at once for JWKS_RETRY."""
+    validate = fetching(issuer)
+    issuer.broken, issuer.delay = True, 0.2
+    forged = [mint(new_key()) for _ in range(20)]
+    refusals = await asyncio.gather(*(refusal_of(validate, token) for token in forged))
+    assert issuer.fetches == 1
+    assert set(refusals) == {
+        f"the keys of {ISSUER} could not be fetched",
+        f"the keys of {ISSUER} are unavailable: the last fetch failed",
+    }
+    issuer.broken, issuer.delay = False, 0.0
+    clock.now += auth_module.JWKS_RETRY - 1  # the issuer is back, but it is not asked yet
+    assert await refusal_of(validate, mint()) == f"the keys of {ISSUER} are unavailable: the last fetch failed"
+    assert issuer.fetches == 1
+    clock.now += 1
+    assert (await validate(mint())).subject == "alice" and issuer.fetches == 2
+
+
+async def test_tokens_arriving_together_share_the_first_fetch(issuer: Issuer, clock: Clock) -> None:
+    validate = fetching(issuer)
+    issuer.delay = 0.2
+    accepted = await asyncio.gather(*(validate(mint()) for _ in range(10)))
+    assert {access.subject for access in accepted} == {"alice"} and issuer.fetches == 1
+
+
+async def test_keys_are_used_stale_for_half_an_hour_at_most_while_the_issuer_is_down(
+    issuer: Issuer, clock: Clock
+) -> None:
+    """A key the issuer withdrew stops working JWKS_STALE_LIMIT after the last successful fetch."""
+    validate = fetching(issuer)
+    await validate(mint())
+    issuer.broken = True
+    clock.now += auth_module.JWKS_STALE_LIMIT - 1
+    assert (await validate(mint())).subject == "alice" and issuer.fetches == 2
+    clock.now += auth_module.JWKS_RETRY  # past the limit: refused, and no fetch within ten seconds
+    assert await refusal_of(validate, mint()) == f"the keys of {ISSUER} could not be fetched"
+    clock.now += auth_module.JWKS_RETRY - 1
+    assert await refusal_of(validate, mint()) == f"the keys of {ISSUER} are unavailable: the last fetch failed"
+    assert issuer.fetches == 3
+    issuer.broken = False
+    clock.now += 1
+    assert (await validate(mint())).subject == "alice" and issuer.fetches == 4
+
+
+def test_the_key_limits_have_their_line_in_the_limits_table() -> None:
+    table = (Path(__file__).parents[1] / "docs/patterns/production.md").read_text("utf-8")
+    rows = [line for line in table.splitlines() if line.startswith("|") and "`auth.JWKS_STALE_LIMIT`" in line]
+    assert len(rows) == 1, "no line (or several) for the issuer's keys in the limits table"
+    minutes = (auth_module.JWKS_TIMEOUT, auth_module.JWKS_TTL // 60, auth_module.JWKS_STALE_LIMIT // 60)
+    assert rows[0].split("|")[2].strip() == (
+        f"{minutes[0]:g} s; kept {minutes[1]} min, fetched again at most every {auth_module.JWKS_RETRY} s"
+        f" (after a failure, or for an unknown `kid`); stale keys serve up to {minutes[2]} min"
+    )
 
 
 async def test_a_slow_jwks_is_given_up_on(issuer: Issuer, monkeypatch: pytest.MonkeyPatch) -> None:
