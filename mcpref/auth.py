@@ -167,9 +167,9 @@ class JWTValidator:
         if keys is not None:
             return keys
         async with self._fetching.setdefault(issuer, asyncio.Lock()):
-            # Whoever held the lock may have fetched what this token needs.
-            keys = self._fresh(issuer, kid)
-            return keys if keys is not None else await self._fetch(issuer, source)
+            # A request that waited here finds the fetch it waited for under JWKS_RETRY ago, so it
+            # takes that fetch's outcome rather than starting another.
+            return await self._fetch(issuer, source)
 
     def _fresh(self, issuer: str, kid: str | None) -> KeySet | None:
         """The keys at hand, if they are fresh and have `kid` (any, for a token without one)."""

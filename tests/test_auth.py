@@ -690,14 +690,30 @@ async def test_keys_are_used_stale_for_half_an_hour_at_most_while_the_issuer_is_
     issuer.broken = True
     clock.now += auth_module.JWKS_STALE_LIMIT - 1
     assert (await validate(mint())).subject == "alice" and issuer.fetches == 2
-    clock.now += auth_module.JWKS_RETRY  # past the limit: refused, and no fetch within ten seconds
-    assert await refusal_of(validate, mint()) == f"the keys of {ISSUER} could not be fetched"
-    clock.now += auth_module.JWKS_RETRY - 1
+    clock.now += 1  # past the limit: refused, and no fetch within ten seconds of the last
     assert await refusal_of(validate, mint()) == f"the keys of {ISSUER} are unavailable: the last fetch failed"
+    clock.now += auth_module.JWKS_RETRY - 1
+    assert await refusal_of(validate, mint()) == f"the keys of {ISSUER} could not be fetched"
     assert issuer.fetches == 3
     issuer.broken = False
-    clock.now += 1
+    clock.now += auth_module.JWKS_RETRY
     assert (await validate(mint())).subject == "alice" and issuer.fetches == 4
+
+
+async def test_an_issuer_slow_to_answer_holds_up_no_other_issuers_tokens(issuer: Issuer, clock: Clock) -> None:
+    """One fetch at a time is per issuer: another issuer's keys are fetched meanwhile."""
+    other = "https://other.example"
+    validator = JWTValidator({ISSUER: issuer.url, other: issuer.url.replace("/jwks", "/gone")}, RESOURCE)
+    issuer.delay = 0.5
+    finished: list[str] = []
+
+    async def check(token: str) -> None:
+        with pytest.raises(auth_module.InvalidToken):
+            await validator.validate(token)
+        finished.append(json.loads(jws.extract_compact(token.encode()).payload)["iss"])
+
+    await asyncio.gather(check(mint(new_key())), check(mint(new_key(), iss=other)))
+    assert finished == [other, ISSUER] and issuer.fetches == 1
 
 
 def test_the_key_limits_have_their_line_in_the_limits_table() -> None:
