@@ -88,6 +88,13 @@ def test_any_string_or_integer_is_a_progress_token(token: object) -> None:
     assert meta.progress_token == token and type(meta.progress_token) is type(token)
 
 
+def test_an_unsupported_version_message_names_every_supported_version() -> None:
+    """A legacy client may show its user only the message: it names each version the server
+    serves, in the server's order, not only the first."""
+    error = meta.unsupported_version("2024-11-05", ("2026-07-28", "2025-11-25"))
+    assert error.message == "Unsupported protocol version: 2024-11-05 (this server supports 2026-07-28, 2025-11-25)"
+
+
 @pytest.mark.parametrize(
     ("required", "declared", "missing"),
     [
