@@ -44,7 +44,7 @@ from joserfc import jws, jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
-from .catchall import LINES_PER_SECOND, _LogBudget
+from .catchall import LINES_PER_SECOND, LogBudget
 from .headers import METHOD_HEADER, NAME_HEADER, decode_value
 from .jsonrpc import MCPError
 from .transports.http import PRINCIPAL_SCOPE_KEY, Receive, Scope, Send, StreamableHTTP
@@ -237,7 +237,7 @@ class ProtectedResource:
         self.metadata_url = f"{origin.scheme}://{origin.netloc}{self.metadata_path}"
         self.validator = validator
         #: Refusals are logged a few a second, so a flood of bad tokens cannot flood the log.
-        self._refusals_logged = _LogBudget(LINES_PER_SECOND)
+        self._refusals_logged = LogBudget(LINES_PER_SECOND)
         self.scopes_supported = list(scopes_supported)
         self.required_scopes = required_scopes or (lambda method, name: self.scopes_supported)
         #: What a request that does not say what it is must hold (fail closed).
