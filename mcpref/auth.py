@@ -4,8 +4,9 @@
 of the body:
 
 1. its protected resource metadata (RFC 9728) at `/.well-known/oauth-protected-resource<path>`;
-2. a disallowed `Origin` with 403, first, exactly as the endpoint would (DNS rebinding: a hostile
-   page learns nothing, not even whether a token would have worked);
+2. a foreign `Host` on a loopback bind with 421, and a disallowed `Origin` with 403, first, exactly
+   as the endpoint would (DNS rebinding: a hostile page learns nothing, not even whether a token
+   would have worked);
 3. a request without a valid access token with 401 and
    `WWW-Authenticate: Bearer resource_metadata="...", scope="..."`; a token that is expired, forged,
    from another issuer or minted for another resource (its `aud` is not this server) is invalid;
@@ -267,9 +268,14 @@ class ProtectedResource:
             await _respond(send, 404, b"Not Found")
             return
         origin = headers.get("origin")
-        if scope["method"] == "OPTIONS" or not self.endpoint.origins.allows(origin):
-            # The endpoint's own preflight (no browser sends a token with one), or its own 403,
-            # checked before anything else.
+        if (
+            scope["method"] == "OPTIONS"
+            or not self.endpoint.hosts.allows(headers.get("host"), scope.get("server"))
+            or not self.endpoint.origins.allows(origin)
+        ):
+            # The endpoint's own preflight (no browser sends a token with one), or its own 421 or
+            # 403 (DNS rebinding), checked before anything else: a page that renamed a loopback
+            # server's address learns nothing, not even that a token is wanted.
             await self.endpoint(scope, receive, send)
             return
         # A page from an allowed origin reads the challenge: the status, and the header that says

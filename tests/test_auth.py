@@ -424,6 +424,19 @@ async def test_a_disallowed_origin_and_a_preflight_are_the_endpoints_to_answer()
     assert "authorization" in preflight.headers["access-control-allow-headers"].lower()
 
 
+async def test_a_foreign_host_on_a_loopback_bind_is_the_endpoints_421_before_any_challenge() -> None:
+    """DNS rebinding: a page that renamed a loopback server's address gets the endpoint's 421, and
+    no challenge that would tell it a token is wanted, nor where to get one."""
+    app = protected()
+    headers = mcp_headers("tools/call", "whoami")
+    body = mcp_body("tools/call", {"name": "whoami", "arguments": {}})
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:8000") as http:
+        foreign = await http.post("/mcp", headers={**headers, "Host": "rebound.example"}, json=body)
+        loopback = await http.post("/mcp", headers={**headers, "Host": "localhost:8000"}, json=body)
+    assert foreign.status_code == 421 and "www-authenticate" not in foreign.headers
+    assert loopback.status_code == 401 and "resource_metadata=" in challenge(loopback)
+
+
 async def test_the_principal_is_the_tokens_issuer_and_subject() -> None:
     assert said(await call(protected(), mint(sub="bob"))) == f"{ISSUER}#bob"
 
