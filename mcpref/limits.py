@@ -145,10 +145,9 @@ class GuardedH11Protocol(H11Protocol):
                 self._arm(h11.SEND_BODY)
 
     def send_400_response(self, msg: str) -> None:
-        conn = self.conn
-        error = conn.last_error if isinstance(conn, _GuardedConnection) else None
-        if isinstance(conn, _GuardedConnection) and error is not None and error.error_status_hint == 431:
-            self.logger.warning("Request head larger than %d bytes refused", conn.max_head_bytes)
+        error = self.conn.last_error  # uvicorn never replaces the connection `__init__` made
+        if error is not None and error.error_status_hint == 431:
+            self.logger.warning("Request head larger than %d bytes refused", self.conn.max_head_bytes)
             self.transport.write(HEAD_TOO_LARGE)
             self.transport.close()
             return
