@@ -12,6 +12,7 @@ from mcpref.client import (
     Client,
     EraCache,
     EraInfo,
+    MCPClientError,
     TransportError,
     UnsupportedProtocolVersion,
     origin_of,
@@ -244,3 +245,105 @@ def test_version_helpers():
     assert kind_of("2025-11-25") == "legacy"
     assert kind_of("2026-07-28") == "modern"
     assert kind_of("2099-01-01") == "modern"
+
+
+async def test_a_version_the_server_asked_for_after_the_probe_becomes_the_era_and_is_remembered():
+    with endpoint(refusing_first(1)) as url:
+        eras = EraCache()
+        eras.set(origin_of(url), EraInfo("modern", "2026-07-28"))
+        async with connect(url, era_cache=eras) as (client, traffic):
+            await client.discover()
+            assert client.era == EraInfo("modern", "2026-07-28")
+            await client.discover()
+    # The refusal and its retry, then the next request in the agreed version: no new probe.
+    assert traffic.methods == ["server/discover"] * 3
+    assert traffic.requests[2].headers["mcp-protocol-version"] == "2026-07-28"
+    assert eras.get(origin_of(url)) == EraInfo("modern", "2026-07-28")
+
+
+async def test_a_remembered_era_that_proved_wrong_is_forgotten_even_when_the_new_probe_fails():
+    # Modern, serves no legacy, and speaks no version of ours: `initialize` and the probe both
+    # get -32022, a modern answer, so the remembered "legacy" is wrong and must not stay.
+    stranger = Server("stranger", "1.0.0", serve_legacy=False, supported_versions=("2027-01-01",))
+    with endpoint(StreamableHTTP(stranger)) as url:
+        eras = EraCache()
+        eras.set(origin_of(url), EraInfo("legacy", "2025-11-25"))
+        async with connect(url, era_cache=eras) as (client, traffic):
+            with pytest.raises(UnsupportedProtocolVersion):
+                await client.list_tools()
+    assert traffic.methods == ["initialize", "server/discover"]
+    assert eras.get(origin_of(url)) is None
+
+
+def test_forgetting_an_origin_never_seen_is_harmless():
+    eras = EraCache()
+    eras.set("http://a.example:80", EraInfo("modern", "2026-07-28"))
+    eras.forget("http://b.example:80")
+    assert eras.get("http://a.example:80") == EraInfo("modern", "2026-07-28")
+    eras.forget("http://a.example:80")
+    assert eras.get("http://a.example:80") is None
+
+
+def answering(status: int, error: dict[str, object] | None, initialize_version: str = "2025-11-25"):
+    """A stand-in that answers `server/discover` with `status` (and a JSON-RPC `error`, or an
+    empty body), and `initialize` with `initialize_version`; a notification gets a 202."""
+
+    async def app(scope, receive, send):  # type: ignore[no-untyped-def]
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        request = json.loads(body)
+        answer_status, payload = 202, b""
+        if request.get("method") == "initialize":
+            result = {"protocolVersion": initialize_version, "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}
+            answer_status, payload = 200, json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode()
+        elif "id" in request:
+            answer_status = status
+            if error is not None:
+                payload = json.dumps({"jsonrpc": "2.0", "id": request["id"], "error": error}).encode()
+        headers = [(b"content-type", b"application/json")] if payload else []
+        await send({"type": "http.response.start", "status": answer_status, "headers": headers})
+        await send({"type": "http.response.body", "body": payload})
+
+    return app
+
+
+async def test_a_json_rpc_error_to_the_probe_in_a_200_means_legacy():
+    # A legacy server that answers an unknown method with -32601 in an ordinary 200 response.
+    with endpoint(answering(200, {"code": -32601, "message": "Method not found"})) as url:
+        async with connect(url) as (client, traffic):
+            await client.discover()
+    assert traffic.methods == ["server/discover", "initialize", "notifications/initialized"]
+    assert client.era == EraInfo("legacy", "2025-11-25")
+
+
+@pytest.mark.parametrize(
+    ("status", "error"),
+    [(500, {"code": -32603, "message": "Internal error"}), (500, None), (401, None), (403, None), (503, None)],
+)
+async def test_a_failure_status_to_the_probe_is_an_error_not_a_legacy_signal(status, error):
+    eras = EraCache()
+    with endpoint(answering(status, error)) as url:
+        async with connect(url, era_cache=eras) as (client, traffic):
+            with pytest.raises(MCPClientError) as caught:
+                await client.discover()
+    assert caught.value.status_code == status
+    assert traffic.methods == ["server/discover"]  # no initialize
+    assert eras.get(origin_of(url)) is None
+
+
+async def test_an_initialize_answer_in_a_version_this_client_does_not_speak_is_refused():
+    # basic/lifecycle.mdx §Version Negotiation: a client that does not support the version the
+    # server chose should disconnect; this one refuses before sending `initialized`.
+    with endpoint(answering(404, None, initialize_version="2024-01-01")) as url:
+        async with connect(url, version="legacy") as (client, traffic):
+            with pytest.raises(UnsupportedProtocolVersion, match="initialize chose protocol version '2024-01-01'") as caught:
+                await client.list_tools()
+    assert traffic.methods == ["initialize"]
+    assert caught.value.supported == ["2024-01-01"]
+    assert caught.value.requested == "2025-11-25"
