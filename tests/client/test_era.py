@@ -319,6 +319,7 @@ async def test_a_json_rpc_error_to_the_probe_in_a_200_means_legacy():
         async with connect(url) as (client, traffic):
             await client.discover()
     assert traffic.methods == ["server/discover", "initialize", "notifications/initialized"]
+    assert traffic.bodies[1]["params"]["protocolVersion"] == "2025-11-25"  # our newest legacy version
     assert client.era == EraInfo("legacy", "2025-11-25")
 
 
@@ -347,3 +348,22 @@ async def test_an_initialize_answer_in_a_version_this_client_does_not_speak_is_r
     assert traffic.methods == ["initialize"]
     assert caught.value.supported == ["2024-01-01"]
     assert caught.value.requested == "2025-11-25"
+
+
+@pytest.mark.parametrize(
+    ("app", "speaks"),
+    [
+        (future_app, "the server speaks 2027-01-01;"),
+        (answering(400, {"code": -32022, "message": "Unsupported protocol version"}), "the server speaks no listed version;"),
+    ],
+)
+async def test_a_refused_probe_says_what_the_server_speaks_and_that_there_is_no_fallback(app, speaks):
+    with endpoint(app) as url:
+        async with connect(url) as (client, traffic):
+            with pytest.raises(UnsupportedProtocolVersion) as caught:
+                await client.list_tools()
+    message = str(caught.value)
+    assert speaks in message
+    assert "this client speaks 2026-07-28, and 2026-07-28 was refused" in message
+    assert "will not fall back to initialize" in message
+    assert traffic.methods == ["server/discover"]

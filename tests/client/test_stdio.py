@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpref.client import Client, EraInfo, StdioTransport, TransportError
+from mcpref.client import Client, EraInfo, ProtocolError, StdioTransport, TransportError
 from mcpref.meta import SUBSCRIPTION_ID_KEY
 
 pytestmark = pytest.mark.anyio
@@ -193,3 +193,43 @@ async def test_the_cancellation_names_the_request_it_stops(shared: Client, seen:
     await eventually(lambda: any(m.get("method") == "notifications/cancelled" for m in written))
     call, cancel = written
     assert cancel["params"]["requestId"] == call["id"]
+
+
+#: A stand-in for a legacy stdio server: it answers `initialize` and `tools/list`, and answers
+#: `server/discover` not at all (`silent`) or with a broken error object (`broken`).
+_LEGACY_STDIO_SERVER = """
+import json, sys
+mode = sys.argv[1]
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    answer = {"jsonrpc": "2.0", "id": message["id"]}
+    if message["method"] == "server/discover":
+        if mode == "silent":
+            continue
+        answer["error"] = "broken"
+    elif message["method"] == "initialize":
+        answer["result"] = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "old", "version": "1"}}
+    else:
+        answer["result"] = {"tools": []}
+    print(json.dumps(answer), flush=True)
+"""
+
+
+def legacy_stdio_server(mode: str) -> StdioTransport:
+    return StdioTransport([sys.executable, "-c", _LEGACY_STDIO_SERVER, mode], timeout=0.5)
+
+
+async def test_a_probe_without_an_answer_in_time_means_legacy_on_stdio():
+    # stdio.mdx §Backward Compatibility: no answer to the probe in time means a legacy server.
+    async with Client(legacy_stdio_server("silent")) as client:
+        assert await client.list_tools() == []
+        assert client.era == EraInfo("legacy", "2025-11-25")
+
+
+async def test_a_broken_answer_to_the_probe_is_an_error_not_a_legacy_signal_on_stdio():
+    async with Client(legacy_stdio_server("broken")) as client:
+        with pytest.raises(ProtocolError, match="malformed JSON-RPC error"):
+            await client.list_tools()
+        assert client.era is None
