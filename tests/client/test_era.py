@@ -190,6 +190,7 @@ async def test_a_discover_answer_that_is_no_discover_result_means_legacy():
         async with connect(url) as (client, traffic):
             assert await client.list_tools() == []
     assert traffic.methods == ["server/discover", "initialize", "notifications/initialized", "tools/list"]
+    assert traffic.bodies[1]["params"]["protocolVersion"] == "2025-11-25"  # our newest legacy version
     assert client.era == EraInfo("legacy", "2025-11-25")
 
 
@@ -284,9 +285,11 @@ def test_forgetting_an_origin_never_seen_is_harmless():
     assert eras.get("http://a.example:80") is None
 
 
-def answering(status: int, error: dict[str, object] | None, initialize_version: str = "2025-11-25"):
-    """A stand-in that answers `server/discover` with `status` (and a JSON-RPC `error`, or an
-    empty body), and `initialize` with `initialize_version`; a notification gets a 202."""
+def answering(
+    status: int, error: dict[str, object] | None, initialize_version: str = "2025-11-25", result: object = None
+):
+    """A stand-in that answers `server/discover` with `status` and a JSON-RPC `error` (or
+    `result`, or an empty body), and `initialize` with `initialize_version`; a notification gets a 202."""
 
     async def app(scope, receive, send):  # type: ignore[no-untyped-def]
         if scope["type"] != "http":
@@ -300,12 +303,15 @@ def answering(status: int, error: dict[str, object] | None, initialize_version: 
         request = json.loads(body)
         answer_status, payload = 202, b""
         if request.get("method") == "initialize":
-            result = {"protocolVersion": initialize_version, "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}
-            answer_status, payload = 200, json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode()
+            initialized = {"protocolVersion": initialize_version, "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}
+            answer = {"jsonrpc": "2.0", "id": request["id"], "result": initialized}
+            answer_status, payload = 200, json.dumps(answer).encode()
         elif "id" in request:
             answer_status = status
             if error is not None:
                 payload = json.dumps({"jsonrpc": "2.0", "id": request["id"], "error": error}).encode()
+            elif result is not None:
+                payload = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode()
         headers = [(b"content-type", b"application/json")] if payload else []
         await send({"type": "http.response.start", "status": answer_status, "headers": headers})
         await send({"type": "http.response.body", "body": payload})
@@ -367,3 +373,17 @@ async def test_a_refused_probe_says_what_the_server_speaks_and_that_there_is_no_
     assert "this client speaks 2026-07-28, and 2026-07-28 was refused" in message
     assert "will not fall back to initialize" in message
     assert traffic.methods == ["server/discover"]
+
+
+async def test_a_discover_result_listing_no_version_of_ours_is_refused_and_named():
+    listing = {"resultType": "complete", "supportedVersions": ["2027-01-01", "2027-06-01"], "capabilities": {}}
+    with endpoint(answering(200, None, result=listing)) as url:
+        eras = EraCache()
+        async with connect(url, era_cache=eras) as (client, traffic):
+            with pytest.raises(UnsupportedProtocolVersion) as caught:
+                await client.list_tools()
+    assert str(caught.value) == "the server lists ['2027-01-01', '2027-06-01']; this client speaks 2026-07-28"
+    assert caught.value.supported == ["2027-01-01", "2027-06-01"]
+    assert caught.value.requested == "2026-07-28"
+    assert traffic.methods == ["server/discover"]  # a modern answer: no initialize
+    assert eras.get(origin_of(url)) is None
