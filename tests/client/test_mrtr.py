@@ -313,3 +313,100 @@ async def test_sampling_with_tools_or_tool_choice_is_an_error_without_sampling_t
     )
     await with_tools.respond(ask)
     assert len(sampled) == 1
+
+
+def scripted(*results: dict) -> tuple[list[dict], object]:
+    """What the client sent, and a `send` that answers each attempt with the next of `results`
+    (the server's side of the loop, scripted: these tests state what the client does with each answer)."""
+    sent: list[dict] = []
+    answers = iter(results)
+
+    async def send(params: dict) -> dict:
+        sent.append(params)
+        return next(answers)
+
+    return sent, send
+
+
+def asking(requests: dict, state: str | None = None) -> dict:
+    result: dict = {"resultType": "input_required", "inputRequests": requests}
+    if state is not None:
+        result["requestState"] = state
+    return result
+
+
+async def test_each_retry_starts_from_the_original_params_with_only_this_rounds_answers_and_state():
+    from mcpref.client._input import input_rounds
+
+    colour = {"method": "elicitation/create", "params": {"message": "Colour?", "requestedSchema": {}}}
+    sent, send = scripted(
+        asking({"a": colour}, state="s1"),
+        asking({"b": colour}),  # no state this round: the last one is not carried on
+        {"resultType": "complete", "content": []},
+    )
+    inputs = InputHandlers(elicitation=lambda params: accept({"c": "red"}))
+    result, rounds = await input_rounds("tools/call", {"name": "paint"}, send, inputs, max_rounds=5, tasks=False)
+    assert result == {"resultType": "complete", "content": []}
+    assert rounds == 2
+    assert sent == [
+        {"name": "paint"},
+        {"name": "paint", "inputResponses": {"a": accept({"c": "red"})}, "requestState": "s1"},
+        {"name": "paint", "inputResponses": {"b": accept({"c": "red"})}},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("method", "tasks", "allowed"),
+    [("tools/call", True, True), ("tools/call", False, False), ("prompts/get", True, False)],
+)
+async def test_a_task_stands_in_only_for_a_client_that_declared_tasks_and_only_for_a_tool_call(method, tasks, allowed):
+    from mcpref.client._input import input_rounds
+
+    task = {"resultType": "task", "task": {"taskId": "t1", "status": "working"}}
+    _, send = scripted(task)
+    if allowed:
+        assert await input_rounds(method, {}, send, InputHandlers(), max_rounds=3, tasks=tasks) == (task, 0)
+    else:
+        with pytest.raises(ProtocolError, match=f"{method} answered with a task, which this request cannot take"):
+            await input_rounds(method, {}, send, InputHandlers(), max_rounds=3, tasks=tasks)
+
+
+async def test_an_unknown_result_type_is_a_protocol_error_naming_it():
+    from mcpref.client._input import input_rounds
+
+    _, send = scripted({"resultType": "partial"})
+    with pytest.raises(ProtocolError, match="tools/call answered with unknown resultType 'partial'"):
+        await input_rounds("tools/call", {}, send, InputHandlers(), max_rounds=3, tasks=True)
+
+
+async def test_only_tool_calls_prompts_and_reads_may_ask_for_input():
+    from mcpref.client._input import input_rounds
+
+    sent, send = scripted(asking({}), {"resultType": "complete"})
+    with pytest.raises(ProtocolError, match="tools/list must not answer input_required"):
+        await input_rounds("tools/list", {}, send, InputHandlers(), max_rounds=3, tasks=False)
+    assert len(sent) == 1
+
+
+@pytest.mark.parametrize(
+    ("requests", "error"),
+    [
+        (["not", "a", "map"], "inputRequests must be an object, got list"),
+        ({"k": "roots/list"}, r"inputRequests\['k'\] is not a \{method, params\} object"),
+        ({"k": {"params": {}}}, r"inputRequests\['k'\] is not a \{method, params\} object"),
+        ({"k": {"method": "roots/list", "params": ["x"]}}, r"inputRequests\['k'\].params must be an object"),
+        ({"k": {"method": "ping"}}, r"the server asked for ping \(key 'k'\), which this client never declared"),
+    ],
+)
+async def test_malformed_or_unknown_input_requests_are_protocol_errors(requests, error):
+    handlers = InputHandlers(roots=[{"uri": "file:///src"}], elicitation=lambda params: accept({}))
+    with pytest.raises(ProtocolError, match=error):
+        await handlers.respond(requests)
+
+
+async def test_an_input_request_without_params_gets_empty_params():
+    seen: list[dict] = []
+    handlers = InputHandlers(roots=lambda params: seen.append(params) or {"roots": []})
+    assert await handlers.respond({"r": {"method": "roots/list"}}) == {"r": {"roots": []}}
+    assert await handlers.respond({"r": {"method": "roots/list", "params": None}}) == {"r": {"roots": []}}
+    assert seen == [{}, {}]
