@@ -150,3 +150,13 @@ async def test_a_result_without_result_type_is_complete(url, kind):
         assert "resultType" not in result
     pages = traffic.methods.count(method)
     assert pages == (len(result) if method.endswith("/list") else 1)  # page_size=1: one request per item
+
+
+@pytest.mark.parametrize("version", ["legacy", "2025-06-18"])
+async def test_a_pinned_legacy_version_is_not_remembered_for_the_origin(url, version):
+    # Only what `auto` detected describes the server; a pin describes this one client.
+    eras = EraCache()
+    async with connect(url, version=version, era_cache=eras) as (client, _):
+        await client.list_tools()
+    assert client.era is not None and client.era.era == "legacy"
+    assert eras.get(origin_of(url)) is None
