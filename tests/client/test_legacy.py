@@ -160,3 +160,12 @@ async def test_a_pinned_legacy_version_is_not_remembered_for_the_origin(url, ver
         await client.list_tools()
     assert client.era is not None and client.era.era == "legacy"
     assert eras.get(origin_of(url)) is None
+
+
+async def test_a_remembered_legacy_era_hand_shakes_in_the_remembered_version(url):
+    eras = EraCache()
+    eras.set(origin_of(url), EraInfo("legacy", "2025-06-18"))
+    async with connect(url, era_cache=eras) as (client, traffic):
+        await client.list_tools()
+    assert traffic.bodies[0]["params"]["protocolVersion"] == "2025-06-18"
+    assert client.era == EraInfo("legacy", "2025-06-18")
