@@ -387,3 +387,12 @@ async def test_a_discover_result_listing_no_version_of_ours_is_refused_and_named
     assert caught.value.requested == "2026-07-28"
     assert traffic.methods == ["server/discover"]  # a modern answer: no initialize
     assert eras.get(origin_of(url)) is None
+
+
+async def test_nothing_is_known_about_the_server_before_the_first_request(url):
+    async with connect(url) as (client, traffic):
+        assert (client.era, client.server_info, client.server_capabilities, client.instructions) == (None,) * 4
+        await client.discover()
+        assert client.server_info == {"name": "era-server", "version": "1.0.0"}
+        assert client.server_capabilities is not None and "tools" in client.server_capabilities
+    assert traffic.methods == ["server/discover"]
