@@ -228,6 +228,12 @@ def test_unknown_legacy_versions_are_refused_up_front():
         Client("http://127.0.0.1:1/mcp", version="2024-11-05")
 
 
+def test_a_refused_legacy_version_names_the_ones_this_client_speaks():
+    with pytest.raises(ValueError) as caught:
+        Client("http://127.0.0.1:1/mcp", version="2024-11-05")
+    assert str(caught.value) == "legacy version '2024-11-05' is not one this client speaks: 2025-11-25, 2025-06-18"
+
+
 @pytest.mark.parametrize(
     ("url", "origin"),
     [
