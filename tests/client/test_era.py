@@ -309,7 +309,8 @@ def answering(
         request = json.loads(body)
         answer_status, payload = 202, b""
         if request.get("method") == "initialize":
-            initialized = {"protocolVersion": initialize_version, "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}
+            server_info = {"name": "s", "version": "1"}
+            initialized = {"protocolVersion": initialize_version, "capabilities": {}, "serverInfo": server_info}
             answer = {"jsonrpc": "2.0", "id": request["id"], "result": initialized}
             answer_status, payload = 200, json.dumps(answer).encode()
         elif "id" in request:
@@ -355,18 +356,18 @@ async def test_an_initialize_answer_in_a_version_this_client_does_not_speak_is_r
     # server chose should disconnect; this one refuses before sending `initialized`.
     with endpoint(answering(404, None, initialize_version="2024-01-01")) as url:
         async with connect(url, version="legacy") as (client, traffic):
-            with pytest.raises(UnsupportedProtocolVersion, match="initialize chose protocol version '2024-01-01'") as caught:
+            with pytest.raises(UnsupportedProtocolVersion, match="initialize chose protocol version '2024-01-01'") as e:
                 await client.list_tools()
     assert traffic.methods == ["initialize"]
-    assert caught.value.supported == ["2024-01-01"]
-    assert caught.value.requested == "2025-11-25"
+    assert e.value.supported == ["2024-01-01"]
+    assert e.value.requested == "2025-11-25"
 
 
 @pytest.mark.parametrize(
     ("app", "speaks"),
     [
         (future_app, "the server speaks 2027-01-01;"),
-        (answering(400, {"code": -32022, "message": "Unsupported protocol version"}), "the server speaks no listed version;"),
+        (answering(400, {"code": -32022, "message": "Unsupported"}), "the server speaks no listed version;"),
     ],
 )
 async def test_a_refused_probe_says_what_the_server_speaks_and_that_there_is_no_fallback(app, speaks):

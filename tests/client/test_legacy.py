@@ -76,7 +76,6 @@ async def test_discover_returns_the_initialize_result(url):
     assert traffic.methods == ["initialize", "notifications/initialized"]
 
 
-
 async def test_the_handshake_keeps_what_the_server_offers(url):
     # What the server can do is learnt from its InitializeResult: there is no server/discover.
     async with connect(url, version="legacy") as (client, traffic):
@@ -84,6 +83,7 @@ async def test_the_handshake_keeps_what_the_server_offers(url):
     assert client.server_capabilities == result["capabilities"]
     assert {"tools", "resources", "prompts", "completions"} <= set(client.server_capabilities)
     assert traffic.methods == ["initialize", "notifications/initialized"]
+
 
 async def test_pinned_older_legacy_version(url):
     async with connect(url, version="2025-06-18") as (client, traffic):

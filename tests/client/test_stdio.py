@@ -210,7 +210,8 @@ for line in sys.stdin:
             continue
         answer["error"] = "broken"
     elif message["method"] == "initialize":
-        answer["result"] = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "old", "version": "1"}}
+        info = {"name": "old", "version": "1"}
+        answer["result"] = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": info}
     else:
         answer["result"] = {"tools": []}
     print(json.dumps(answer), flush=True)
