@@ -367,6 +367,10 @@ async def test_an_initialize_answer_in_a_version_this_client_does_not_speak_is_r
     ("app", "speaks"),
     [
         (future_app, "the server speaks 2027-01-01;"),
+        (
+            answering(400, {"code": -32022, "message": "U", "data": {"supported": ["2027-01-01", "2027-06-01"]}}),
+            "the server speaks 2027-01-01, 2027-06-01;",
+        ),
         (answering(400, {"code": -32022, "message": "Unsupported"}), "the server speaks no listed version;"),
     ],
 )
