@@ -10,7 +10,8 @@ import time
 import pytest
 
 from mcpref import CacheHints, Server, StreamableHTTP
-from mcpref.client import TransportError
+from mcpref.client import InternalError, MethodNotFound, ProtocolError, TransportError
+from mcpref.client._listen import ACKNOWLEDGED, Subscription, listen_filter
 from mcpref.meta import SUBSCRIPTION_ID_KEY
 from tests.client.conftest import connect, endpoint
 
@@ -224,3 +225,155 @@ async def test_a_stream_that_keeps_breaking_gives_up():
                 async for _ in subscription:
                     pass
     assert traffic.methods.count("subscriptions/listen") == 3
+
+
+# -- the stream's rules, with the server's side scripted -----------------------------------------
+# What a server may put on a listen stream includes things our server never sends (an error in
+# place of the acknowledgement, a response for another id, a second acknowledgement): these tests
+# hand `Subscription` scripted streams and state what the client does with each.
+
+
+def ack(honored: dict | None = None) -> dict:
+    return {"jsonrpc": "2.0", "method": ACKNOWLEDGED, "params": {"notifications": honored or {}}}
+
+
+def note(method: str, subscription_id: int | None = None, **params) -> dict:  # type: ignore[no-untyped-def]
+    if subscription_id is not None:
+        params["_meta"] = {SUBSCRIPTION_ID_KEY: subscription_id}
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
+class Scripted:
+    """`open_listen` for a `Subscription`: each listen gets the next id and the next script as
+    its stream (a script item that is an exception is raised there); `forgotten` records `forget`."""
+
+    def __init__(self, *scripts: list) -> None:
+        self.scripts = list(scripts)
+        self.opened: list[dict] = []
+        self.forgotten: list[tuple] = []
+        self.closed = 0
+
+    async def open_listen(self, notifications: dict) -> tuple[int, object]:
+        self.opened.append(notifications)
+        script = self.scripts.pop(0)
+        return len(self.opened), self._stream(script)
+
+    async def _stream(self, script: list):  # type: ignore[no-untyped-def]
+        try:
+            for item in script:
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            self.closed += 1
+
+    def forget(self, method: str, /, **params) -> None:  # type: ignore[no-untyped-def]
+        self.forgotten.append((method, params))
+
+    def subscription(self, notifications: dict, **options) -> Subscription:  # type: ignore[no-untyped-def]
+        return Subscription(self.open_listen, self.forget, notifications, backoff=0, **options)
+
+
+@pytest.mark.parametrize("uris", ["memo://a", ["memo://a", 1]])
+def test_resource_subscriptions_must_be_a_list_of_uri_strings(uris):
+    with pytest.raises(TypeError, match="resource_subscriptions must be a list of URI strings"):
+        listen_filter(None, {"resource_subscriptions": uris})
+
+
+async def test_a_stream_that_ends_before_its_acknowledgement_is_a_transport_error():
+    server_side = Scripted([])
+    with pytest.raises(TransportError, match="ended before its acknowledgement"):
+        await server_side.subscription({"toolsListChanged": True}).start()
+    assert server_side.closed == 1
+
+
+async def test_a_listen_refused_with_an_error_raises_it_and_ends_the_subscription():
+    refusal = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "no subscriptions here"}}
+    server_side = Scripted([refusal])
+    subscription = server_side.subscription({"toolsListChanged": True})
+    with pytest.raises(MethodNotFound, match="no subscriptions here"):
+        await anext(subscription)
+    assert [n async for n in subscription] == []  # ended: not listened to again
+    assert len(server_side.opened) == 1 and server_side.closed == 1
+
+
+async def test_a_stream_must_open_with_the_acknowledgement():
+    server_side = Scripted([note("notifications/tools/list_changed", 1)])
+    with pytest.raises(ProtocolError, match=f"must open with {ACKNOWLEDGED}"):
+        await server_side.subscription({"toolsListChanged": True}).start()
+    assert server_side.closed == 1
+
+
+async def test_a_response_for_another_id_on_the_stream_is_a_protocol_error():
+    server_side = Scripted([ack(), {"jsonrpc": "2.0", "id": 7, "result": {}}])
+    async with server_side.subscription({"toolsListChanged": True}) as subscription:
+        with pytest.raises(ProtocolError, match="a response for id 7"):
+            await anext(subscription)
+
+
+async def test_the_server_ending_the_listen_with_an_error_raises_it_and_ends_the_subscription():
+    ending = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "shutting down"}}
+    server_side = Scripted([ack(), ending])
+    async with server_side.subscription({"toolsListChanged": True}) as subscription:
+        with pytest.raises(InternalError, match="shutting down"):
+            await anext(subscription)
+        assert [n async for n in subscription] == []
+    assert not subscription.ended_by_server  # that is the graceful end, a result
+    assert server_side.closed == 1
+
+
+async def test_only_this_subscriptions_notifications_are_handed_over_and_a_new_acknowledgement_updates_the_filter():
+    server_side = Scripted(
+        [
+            ack({"toolsListChanged": True}),
+            note("notifications/progress", 1, progressToken="t", progress=1),
+            note("notifications/message", 1, level="info", data="x"),
+            note("notifications/tools/list_changed", 2),  # another subscription's
+            {"jsonrpc": "2.0", "id": "ask", "method": "ping", "params": {}},  # a request, not a notification
+            ack({"toolsListChanged": True, "promptsListChanged": True}),
+            note("notifications/prompts/list_changed", 1),
+            note("notifications/tools/list_changed"),  # untagged: taken as ours
+            {"jsonrpc": "2.0", "id": 1, "result": {}},
+        ]
+    )
+    async with server_side.subscription({"toolsListChanged": True, "promptsListChanged": True}) as subscription:
+        assert subscription.honored == {"toolsListChanged": True}
+        methods = [n.method async for n in subscription]
+    assert methods == ["notifications/prompts/list_changed", "notifications/tools/list_changed"]
+    assert subscription.honored == {"toolsListChanged": True, "promptsListChanged": True}
+    assert subscription.ended_by_server
+
+
+async def test_after_a_reconnect_everything_the_filter_covers_is_stale():
+    # Notifications sent while the stream was down are lost, so the client cannot know what changed.
+    server_side = Scripted([ack()], [ack(), note("notifications/tools/list_changed", 2)])  # the first just ends
+    wanted = {"toolsListChanged": True, "resourcesListChanged": True, "resourceSubscriptions": ["memo://a"]}
+    async with server_side.subscription(wanted) as subscription:
+        server_side.forgotten.clear()
+        assert (await anext(subscription)).method == "notifications/tools/list_changed"
+    assert server_side.forgotten[:4] == [
+        ("tools/list", {}),
+        ("resources/list", {}),
+        ("resources/templates/list", {}),
+        ("resources/read", {"uri": "memo://a"}),
+    ]
+    assert subscription.reconnects == 1 and subscription.subscription_id == 2
+
+
+async def test_a_transport_error_that_keeps_coming_is_raised_as_it_is():
+    failing = [[ack(), TransportError("connection reset")] for _ in range(3)]
+    server_side = Scripted(*failing)
+    subscription = server_side.subscription({"toolsListChanged": True}, max_reconnects=2)
+    with pytest.raises(TransportError, match="connection reset"):
+        async for _ in subscription:
+            pass
+    assert len(server_side.opened) == 3
+
+
+async def test_a_bare_loop_ends_when_the_server_ends_the_subscription_and_closes_it():
+    server_side = Scripted(
+        [ack(), note("notifications/tools/list_changed", 1), {"jsonrpc": "2.0", "id": 1, "result": {}}]
+    )
+    subscription = server_side.subscription({"toolsListChanged": True})
+    assert [n.method async for n in subscription] == ["notifications/tools/list_changed"]
+    assert subscription.ended_by_server and server_side.closed == 1
