@@ -399,7 +399,8 @@ async def test_only_tool_calls_prompts_and_reads_may_ask_for_input():
     ],
 )
 async def test_malformed_or_unknown_input_requests_are_protocol_errors(requests, error):
-    handlers = InputHandlers(roots=[{"uri": "file:///src"}], elicitation=lambda params: accept({}))
+    every = {"roots": [{"uri": "file:///src"}], "elicitation": lambda params: accept({}), "sampling": lambda p: {}}
+    handlers = InputHandlers(**every)  # type: ignore[arg-type]
     with pytest.raises(ProtocolError, match=error):
         await handlers.respond(requests)
 
@@ -410,3 +411,54 @@ async def test_an_input_request_without_params_gets_empty_params():
     assert await handlers.respond({"r": {"method": "roots/list"}}) == {"r": {"roots": []}}
     assert await handlers.respond({"r": {"method": "roots/list", "params": None}}) == {"r": {"roots": []}}
     assert seen == [{}, {}]
+
+
+async def test_a_request_for_what_the_client_never_declared_is_named_whole():
+    # Without a sampling handler, a tool-enabled sampling request lacks sampling itself, not sampling.tools.
+    ask = {"s": {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5, "toolChoice": {}}}}
+    with pytest.raises(ProtocolError) as caught:
+        await InputHandlers(elicitation=lambda params: accept({})).respond(ask)
+    assert (
+        str(caught.value) == "the server asked for sampling/createMessage (key 's'), which this client never declared"
+    )
+
+
+async def test_every_sampling_feature_missing_is_named():
+    params = {"messages": [], "maxTokens": 5, "tools": [], "includeContext": "allServers"}
+    with pytest.raises(ProtocolError) as caught:
+        await InputHandlers(sampling=lambda params: {}).respond(
+            {"s": {"method": "sampling/createMessage", "params": params}}
+        )
+    assert str(caught.value) == (
+        "inputRequests['s'] needs sampling.tools, sampling.context, which this client never declared"
+    )
+
+
+async def test_a_url_elicitation_is_refused_by_a_form_only_client():
+    ask = {
+        "login": {"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in", "url": "https://x"}}
+    }
+    form_only = InputHandlers(elicitation=lambda params: accept({}), elicitation_modes=("form",))
+    with pytest.raises(ProtocolError, match="never declared"):
+        await form_only.respond(ask)
+    url_only = InputHandlers(elicitation=lambda params: {"action": "accept"}, elicitation_modes=("url",))
+    assert await url_only.respond(ask) == {"login": {"action": "accept"}}
+
+
+async def test_a_handler_returning_no_dict_is_told_what_it_returned():
+    with pytest.raises(TypeError) as caught:
+        await InputHandlers(sampling=lambda params: "hi").respond({"s": {"method": "sampling/createMessage"}})
+    assert str(caught.value) == "the sampling/createMessage handler must return a dict (the result object), got str"
+
+
+async def test_a_root_that_is_no_file_uri_is_named():
+    with pytest.raises(ValueError) as caught:
+        await InputHandlers(roots=[{"uri": "https://example.com/src"}]).respond({"r": {"method": "roots/list"}})
+    assert str(caught.value) == "a root must be a file:// URI, got 'https://example.com/src'"
+
+
+@pytest.mark.parametrize("answer", [{}, {"roots": None}, {"roots": "file:///src"}])
+async def test_a_roots_handler_must_return_a_list_of_roots(answer):
+    # client/roots.mdx: a ListRootsResult's `roots` is an array; the server would refuse anything else.
+    with pytest.raises(TypeError, match="roots/list handler must return a ListRootsResult, whose roots is a list"):
+        await InputHandlers(roots=lambda params: answer).respond({"r": {"method": "roots/list"}})
