@@ -234,3 +234,16 @@ def test_an_error_made_without_a_code_keeps_its_class_code():
     assert MCPClientError("m").code is None
     assert TransportError("m").code is None and TransportError("m").timed_out is False
     assert ProtocolError("m", status_code=502).status_code == 502
+
+
+def test_an_error_class_gets_its_code_from_its_class_statement():
+    # Called in the test's body: classes made at import time are made before mutmut picks a mutant.
+    class Refused(MCPClientError, code=-32050):
+        pass
+
+    class Plain(Refused):
+        pass
+
+    assert Refused.code == Refused("m").code == -32050
+    assert Plain.code == -32050  # no code given: the parent's
+    assert Refused("m", code=-32051).code == -32051
