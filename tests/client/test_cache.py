@@ -339,3 +339,39 @@ def test_invalidate_by_endpoint_or_everything_and_clear():
     cache.put(here, "p", {"ttlMs": 1000, "cacheScope": "public"})
     cache.clear()
     assert cache.get(here, "p") is None and len(cache) == 0
+
+
+def test_a_result_handed_out_or_put_in_is_a_copy_all_the_way_down():
+    cache = ResultCache()
+    result = {"tools": [{"name": "a", "annotations": {"title": "A"}}], "ttlMs": 1000, "cacheScope": "public"}
+    cache.put(KEY, "p", result)
+    result["tools"][0]["name"] = "changed after put"
+    served = cache.get(KEY, "p")
+    assert served is not None
+    served["tools"][0]["annotations"]["title"] = "changed by a caller"
+    served["tools"].append({"name": "b"})
+    assert cache.get(KEY, "p") == {
+        "tools": [{"name": "a", "annotations": {"title": "A"}}],
+        "ttlMs": 1000,
+        "cacheScope": "public",
+    }
+
+
+def test_one_millisecond_is_a_ttl():
+    clock = Clock()
+    cache = ResultCache(clock=clock)
+    assert cache.put(KEY, "p", {"tools": [], "ttlMs": 1, "cacheScope": "public"}) is True
+    assert cache.get(KEY, "p") is not None
+    clock.now += 0.001
+    assert cache.get(KEY, "p") is None
+
+
+def test_making_room_drops_a_result_that_expires_this_very_moment_before_an_older_fresh_one():
+    clock = Clock()
+    cache = ResultCache(clock=clock, max_entries=2)
+    older, ending, newer = (CacheKey("e", "resources/read", "v", (("uri", uri),)) for uri in ("old", "end", "new"))
+    cache.put(older, "p", {"ttlMs": 60_000, "cacheScope": "public"})
+    cache.put(ending, "p", {"ttlMs": 2000, "cacheScope": "public"})
+    clock.now += 2  # `ending` is stale from now on (fresh only while now < received + ttl)
+    cache.put(newer, "p", {"ttlMs": 60_000, "cacheScope": "public"})
+    assert cache.get(older, "p") is not None and cache.get(newer, "p") is not None
