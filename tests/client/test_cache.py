@@ -298,9 +298,14 @@ async def test_a_private_result_is_not_shared_across_authorization(kinds_urls, k
 
 @pytest.mark.parametrize("size", [0, -1])
 def test_a_cache_must_hold_at_least_one_result(size):
-    with pytest.raises(ValueError, match="max_entries must be at least 1"):
+    with pytest.raises(ValueError) as caught:
         ResultCache(max_entries=size)
+    assert str(caught.value) == "max_entries must be at least 1"
     assert ResultCache(max_entries=1).max_entries == 1
+
+
+def test_a_cache_holds_1024_results_unless_told():
+    assert ResultCache().max_entries == 1024
 
 
 def test_a_result_is_fresh_until_the_very_moment_its_ttl_ends():
@@ -318,8 +323,8 @@ def test_a_newer_result_for_the_same_request_replaces_the_older():
     clock = Clock()
     cache = ResultCache(clock=clock, max_entries=2)
     other = CacheKey("http://h/mcp", "prompts/list", "2026-07-28")
-    cache.put(KEY, "p", {"tools": ["old"], "ttlMs": 1000, "cacheScope": "public"})
     cache.put(other, "p", {"prompts": [], "ttlMs": 1000, "cacheScope": "public"})
+    cache.put(KEY, "p", {"tools": ["old"], "ttlMs": 1000, "cacheScope": "public"})
     cache.put(KEY, "p", {"tools": ["new"], "ttlMs": 1000, "cacheScope": "public"})
     assert len(cache) == 2  # replaced, not added: nothing had to make room
     assert cache.get(KEY, "p") == {"tools": ["new"], "ttlMs": 1000, "cacheScope": "public"}
