@@ -98,6 +98,16 @@ async def test_a_400_with_an_empty_body_falls_back_to_initialize():
     assert eras.get(origin_of(url)) is None  # a failed handshake teaches nothing
 
 
+async def read_json(receive):  # type: ignore[no-untyped-def]
+    """The request body of an ASGI stand-in, read whole and parsed."""
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            return json.loads(body)
+
+
 def refusing_first(count: int):
     """A stand-in for a server that refuses its first `count` requests with -32022 while listing
     the very version it refused (as the conformance suite's request-metadata mock does), then
@@ -108,13 +118,7 @@ def refusing_first(count: int):
         nonlocal refused
         if scope["type"] != "http":
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        request = json.loads(body)
+        request = await read_json(receive)
         if refused < count:
             refused += 1
             status = 400
@@ -164,13 +168,7 @@ async def empty_result_to_anything_but_initialize(scope, receive, send):  # type
     answers `initialize`, and every other method with an empty result instead of -32601."""
     if scope["type"] != "http":
         return
-    body = b""
-    while True:
-        message = await receive()
-        body += message.get("body", b"")
-        if not message.get("more_body"):
-            break
-    request = json.loads(body)
+    request = await read_json(receive)
     if "id" not in request:
         await send({"type": "http.response.start", "status": 202, "headers": []})
         await send({"type": "http.response.body", "body": b""})
@@ -300,13 +298,7 @@ def answering(
     async def app(scope, receive, send):  # type: ignore[no-untyped-def]
         if scope["type"] != "http":
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        request = json.loads(body)
+        request = await read_json(receive)
         answer_status, payload = 202, b""
         if request.get("method") == "initialize":
             server_info = {"name": "s", "version": "1"}
