@@ -377,3 +377,37 @@ async def test_a_bare_loop_ends_when_the_server_ends_the_subscription_and_closes
     subscription = server_side.subscription({"toolsListChanged": True})
     assert [n.method async for n in subscription] == ["notifications/tools/list_changed"]
     assert subscription.ended_by_server and server_side.closed == 1
+
+
+def test_each_filter_field_has_its_snake_case_keyword():
+    from mcpref.client._listen import FILTER_KEYWORDS, _snake
+
+    # Built at import time from the fields; checked again here, where a test can see the helper.
+    assert {field: _snake(field) for field in FILTER_KEYWORDS.values()} == {
+        "toolsListChanged": "tools_list_changed",
+        "promptsListChanged": "prompts_list_changed",
+        "resourcesListChanged": "resources_list_changed",
+        "resourceSubscriptions": "resource_subscriptions",
+    }
+
+
+async def test_inside_async_with_leaving_a_loop_keeps_the_subscription_open():
+    server_side = Scripted(
+        [ack(), note("notifications/tools/list_changed", 1), note("notifications/prompts/list_changed", 1)]
+    )
+    async with server_side.subscription({"toolsListChanged": True, "promptsListChanged": True}) as subscription:
+        async for first in subscription:  # noqa: B007 (the first one is all this loop is for)
+            break
+        await asyncio.sleep(0.05)  # time for a bare loop's generator to be finalized, which closes it
+        assert server_side.closed == 0
+        second = await anext(subscription)
+    assert (first.method, second.method) == ("notifications/tools/list_changed", "notifications/prompts/list_changed")
+    assert server_side.closed == 1
+
+
+async def test_a_notification_whose_params_are_no_object_is_handed_over_with_none():
+    server_side = Scripted([ack(), {"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": [1]}])
+    async with server_side.subscription({"toolsListChanged": True}) as subscription:
+        received = await anext(subscription)
+    assert (received.method, received.params) == ("notifications/tools/list_changed", {})
+    assert server_side.forgotten == [("tools/list", {})]
