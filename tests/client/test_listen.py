@@ -411,3 +411,43 @@ async def test_a_notification_whose_params_are_no_object_is_handed_over_with_non
         received = await anext(subscription)
     assert (received.method, received.params) == ("notifications/tools/list_changed", {})
     assert server_side.forgotten == [("tools/list", {})]
+
+
+async def test_each_notification_makes_stale_exactly_what_it_changed():
+    server_side = Scripted(
+        [
+            ack(),
+            note("notifications/resources/updated", 1, uri="memo://a"),
+            note("notifications/resources/list_changed", 1, uri="memo://ignored"),
+            note("notifications/resources/updated", 1, uri=["not", "a", "uri"]),
+        ]
+    )
+    async with server_side.subscription({"resourcesListChanged": True, "resourceSubscriptions": ["memo://a"]}) as sub:
+        for _ in range(3):
+            await anext(sub)
+    assert server_side.forgotten == [
+        ("resources/read", {"uri": "memo://a"}),  # that one read, not every read
+        ("resources/list", {}),
+        ("resources/templates/list", {}),
+    ]
+
+
+async def test_starting_an_open_or_closed_subscription_listens_no_more():
+    server_side = Scripted([ack()], [ack()])
+    subscription = server_side.subscription({"toolsListChanged": True})
+    await subscription.start()
+    await subscription.start()
+    assert len(server_side.opened) == 1
+    await subscription.aclose()
+    await subscription.start()
+    assert len(server_side.opened) == 1
+
+
+async def test_an_acknowledgement_without_a_filter_object_honours_nothing():
+    junk = {"jsonrpc": "2.0", "method": ACKNOWLEDGED, "params": {"notifications": "all"}}
+    server_side = Scripted([junk, junk, note("notifications/tools/list_changed", 1)])
+    async with server_side.subscription({"toolsListChanged": True}) as subscription:
+        assert subscription.honored == {}
+        subscription.honored = {"toolsListChanged": True}
+        await anext(subscription)
+        assert subscription.honored == {}
