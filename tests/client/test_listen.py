@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import types
 
 import pytest
 
@@ -451,3 +452,56 @@ async def test_an_acknowledgement_without_a_filter_object_honours_nothing():
         subscription.honored = {"toolsListChanged": True}
         await anext(subscription)
         assert subscription.honored == {}
+
+
+async def test_a_bare_loop_left_by_break_closes_the_subscription():
+    server_side = Scripted(
+        [ack(), note("notifications/tools/list_changed", 1), note("notifications/tools/list_changed", 1)]
+    )
+    subscription = server_side.subscription({"toolsListChanged": True})
+    async for _ in subscription:
+        break
+    await eventually(lambda: server_side.closed == 1)
+    assert [n async for n in subscription] == []  # closed for good
+
+
+async def test_a_bare_loop_opens_without_counting_a_reconnect():
+    server_side = Scripted([ack(), note("notifications/tools/list_changed", 1)])
+    subscription = server_side.subscription({"toolsListChanged": True})
+    assert (await anext(subscription)).method == "notifications/tools/list_changed"
+    assert subscription.reconnects == 0 and server_side.forgotten == [("tools/list", {})]
+    await subscription.aclose()
+
+
+async def test_reconnects_are_counted_and_paced_by_jittered_exponential_backoff(monkeypatch):
+    from mcpref.client import _listen
+
+    sleeps: list[float] = []
+    jitter: list[tuple[float, float]] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    def uniform(low: float, high: float) -> float:
+        jitter.append((low, high))
+        return 1.25
+
+    monkeypatch.setattr(_listen, "asyncio", types.SimpleNamespace(sleep=sleep))
+    monkeypatch.setattr(_listen, "random", types.SimpleNamespace(uniform=uniform))
+    server_side = Scripted([ack()], [ack()], [ack()], [ack(), note("notifications/tools/list_changed", 4)])
+    subscription = Subscription(server_side.open_listen, server_side.forget, {"toolsListChanged": True}, backoff=0.1)
+    async with subscription:
+        assert (await anext(subscription)).method == "notifications/tools/list_changed"
+    assert subscription.reconnects == 3  # each listen that opened again counts
+    assert sleeps == pytest.approx([0.1 * 1.25, 0.2 * 1.25, 0.4 * 1.25])
+    assert jitter == [(0.5, 1.5)] * 3
+
+
+async def test_a_subscription_that_gave_up_stays_closed():
+    server_side = Scripted([ack()], [ack()])
+    subscription = server_side.subscription({"toolsListChanged": True}, max_reconnects=1)
+    with pytest.raises(TransportError, match=r"kept breaking \(2 times\)"):
+        await anext(subscription)
+    with pytest.raises(StopAsyncIteration):
+        await anext(subscription)
+    assert len(server_side.opened) == 2
