@@ -505,3 +505,59 @@ async def test_a_subscription_that_gave_up_stays_closed():
     with pytest.raises(StopAsyncIteration):
         await anext(subscription)
     assert len(server_side.opened) == 2
+
+
+def test_listen_filter_mistakes_are_named():
+    with pytest.raises(TypeError) as caught:
+        listen_filter(None, {"tool_changes": True, "everything": True})
+    assert str(caught.value) == (
+        "unknown listen filter keyword(s): everything, tool_changes; expected tools_list_changed, "
+        "prompts_list_changed, resources_list_changed, resource_subscriptions"
+    )
+    with pytest.raises(TypeError) as caught:
+        listen_filter(None, {"resource_subscriptions": "memo://a"})
+    assert str(caught.value) == "resource_subscriptions must be a list of URI strings"
+    with pytest.raises(ValueError) as caught:
+        listen_filter(None, {"tools_list_changed": False})
+    assert str(caught.value) == "listen() needs at least one notification type to subscribe to"
+
+
+async def test_before_it_opens_a_subscription_knows_nothing_of_the_server():
+    subscription = Scripted().subscription({"toolsListChanged": True})
+    assert (subscription.honored, subscription.subscription_id, subscription.ended_by_server) == (None, None, False)
+    assert subscription.reconnects == 0
+
+
+async def test_by_default_a_breaking_stream_is_tried_three_more_times_from_a_twentieth_of_a_second(monkeypatch):
+    from mcpref.client import _listen
+
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    monkeypatch.setattr(_listen, "asyncio", types.SimpleNamespace(sleep=sleep))
+    monkeypatch.setattr(_listen, "random", types.SimpleNamespace(uniform=lambda low, high: 1.0))
+    server_side = Scripted(*[[ack()] for _ in range(5)])
+    subscription = Subscription(server_side.open_listen, server_side.forget, {"toolsListChanged": True})
+    with pytest.raises(TransportError, match=r"kept breaking \(4 times\)"):
+        await anext(subscription)
+    assert len(server_side.opened) == 4
+    assert sleeps == pytest.approx([0.05, 0.1, 0.2])
+
+
+async def test_an_error_while_closing_the_stream_is_not_the_callers():
+    async def open_listen(notifications: dict) -> tuple[int, object]:
+        async def stream():  # type: ignore[no-untyped-def]
+            try:
+                yield ack()
+                yield note("notifications/tools/list_changed", 1)
+            finally:
+                raise TransportError("the connection was already gone")
+
+        return 1, stream()
+
+    subscription = Subscription(open_listen, lambda method, **params: None, {"toolsListChanged": True})
+    await subscription.start()
+    await subscription.aclose()  # no error: the subscription is closed either way
+    assert [n async for n in subscription] == []
