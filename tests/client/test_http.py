@@ -171,3 +171,14 @@ async def test_the_client_surfaces_a_broken_answer_as_an_error():
         async with connect(url, version="2026-07-28") as (client, _):
             with pytest.raises(ProtocolError, match="malformed JSON-RPC error object"):
                 await client.discover()
+
+
+@pytest.mark.parametrize(
+    ("body", "quoted"),
+    [(b"\xff\xfe bad bytes", "\ufffd\ufffd bad bytes"), (b"x" + "é".encode() * 150, "x" + "é" * 99 + "\ufffd")],
+)
+async def test_a_body_that_is_no_utf8_or_is_cut_mid_character_is_still_quoted(body, quoted):
+    # "x" and 150 two-byte "é", cut at 200 bytes, ends in the middle of a character.
+    with endpoint(replying(502, body, "text/html")) as url, pytest.raises(TransportError) as caught:
+        await exchange(url)
+    assert caught.value.body == quoted
