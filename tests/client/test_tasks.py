@@ -166,3 +166,41 @@ async def test_without_a_poll_interval_the_pace_is_once_a_second(server, interva
 def test_a_task_id_is_a_non_empty_string(task_id):
     with pytest.raises(ValueError, match="task_id must be a non-empty string"):
         task_params(task_id)
+
+
+async def test_new_input_requests_are_shown_even_when_status_and_message_stay(server):
+    ask = {"method": "elicitation/create", "params": {"message": "Sure?", "requestedSchema": {}}}
+    shown: list[list[str]] = []
+    server.tasks = [
+        task("input_required", statusMessage="waiting", inputRequests={"a": ask}),
+        task("input_required", statusMessage="waiting", inputRequests={"a": ask, "b": ask}),
+        task("completed", result={}),
+    ]
+    await waiter(server).wait("t1", on_status=lambda t: shown.append(sorted(t.get("inputRequests") or {})))
+    assert shown == [["a"], ["a", "b"], []]
+
+
+@pytest.mark.parametrize(("interval", "pause"), [(1, 0.001), (-5, 0.001), (250, 0.25)])
+async def test_a_tiny_or_negative_poll_interval_is_one_millisecond(server, interval, pause):
+    server.tasks = [task("working", pollIntervalMs=interval), task("completed", result={})]
+    await waiter(server).wait("t1")
+    assert server.sleeps == [pause]
+
+
+async def test_by_default_polling_slows_to_at_most_ten_seconds(server):
+    server.tasks = [*(task("working") for _ in range(9)), task("completed", result={})]
+    await waiter(server).wait("t1")
+    assert server.sleeps == pytest.approx([1.0, 1.5, 2.25, 3.375, 5.0625, 7.59375, 10.0, 10.0, 10.0])
+
+
+def test_the_waiters_messages_in_full():
+    with pytest.raises(ValueError) as caught:
+        task_params("")
+    assert str(caught.value) == "task_id must be a non-empty string"
+
+
+async def test_a_failed_task_without_an_error_says_so(server):
+    server.tasks = [task("failed")]
+    with pytest.raises(InternalError) as caught:
+        await waiter(server).wait("t1")
+    assert str(caught.value) == "task failed without an error"
