@@ -46,15 +46,20 @@ async def exchange(url: str, message: dict = REQUEST) -> list[dict]:
 @pytest.mark.parametrize(
     ("status", "body", "error"),
     [
-        (200, b"{not json", "the server sent invalid JSON"),
-        (200, b"[1, 2]", "not a JSON-RPC 2.0 message"),
-        (200, b'{"jsonrpc": "1.0", "id": 1, "result": {}}', "not a JSON-RPC 2.0 message"),
-        (400, b"{not json", "the server sent invalid JSON"),
+        (200, b"{not json", "the server sent invalid JSON: "),
+        (200, b"[1, 2]", "the server sent something that is not a JSON-RPC 2.0 message"),
+        (
+            200,
+            b'{"jsonrpc": "1.0", "id": 1, "result": {}}',
+            "the server sent something that is not a JSON-RPC 2.0 message",
+        ),
+        (400, b"{not json", "the server sent invalid JSON: "),
     ],
 )
 async def test_an_answer_that_is_no_json_rpc_message_is_a_transport_error_with_its_status(status, body, error):
-    with endpoint(replying(status, body)) as url, pytest.raises(TransportError, match=error) as caught:
+    with endpoint(replying(status, body)) as url, pytest.raises(TransportError) as caught:
         await exchange(url)
+    assert str(caught.value).startswith(error)
     assert caught.value.status_code == status
 
 
