@@ -187,3 +187,25 @@ async def test_a_body_that_is_no_utf8_or_is_cut_mid_character_is_still_quoted(bo
     with endpoint(replying(502, body, "text/html")) as url, pytest.raises(TransportError) as caught:
         await exchange(url)
     assert caught.value.body == quoted
+
+
+async def test_ending_a_legacy_session_tolerates_a_server_that_is_gone():
+    from bench.procs import free_port
+
+    async with httpx.AsyncClient(timeout=10) as http:
+        transport = HTTPTransport(f"http://127.0.0.1:{free_port()}/mcp", http)
+        transport.session_id = "s-1"
+        await transport.aclose()  # the DELETE fails to connect: nothing to end, no error
+    assert transport.session_id is None
+
+
+async def test_ending_a_legacy_session_sends_delete_with_its_id():
+    stand_in = replying(405, b"", None)
+    with endpoint(stand_in) as url:
+        async with httpx.AsyncClient(timeout=10) as http:
+            transport = HTTPTransport(url, http)
+            await transport.aclose()  # no session: nothing sent
+            transport.session_id, transport.legacy_version = "s-1", "2025-11-25"
+            await transport.aclose()  # a 405 means the server will not end it: fine
+    assert [headers["mcp-session-id"] for headers in stand_in.seen] == ["s-1"]
+    assert transport.session_id is None
