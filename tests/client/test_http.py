@@ -209,3 +209,47 @@ async def test_ending_a_legacy_session_sends_delete_with_its_id():
             await transport.aclose()  # a 405 means the server will not end it: fine
     assert [headers["mcp-session-id"] for headers in stand_in.seen] == ["s-1"]
     assert transport.session_id is None
+
+
+@pytest.mark.parametrize("content_type", ["TEXT/EVENT-STREAM; charset=utf-8", "text/event-stream ;charset=UTF-8"])
+async def test_the_media_type_is_read_without_case_or_parameters(content_type):
+    stream = b'data: {"jsonrpc": "2.0", "id": 1, "result": {"ok": true}}\n\n'
+    with endpoint(replying(200, stream, content_type)) as url:
+        assert await exchange(url) == [{"jsonrpc": "2.0", "id": 1, "result": {"ok": True}}]
+    with endpoint(
+        replying(200, b'{"jsonrpc": "2.0", "id": 1, "result": {}}', "Application/JSON; charset=utf-8")
+    ) as url:
+        assert await exchange(url) == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
+
+
+def slow_stream(pause: float):  # type: ignore[no-untyped-def]
+    """A stand-in that sends one SSE event, stays quiet for `pause` seconds, then sends the response."""
+    import asyncio
+
+    async def app(scope, receive, send):  # type: ignore[no-untyped-def]
+        if scope["type"] != "http":
+            return
+        while (await receive()).get("more_body"):
+            pass
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
+        first = b'data: {"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {}}\n\n'
+        await send({"type": "http.response.body", "body": first, "more_body": True})
+        await asyncio.sleep(pause)
+        await send({"type": "http.response.body", "body": b'data: {"jsonrpc": "2.0", "id": 1, "result": {}}\n\n'})
+
+    return app
+
+
+async def test_only_a_long_lived_exchange_outlasts_the_read_timeout():
+    # A listen stream may stay quiet far longer than any request should take.
+    listen = {"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {}}
+    with endpoint(slow_stream(0.6)) as url:
+        async with httpx.AsyncClient(timeout=0.3) as http:
+            transport = HTTPTransport(url, http)
+            messages = [message async for message in transport.exchange(listen, long_lived=True)]
+            assert [message.get("method", "response") for message in messages] == [
+                "notifications/subscriptions/acknowledged",
+                "response",
+            ]
+            with pytest.raises(TransportError, match="ReadTimeout"):
+                [message async for message in transport.exchange(listen)]
