@@ -30,7 +30,9 @@ no further: handlers never see it, and the server never sends it anywhere (no to
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,7 +44,9 @@ from joserfc import jws, jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
+from .catchall import LINES_PER_SECOND, LogBudget
 from .headers import METHOD_HEADER, NAME_HEADER, decode_value
+from .jsonrpc import MCPError
 from .transports.http import PRINCIPAL_SCOPE_KEY, Receive, Scope, Send, StreamableHTTP
 
 __all__ = ["AccessToken", "InvalidToken", "JWTValidator", "ProtectedResource", "public_cors"]
@@ -53,8 +57,20 @@ LEEWAY = 30
 ALGORITHMS = ("ES256", "ES384", "RS256", "PS256", "EdDSA")
 #: How long fetched keys are trusted before they are fetched again, in seconds.
 JWKS_TTL = 300
-#: Keys are fetched again for an unknown `kid` at most this often, in seconds.
+#: An issuer's keys are fetched at most this often, in seconds: after a failed fetch (tokens are
+#: refused meanwhile, so forged tokens naming a trusted issuer cannot turn this server into a
+#: flood of fetches), and for a `kid` the keys at hand do not have.
 JWKS_RETRY = 10
+#: How old the keys at hand may grow while fetching them again fails, in seconds (6 x JWKS_TTL).
+#: An outage of the authorization server should not lock every user out at once, but a key it
+#: withdrew must stop working some time: past this, its tokens are refused until a fetch succeeds.
+JWKS_STALE_LIMIT = 1800
+#: How long a JWKS fetch may take before the token it was for is refused, in seconds.
+JWKS_TIMEOUT = 5.0
+
+#: Why a token was refused, at INFO, `LINES_PER_SECOND` a second at most: the client only ever
+#: sees `invalid_token`.
+logger = logging.getLogger("mcpref.auth")
 
 
 #: How long a browser may keep a preflight's answer, in seconds (as the MCP endpoint's).
@@ -97,15 +113,20 @@ class JWTValidator:
     """Validates JWT access tokens (RFC 9068) from trusted issuers, for one resource (`audience`).
 
     `issuers` maps each trusted issuer to its keys: a `KeySet`, or the URL of its JWKS (fetched
-    and cached; fetched again, at most every `JWKS_RETRY` seconds, for a key id it does not know).
+    and cached for `JWKS_TTL`; fetched early for a key id it does not know). Hostile tokens cannot
+    make it fetch often: one fetch per issuer at a time, at most one every `JWKS_RETRY` seconds
+    (a failed one included), and keys no fetch could renew are used up to `JWKS_STALE_LIMIT`.
     """
 
     def __init__(self, issuers: Mapping[str, KeySet | str], audience: str) -> None:
         self.audience = audience
         self._sources = dict(issuers)
-        #: Fetched keys by issuer, with when they go stale.
+        #: Fetched keys by issuer, with when they were fetched.
         self._keys: dict[str, tuple[KeySet, float]] = {}
-        self._fetched_at: dict[str, float] = {}
+        #: When each issuer's keys were last asked for, whatever came of it.
+        self._tried_at: dict[str, float] = {}
+        #: One fetch per issuer at a time: the others wait for its outcome.
+        self._fetching: dict[str, asyncio.Lock] = {}
 
     async def validate(self, token: str) -> AccessToken:
         try:
@@ -142,23 +163,43 @@ class JWTValidator:
         source = self._sources[issuer]
         if isinstance(source, KeySet):
             return source
+        keys = self._fresh(issuer, kid)
+        if keys is not None:
+            return keys
+        async with self._fetching.setdefault(issuer, asyncio.Lock()):
+            # A request that waited here finds the fetch it waited for under JWKS_RETRY ago, so it
+            # takes that fetch's outcome rather than starting another.
+            return await self._fetch(issuer, source)
+
+    def _fresh(self, issuer: str, kid: str | None) -> KeySet | None:
+        """The keys at hand, if they are fresh and have `kid` (any, for a token without one)."""
+        cached = self._keys.get(issuer)
+        if cached is None or time.monotonic() >= cached[1] + JWKS_TTL:
+            return None
+        return cached[0] if kid is None or any(key.kid == kid for key in cached[0].keys) else None
+
+    async def _fetch(self, issuer: str, source: str) -> KeySet:
+        """The issuer's keys fetched again, unless they were asked for under `JWKS_RETRY` ago;
+        failing that, the keys at hand while they are under `JWKS_STALE_LIMIT` old."""
         now = time.monotonic()
         cached = self._keys.get(issuer)
-        if cached and now < cached[1] and (kid is None or any(key.kid == kid for key in cached[0].keys)):
-            return cached[0]
-        if cached and now - self._fetched_at.get(issuer, 0.0) < JWKS_RETRY:
-            return cached[0]  # an unknown kid does not buy a fetch every time
-        self._fetched_at[issuer] = now
+        usable = cached[0] if cached and now < cached[1] + JWKS_STALE_LIMIT else None
+        tried = self._tried_at.get(issuer)
+        if tried is not None and now - tried < JWKS_RETRY:
+            if usable is None:
+                raise InvalidToken(f"the keys of {issuer} are unavailable: the last fetch failed")
+            return usable  # an unknown kid does not buy a fetch every time
+        self._tried_at[issuer] = now
         try:
-            async with httpx.AsyncClient(timeout=5.0) as http:
+            async with httpx.AsyncClient(timeout=JWKS_TIMEOUT) as http:
                 response = await http.get(source)
                 response.raise_for_status()
                 keys = KeySet.import_key_set(response.json())
         except (httpx.HTTPError, ValueError, JoseError) as exc:
-            if cached:
-                return cached[0]
-            raise InvalidToken(f"the keys of {issuer} could not be fetched") from exc
-        self._keys[issuer] = (keys, now + JWKS_TTL)
+            if usable is None:
+                raise InvalidToken(f"the keys of {issuer} could not be fetched") from exc
+            return usable
+        self._keys[issuer] = (keys, now)
         return keys
 
 
@@ -195,12 +236,14 @@ class ProtectedResource:
         origin = urlsplit(resource)
         self.metadata_url = f"{origin.scheme}://{origin.netloc}{self.metadata_path}"
         self.validator = validator
+        #: Refusals are logged a few a second, so a flood of bad tokens cannot flood the log.
+        self._refusals_logged = LogBudget(LINES_PER_SECOND)
         self.scopes_supported = list(scopes_supported)
         self.required_scopes = required_scopes or (lambda method, name: self.scopes_supported)
         #: What a request that does not say what it is must hold (fail closed).
         self.all_scopes = list(all_scopes if all_scopes is not None else scopes_supported)
         self.document: dict[str, Any] = {
-            "resource": resource,
+            "resource": self.resource,
             "authorization_servers": list(authorization_servers),
             "bearer_methods_supported": ["header"],
             **({"scopes_supported": self.scopes_supported} if self.scopes_supported else {}),
@@ -238,7 +281,11 @@ class ProtectedResource:
             return
         try:
             access = await self.validator.validate(token.strip())
-        except InvalidToken:
+        except InvalidToken as refused:
+            dropped = self._refusals_logged.take()
+            if dropped is not None:
+                more = f" ({dropped} more not logged)" if dropped else ""
+                logger.info("access token refused: %.300s%s", refused, more)
             await self._challenge(send, 401, error="invalid_token", scope=self.scopes_supported, cors=cors)
             return
         needed = self._needed(headers)
@@ -257,7 +304,7 @@ class ProtectedResource:
         raw_name = headers.get(NAME_HEADER.lower())
         try:
             name = decode_value(raw_name.strip(" \t")) if raw_name is not None else None
-        except ValueError:
+        except MCPError:  # a malformed base64 form: the endpoint answers -32020 to whoever may ask
             return self.all_scopes
         return self.required_scopes(method, name)
 

@@ -31,7 +31,7 @@ LINES_PER_SECOND = 5
 INTERNAL_ERROR_BODY = encode(error_response(None, MCPError(INTERNAL_ERROR, "Internal error")))
 
 
-class _LogBudget:
+class LogBudget:
     """A few log lines a second; the ones over budget are counted and reported with the next."""
 
     def __init__(self, per_second: int) -> None:
@@ -53,7 +53,7 @@ class _LogBudget:
         return dropped
 
 
-_budget = _LogBudget(LINES_PER_SECOND)
+_budget = LogBudget(LINES_PER_SECOND)
 
 
 async def internal_error(scope: Scope, send: Send, exc: BaseException) -> None:

@@ -38,6 +38,7 @@ from typing import Any, Protocol
 
 from .context import NotifySink
 from .jsonrpc import (
+    INVALID_PARAMS,
     INVALID_REQUEST,
     LEGACY_RESOURCE_NOT_FOUND,
     METHOD_NOT_FOUND,
@@ -45,7 +46,7 @@ from .jsonrpc import (
     MCPError,
     Request,
 )
-from .meta import PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY, RequestMeta
+from .meta import PROTOCOL_VERSION_KEY, SERVER_INFO_KEY, RequestMeta, read_progress_token
 from .resources import ResourceNotFound
 
 
@@ -95,10 +96,44 @@ NEEDS_A_SESSION = {
 def is_legacy_request(request: Request, header_version: str | None) -> bool:
     """A request is legacy when it carries no modern `_meta` version and is either the
     `initialize` handshake or names a legacy revision in its `MCP-Protocol-Version` header."""
-    meta = request.params.get("_meta")
-    if isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta:
+    if names_modern_version(request.params):
         return False
     return request.method == "initialize" or header_version in LEGACY_VERSIONS
+
+
+def names_modern_version(params: dict[str, Any]) -> bool:
+    """Does the body name its version the modern way, in `params._meta`?"""
+    meta = params.get("_meta")
+    return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
+
+
+def read_legacy_meta(request: Request) -> dict[str, Any]:
+    """A legacy request's `_meta` (`{}` when it has none), once what the 2025-11-25 schema asks
+    of it is checked: an object, and `initialize`'s own parameters. -32602 otherwise, naming
+    what is missing, as for any request that breaks its schema (the progress token is
+    `meta.read_progress_token`'s to judge, in both eras)."""
+    if request.method == "initialize":
+        _check_initialize(request.params)
+    meta = request.params.get("_meta", {})
+    if not isinstance(meta, dict):
+        raise MCPError(INVALID_PARAMS, "Invalid params: params._meta must be an object")
+    return meta
+
+
+def _check_initialize(params: dict[str, Any]) -> None:
+    """`InitializeRequestParams` requires the client's version, capabilities and identity
+    (2025-11-25 schema; `Implementation` requires `name` and `version`). All that is missing
+    is named at once, so a client author fixes it in one go."""
+    missing = []
+    if not isinstance(params.get("protocolVersion"), str):
+        missing.append("params.protocolVersion (a string)")
+    if not isinstance(params.get("capabilities"), dict):
+        missing.append("params.capabilities (an object)")
+    info = params.get("clientInfo")
+    if not (isinstance(info, dict) and isinstance(info.get("name"), str) and isinstance(info.get("version"), str)):
+        missing.append("params.clientInfo (an object with a string name and version)")
+    if missing:
+        raise MCPError(INVALID_PARAMS, f"Invalid params: initialize needs {', '.join(missing)}")
 
 
 def negotiate(requested: Any) -> str:
@@ -118,6 +153,8 @@ async def handle_legacy(
 
     `principal` is who is asking, exactly as for a modern request: handles and `requestState`
     minted for a caller are redeemable only by that caller, whatever era they speak."""
+    meta = read_legacy_meta(request)
+    token = read_progress_token(meta)
     if request.method == "initialize":
         return initialize_result(server, request.params)
     if request.method == "ping":
@@ -127,13 +164,10 @@ async def handle_legacy(
         raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method} needs a session ({reason})")
     if request.method not in LEGACY_METHODS:
         raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
-    raw = request.params.get("_meta")
-    meta: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    token = meta.get(PROGRESS_TOKEN_KEY)
     request_meta = RequestMeta(
         protocol_version=version or LEGACY_VERSIONS[0],
         client_capabilities={},
-        progress_token=token if isinstance(token, (str, int)) and not isinstance(token, bool) else None,
+        progress_token=token,
         raw=meta,
     )
     try:

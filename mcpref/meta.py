@@ -91,15 +91,46 @@ def read_request_meta(params: dict[str, Any], supported: tuple[str, ...] | None 
             INVALID_PARAMS, f"Invalid params: unknown log level {log_level!r}; use one of {', '.join(LOG_LEVELS)}"
         )
     client_info = meta.get(CLIENT_INFO_KEY)
-    token = meta.get(PROGRESS_TOKEN_KEY)
     return RequestMeta(
         version,
         capabilities,
         client_info if isinstance(client_info, dict) else None,
         log_level,
-        token if isinstance(token, (str, int)) and not isinstance(token, bool) else None,
+        read_progress_token(meta),
         meta,
     )
+
+
+def read_progress_token(meta: dict[str, Any]) -> str | int | None:
+    """The `progressToken` a request's `_meta` carries, or None when it asks for no progress.
+
+    A token MUST be a string or an integer (basic/patterns/progress.mdx; both schemas say
+    `["string", "integer"]`), in either era. Anything else (`true`, `1.5`, `null`, an object)
+    is -32602 rather than silently no progress: the client asked for something it will never
+    get. Like a request id it is matched by JSON type and value, so `1.0` is refused too.
+    """
+    if PROGRESS_TOKEN_KEY not in meta:
+        return None
+    token = meta[PROGRESS_TOKEN_KEY]
+    if type(token) is str or type(token) is int:
+        return token
+    raise MCPError(
+        INVALID_PARAMS,
+        f"Invalid params: params._meta.{PROGRESS_TOKEN_KEY} must be a string or an integer, not {_json_type(token)}",
+    )
+
+
+def _json_type(value: Any) -> str:
+    """What a JSON value is, in the words of JSON Schema's types, for an error message."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, float):
+        return f"the number {value!r}"  # never NaN or infinite: the codec refuses those
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return "null"
 
 
 def _missing_meta(reason: str) -> MCPError:
@@ -108,11 +139,16 @@ def _missing_meta(reason: str) -> MCPError:
 
 def unsupported_version(requested: Any, supported: tuple[str, ...]) -> MCPError:
     # The schema types `requested` as a string: an `initialize` that names no version, or not
-    # a string, is answered with "" there (echoing it could also echo anything at all).
+    # a string, is answered with "" there (echoing it could also echo anything at all), and the
+    # message says so in words rather than in Python's spelling of the value (`None`, `{'v': 1}`).
+    # The message names the supported versions too: a legacy client may show its user the
+    # message alone (basic/versioning.mdx asks a modern-only server to name them to `initialize`).
+    named = requested if isinstance(requested, str) else ""
+    shown = named if isinstance(requested, str) else "none named as a string"
     return MCPError(
         UNSUPPORTED_PROTOCOL_VERSION,
-        f"Unsupported protocol version: {requested}",
-        {"supported": list(supported), "requested": requested if isinstance(requested, str) else ""},
+        f"Unsupported protocol version: {shown} (this server supports {', '.join(supported)})",
+        {"supported": list(supported), "requested": named},
     )
 
 

@@ -34,14 +34,14 @@ from .jsonrpc import (
     MCPError,
     Request,
 )
-from .legacy import handle_legacy, is_legacy_request
+from .legacy import handle_legacy, is_legacy_request, names_modern_version, read_legacy_meta
 from .meta import (
     CLIENT_CAPABILITIES_KEY,
     LATEST_VERSION,
     MODERN_VERSIONS,
-    PROGRESS_TOKEN_KEY,
     SERVER_INFO_KEY,
     RequestMeta,
+    read_progress_token,
     read_request_meta,
     require_capabilities,
     unsupported_version,
@@ -397,19 +397,22 @@ class Server:
     ) -> Incoming:
         """Read and check `request` once, or raise `MCPError`; `answer` runs what it returns.
 
-        The order is docs/reference/errors.md's: the era (a legacy request goes its own way),
-        `_meta` (-32602 if missing), the mirrored `headers` when the transport has them (-32020,
-        keyed by lower-case name), the protocol version (-32022: judged only once header and body
-        agree), then the method (-32601 if unknown, removed, or its capability is not offered).
+        The order is docs/reference/errors.md's: the era (a legacy request goes its own way, and
+        is refused -32602 if it breaks its schema), `_meta` (-32602 if missing, or -32022 when
+        the transport's version names one this server does not serve), the mirrored `headers`
+        when the transport has them (-32020, keyed by lower-case name), the protocol version
+        (-32022: judged only once header and body agree), then the method (-32601 if unknown,
+        removed, or its capability is not offered).
 
-        `legacy_version` is a 2025-era revision the transport knows the client speaks (the
-        `MCP-Protocol-Version` header, or what stdio's `initialize` agreed); with it, a request
-        without modern `_meta` is a legacy one. Any other value is ignored.
+        `legacy_version` is the version the transport says the client speaks outside the body
+        (the `MCP-Protocol-Version` header, or what stdio's `initialize` agreed). A 2025-era
+        revision makes a request without modern `_meta` a legacy one; for such a request, any
+        other version this server does not serve is -32022. With modern `_meta` it is ignored
+        here (the mirrored `headers` compare it with the body).
         """
         if is_legacy_request(request, legacy_version):
             if self.serve_legacy:
-                raw = request.params.get("_meta")
-                streams = isinstance(raw, dict) and PROGRESS_TOKEN_KEY in raw
+                streams = read_progress_token(read_legacy_meta(request)) is not None
                 return Incoming(request, None, principal, streams=streams, legacy=True, legacy_version=legacy_version)
             if request.method == "initialize":
                 # Modern-only: say which versions this server speaks (basic/versioning.mdx:
@@ -418,6 +421,11 @@ class Server:
         # An `initialize` that carries modern `_meta` is a modern request for a removed
         # method, and gets -32601 like `ping`.
         method, params = request.method, request.params
+        if legacy_version and legacy_version not in self.supported_versions and not names_modern_version(params):
+            # A body in no era's shape, and a header naming a version this server does not
+            # serve: that the version is unsupported is what the client can act on, not that
+            # `_meta` is missing (streamable-http.mdx §Protocol Version Header).
+            raise unsupported_version(legacy_version, self.supported_versions)
         meta = read_request_meta(params, supported=None)
         if headers is not None:
             # Only an extension's method can mirror another parameter in Mcp-Name (name_field_for).

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from mcpref import catchall
-from mcpref.catchall import INTERNAL_ERROR_BODY, CatchAll, _LogBudget, internal_error, plain_response
+from mcpref.catchall import INTERNAL_ERROR_BODY, CatchAll, LogBudget, internal_error, plain_response
 
 HTTP_SCOPE = {"type": "http", "method": "POST", "path": "/mcp"}
 
@@ -54,7 +54,7 @@ class Clock:
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     fake = Clock()
     monkeypatch.setattr(catchall, "time", fake)
-    monkeypatch.setattr(catchall, "_budget", _LogBudget(catchall.LINES_PER_SECOND))
+    monkeypatch.setattr(catchall, "_budget", LogBudget(catchall.LINES_PER_SECOND))
     return fake
 
 
@@ -122,7 +122,7 @@ def test_the_log_takes_five_lines_a_second_and_counts_the_rest(clock: Clock, cap
 @pytest.mark.parametrize("start", [0.5, 1000.25])
 def test_a_log_budget_reports_what_it_dropped_once(clock: Clock, start: float) -> None:
     clock.now = start  # 0.5: the clock's first second, the window a fresh budget starts in
-    budget = _LogBudget(2)
+    budget = LogBudget(2)
     assert [budget.take() for _ in range(4)] == [0, 0, None, None]
     clock.now += 1
     assert [budget.take() for _ in range(3)] == [2, 0, None]

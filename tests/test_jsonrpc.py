@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -215,3 +216,12 @@ def test_encode_refuses_what_is_not_json(value: object) -> None:
     """A dataclass or a datetime in a message is a bug to surface, not something to guess a JSON form for."""
     with pytest.raises(TypeError):
         encode({"a": value})
+
+
+def test_the_nesting_limit_has_its_line_in_the_limits_table() -> None:
+    """Every limit has a line in docs/patterns/production.md with the default the code has; the
+    nesting depth, which a client meets as -32700, had none."""
+    table = (Path(__file__).parents[1] / "docs/patterns/production.md").read_text("utf-8")
+    rows = [line for line in table.splitlines() if "`jsonrpc.MAX_NESTING_DEPTH`" in line]
+    assert len(rows) == 1, "no line (or several) for the nesting depth in the limits table"
+    assert rows[0].split("|")[2].strip() == f"{MAX_NESTING_DEPTH} levels"

@@ -124,6 +124,47 @@ def test_an_older_version_is_echoed_and_an_unknown_one_gets_the_newest(http: htt
         assert legacy_post(http, "initialize", params, version=None).json()["result"]["protocolVersion"] == answered
 
 
+def test_an_initialize_without_params_is_refused_naming_what_it_needs(http: httpx.Client) -> None:
+    """InitializeRequest requires params with protocolVersion, capabilities and clientInfo
+    (2025-11-25 schema): -32602 at 200, as every legacy error, and no result to build on."""
+    error = error_answer(legacy_post(http, "initialize", None, version=None), 200)
+    assert error == {
+        "code": -32602,
+        "message": "Invalid params: initialize needs params.protocolVersion (a string), params.capabilities "
+        "(an object), params.clientInfo (an object with a string name and version)",
+    }
+    nameless = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"version": "1"}}
+    error = error_answer(legacy_post(http, "initialize", nameless, version=None), 200)
+    assert error["message"] == (
+        "Invalid params: initialize needs params.clientInfo (an object with a string name and version)"
+    )
+
+
+def test_a_body_without_meta_under_an_unsupported_version_header_learns_the_supported_ones(
+    http: httpx.Client,
+) -> None:
+    """streamable-http.mdx §Protocol Version Header: a version the server does not implement is
+    400 and -32022 listing what it supports, whatever the body lacks besides."""
+    error = error_answer(legacy_post(http, "tools/list", version="2024-01-01"), 400)
+    assert error == {
+        "code": -32022,
+        "message": "Unsupported protocol version: 2024-01-01 (this server supports 2026-07-28)",
+        "data": {"supported": ["2026-07-28"], "requested": "2024-01-01"},
+    }
+
+
+@pytest.mark.parametrize(("token", "named"), [(True, "a boolean"), ({"n": 1}, "an object"), (1.5, "the number 1.5")])
+def test_a_legacy_progress_token_that_is_no_string_or_integer_is_refused(
+    http: httpx.Client, token: Any, named: str
+) -> None:
+    params = {"name": "echo", "arguments": {"message": "x"}, "_meta": {"progressToken": token}}
+    error = error_answer(legacy_post(http, "tools/call", params), 200)
+    assert error == {
+        "code": -32602,
+        "message": f"Invalid params: params._meta.progressToken must be a string or an integer, not {named}",
+    }
+
+
 def test_ping_is_answered(http: httpx.Client) -> None:
     assert legacy_post(http, "ping").json()["result"] == {}
 
@@ -277,12 +318,31 @@ def test_a_legacy_requests_meta_and_principal_reach_the_handler() -> None:
         "alice",
     ]
     assert probed({})[1:4] == [{}, None, None]
-    assert probed({"_meta": "no object"})[1] == {}
 
 
-@pytest.mark.parametrize(("token", "kept"), [("t", "t"), (3, 3), (True, None), (1.5, None), ([1], None)])
-def test_only_a_string_or_integer_progress_token_is_kept(token: Any, kept: Any) -> None:
-    assert probed({"_meta": {"progressToken": token}})[2] == kept
+@pytest.mark.parametrize("meta", ["no object", None, [1]])
+def test_a_legacy_meta_that_is_no_object_is_invalid_params(meta: Any) -> None:
+    """2025-11-25's schema types `params._meta` as an object, as 2026-07-28's does."""
+    with pytest.raises(MCPError) as caught:
+        probed({"_meta": meta})
+    assert (caught.value.code, caught.value.message) == (
+        INVALID_PARAMS,
+        "Invalid params: params._meta must be an object",
+    )
+
+
+@pytest.mark.parametrize("token", ["t", 3])
+def test_a_string_or_integer_progress_token_is_kept(token: Any) -> None:
+    assert probed({"_meta": {"progressToken": token}})[2] == token
+
+
+@pytest.mark.parametrize(("token", "named"), [(True, "a boolean"), (1.5, "the number 1.5"), ([1], "an array")])
+def test_any_other_progress_token_is_invalid_params_in_the_legacy_era_too(token: Any, named: str) -> None:
+    """2025-11-25's schema says `["string", "integer"]` too: refused, not ignored."""
+    with pytest.raises(MCPError) as caught:
+        probed({"_meta": {"progressToken": token}})
+    assert caught.value.code == INVALID_PARAMS
+    assert caught.value.message.endswith(f"progressToken must be a string or an integer, not {named}")
 
 
 def test_a_tool_that_needs_a_capability_says_which_in_its_result() -> None:

@@ -59,9 +59,40 @@ def test_supported_none_reads_any_version_without_judging_it() -> None:
     assert meta.protocol_version == "v999.0.0"
 
 
-def test_a_boolean_progress_token_is_not_a_token() -> None:
-    meta = read_request_meta({"_meta": {VERSION_KEY: "2026-07-28", CAPS_KEY: {}, "progressToken": True}})
-    assert meta.progress_token is None
+@pytest.mark.parametrize(
+    ("token", "named"),
+    [
+        (True, "a boolean"),
+        (False, "a boolean"),
+        (1.5, "the number 1.5"),
+        (1.0, "the number 1.0"),
+        (None, "null"),
+        ({"id": 1}, "an object"),
+        (["t"], "an array"),
+    ],
+)
+def test_a_progress_token_that_is_no_string_or_integer_is_invalid_params(token: object, named: str) -> None:
+    """basic/patterns/progress.mdx: a token MUST be a string or an integer. Refused, not ignored:
+    silently sending no progress would leave the client waiting for what it asked for."""
+    with pytest.raises(MCPError) as caught:
+        read_request_meta({"_meta": {VERSION_KEY: "2026-07-28", CAPS_KEY: {}, "progressToken": token}})
+    assert (caught.value.code, caught.value.http_status) == (INVALID_PARAMS, None)
+    assert caught.value.message == (
+        f"Invalid params: params._meta.progressToken must be a string or an integer, not {named}"
+    )
+
+
+@pytest.mark.parametrize("token", ["", "t", 0, -7, 2**63])
+def test_any_string_or_integer_is_a_progress_token(token: object) -> None:
+    meta = read_request_meta({"_meta": {VERSION_KEY: "2026-07-28", CAPS_KEY: {}, "progressToken": token}})
+    assert meta.progress_token == token and type(meta.progress_token) is type(token)
+
+
+def test_an_unsupported_version_message_names_every_supported_version() -> None:
+    """A legacy client may show its user only the message: it names each version the server
+    serves, in the server's order, not only the first."""
+    error = meta.unsupported_version("2024-11-05", ("2026-07-28", "2025-11-25"))
+    assert error.message == "Unsupported protocol version: 2024-11-05 (this server supports 2026-07-28, 2025-11-25)"
 
 
 @pytest.mark.parametrize(
@@ -139,6 +170,14 @@ def test_an_unsupported_version_echoes_only_a_string(requested: object, echoed: 
     error = meta.unsupported_version(requested, ("2026-07-28",))
     assert error.code == UNSUPPORTED_PROTOCOL_VERSION
     assert error.data == {"supported": ["2026-07-28"], "requested": echoed}
+
+
+@pytest.mark.parametrize("requested", [None, 5, {"v": 1}, ["2026-07-28"]])
+def test_an_unsupported_version_message_never_shows_a_python_value(requested: object) -> None:
+    """A modern-only server's answer to an `initialize` without a string version said
+    "Unsupported protocol version: None" (or `{'v': 1}`): Python's spelling, which no client sent."""
+    error = meta.unsupported_version(requested, ("2026-07-28",))
+    assert error.message == "Unsupported protocol version: none named as a string (this server supports 2026-07-28)"
 
 
 @pytest.mark.parametrize(

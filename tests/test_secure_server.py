@@ -12,7 +12,7 @@ import asyncio
 import re
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -32,6 +32,8 @@ REDIRECT = DOCS_CLIENT.redirect_uris[0]
 #: Request `_meta` of a client that can answer a form elicitation.
 ELICITING = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
 VERIFIER = "x" * 64
+#: Makes a `LoopbackRedirect` (the `loopback` fixture).
+Listeners = Callable[..., LoopbackRedirect]
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +47,21 @@ def demo() -> Iterator[tuple[AuthDemo, str]]:
 @pytest.fixture
 def origin(demo: tuple[AuthDemo, str]) -> str:
     return demo[1]
+
+
+@pytest.fixture
+def loopback() -> Iterator[Listeners]:
+    """Makes `LoopbackRedirect`s and gives their ports back after the test: a listener left to
+    the garbage collector may have its socket collected first (a ResourceWarning, an error here)."""
+    made: list[LoopbackRedirect] = []
+
+    def make(**options: Any) -> LoopbackRedirect:
+        made.append(LoopbackRedirect(**options))
+        return made[-1]
+
+    yield make
+    for listener in made:
+        listener.close()
 
 
 @pytest.fixture
@@ -137,11 +154,11 @@ async def browser(url: str) -> None:
 
 
 @pytest.mark.anyio
-async def test_the_client_authorizes_steps_up_and_confirms(origin: str) -> None:
+async def test_the_client_authorizes_steps_up_and_confirms(origin: str, loopback: Listeners) -> None:
     def confirm(params: dict[str, Any]) -> dict[str, Any]:
         return {"action": "accept", "content": {"confirm": True}}
 
-    listener = LoopbackRedirect(open_browser=browser)
+    listener = loopback(open_browser=browser)
     registration = ClientRegistration(DOCS_CLIENT.client_id)
     auth = OAuth(redirect=listener, clients={f"{origin}/auth": registration})
     async with Client(f"{origin}/secure/mcp", auth=auth, elicitation=confirm) as client:
@@ -433,9 +450,12 @@ def signed_in(demo: tuple[AuthDemo, str]) -> Flow:
             http=lambda: httpx.AsyncClient(event_hooks={"request": [on_flow]}),
         )
         http = httpx.AsyncClient(event_hooks={"request": [on_mcp]})
-        async with http, Client(f"{origin}/secure/mcp", auth=auth, http=http) as client:
-            await client.call_tool("whoami", {})
-            await client.list_tools()
+        try:
+            async with http, Client(f"{origin}/secure/mcp", auth=auth, http=http) as client:
+                await client.call_tool("whoami", {})
+                await client.list_tools()
+        finally:
+            listener.close()
 
     asyncio.run(sign_in_by_client())
     return recorded
@@ -550,7 +570,7 @@ def test_a_pre_registered_client_registers_nothing(signed_in: Flow) -> None:
 
 
 @pytest.mark.anyio
-async def test_a_rejected_token_is_refreshed_without_the_user(origin: str) -> None:
+async def test_a_rejected_token_is_refreshed_without_the_user(origin: str, loopback: Listeners) -> None:
     """A 401 on a request that carried a token: the refresh token gets a new one, no new consent."""
     opened: list[str] = []
 
@@ -558,7 +578,7 @@ async def test_a_rejected_token_is_refreshed_without_the_user(origin: str) -> No
         opened.append(url)
         await browser(url)
 
-    listener = LoopbackRedirect(open_browser=counting_browser)
+    listener = loopback(open_browser=counting_browser)
     registration = ClientRegistration(DOCS_CLIENT.client_id)
     auth = OAuth(redirect=listener, clients={f"{origin}/auth": registration})
     async with Client(f"{origin}/secure/mcp", auth=auth) as client:
@@ -572,7 +592,9 @@ async def test_a_rejected_token_is_refreshed_without_the_user(origin: str) -> No
 
 
 @pytest.mark.anyio
-async def test_one_oauth_keeps_a_token_per_server_and_sends_each_only_to_its_own(origin: str) -> None:
+async def test_one_oauth_keeps_a_token_per_server_and_sends_each_only_to_its_own(
+    origin: str, loopback: Listeners
+) -> None:
     """Two protected servers (the demo on 127.0.0.1 and on localhost: two issuers, two resources)
     through one OAuth: two tokens, each presented only where it belongs."""
     other = origin.replace("127.0.0.1", "localhost")
@@ -582,7 +604,7 @@ async def test_one_oauth_keeps_a_token_per_server_and_sends_each_only_to_its_own
         if request.url.path == "/secure/mcp" and "authorization" in request.headers:
             seen[f"{request.url.scheme}://{request.url.netloc.decode()}"].add(request.headers["authorization"])
 
-    listener = LoopbackRedirect(open_browser=browser)
+    listener = loopback(open_browser=browser)
     registration = ClientRegistration(DOCS_CLIENT.client_id)
     auth = OAuth(
         redirect=listener,

@@ -103,7 +103,7 @@ def test_an_unsupported_version_is_judged_once_header_and_body_agree(server: Ser
     request = Request(1, "tools/list", {"_meta": meta("2099-01-01")})
     error = refused(lambda: server.accept(request, headers=headers_for("tools/list", version="2099-01-01")))
     assert error.code == UNSUPPORTED_PROTOCOL_VERSION
-    assert error.message == "Unsupported protocol version: 2099-01-01"
+    assert error.message == "Unsupported protocol version: 2099-01-01 (this server supports 2026-07-28)"
     assert error.data == {"supported": [VERSION], "requested": "2099-01-01"}
 
 
@@ -180,8 +180,11 @@ def test_a_listen_request_is_accepted_as_a_stream_not_a_handler(server: Server) 
 # -- the era ---------------------------------------------------------------------------------
 
 
+INITIALIZE = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}
+
+
 def test_initialize_without_modern_meta_is_a_legacy_request(server: Server) -> None:
-    init = Request(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
+    init = Request(1, "initialize", dict(INITIALIZE))
     incoming = server.accept(init, headers={}, principal="carol")
     assert (incoming.legacy, incoming.meta, incoming.handler, incoming.principal) == (True, None, None, "carol")
     assert incoming.streams is False
@@ -208,10 +211,86 @@ def test_a_modern_only_server_answers_initialize_with_the_versions_it_speaks() -
     assert unnamed.data == {"supported": [VERSION], "requested": ""}
 
 
-def test_a_modern_only_server_refuses_a_legacy_request_as_lacking_meta() -> None:
+def test_a_modern_only_server_refuses_a_legacy_request_as_an_unsupported_version() -> None:
+    """Its header names 2025-11-25, which this server does not serve: -32022 tells the client
+    what it does serve, where -32602 would only say that `_meta` is missing."""
     server = Server("unit", "1", serve_legacy=False)
     error = refused(lambda: server.accept(Request(1, "tools/list", {}), legacy_version="2025-11-25"))
-    assert error.code == INVALID_PARAMS
+    assert error.code == UNSUPPORTED_PROTOCOL_VERSION
+    assert error.data == {"supported": [VERSION], "requested": "2025-11-25"}
+
+
+@pytest.mark.parametrize("headers", [None, {}])
+def test_a_body_without_meta_under_a_version_nobody_serves_is_an_unsupported_version(
+    server: Server, headers: dict[str, str] | None
+) -> None:
+    request = Request(1, "tools/list", {"_meta": {PROGRESS_TOKEN_KEY: "t"}})
+    error = refused(lambda: server.accept(request, headers=headers, legacy_version="2024-01-01"))
+    assert (error.code, error.message) == (
+        UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version: 2024-01-01 (this server supports 2026-07-28)",
+    )
+    assert error.data == {"supported": [VERSION], "requested": "2024-01-01"}
+
+
+@pytest.mark.parametrize("header", [None, "", VERSION])
+def test_a_body_without_meta_under_a_served_or_no_version_lacks_meta(server: Server, header: str | None) -> None:
+    error = refused(lambda: server.accept(Request(1, "tools/list", {}), headers={}, legacy_version=header))
+    assert (error.code, error.message) == (
+        INVALID_PARAMS,
+        "Invalid params: params._meta is required and must be an object",
+    )
+
+
+def test_a_header_naming_an_unserved_version_beside_modern_meta_is_a_mismatch(server: Server) -> None:
+    """With the version in `_meta`, the header is a mirror of it, judged as one (-32020)."""
+    request = Request(1, "tools/list", {"_meta": META})
+    headers = headers_for("tools/list", version="2024-01-01")
+    assert refused(lambda: server.accept(request, headers=headers, legacy_version="2024-01-01")).code == (
+        HEADER_MISMATCH
+    )
+
+
+@pytest.mark.parametrize(
+    ("params", "missing"),
+    [
+        (
+            {},
+            "params.protocolVersion (a string), params.capabilities (an object), "
+            "params.clientInfo (an object with a string name and version)",
+        ),
+        ({**INITIALIZE, "protocolVersion": 7}, "params.protocolVersion (a string)"),
+        ({k: v for k, v in INITIALIZE.items() if k != "capabilities"}, "params.capabilities (an object)"),
+        ({**INITIALIZE, "capabilities": []}, "params.capabilities (an object)"),
+        (
+            {k: v for k, v in INITIALIZE.items() if k != "clientInfo"},
+            "params.clientInfo (an object with a string name and version)",
+        ),
+        ({**INITIALIZE, "clientInfo": {"name": "old"}}, "params.clientInfo (an object with a string name and version)"),
+        (
+            {**INITIALIZE, "clientInfo": {"version": "1"}},
+            "params.clientInfo (an object with a string name and version)",
+        ),
+    ],
+)
+def test_an_initialize_that_breaks_its_schema_is_invalid_params_naming_what_is_missing(
+    server: Server, params: dict[str, Any], missing: str
+) -> None:
+    """InitializeRequestParams (2025-11-25) requires protocolVersion, capabilities and clientInfo."""
+    error = refused(lambda: server.accept(Request(1, "initialize", params), headers={}))
+    assert (error.code, error.message) == (INVALID_PARAMS, f"Invalid params: initialize needs {missing}")
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_progress_token_that_is_no_string_or_integer_is_refused_at_accept(server: Server, era: str) -> None:
+    """Both transports hand every request to `accept`, so this one check covers stdio and HTTP."""
+    token = {PROGRESS_TOKEN_KEY: {"id": 1}}
+    body = {"_meta": meta(**token)} if era == "modern" else {"_meta": token}
+    error = refused(lambda: server.accept(Request(1, "tools/list", body), legacy_version="2025-11-25"))
+    assert (error.code, error.message) == (
+        INVALID_PARAMS,
+        "Invalid params: params._meta.progressToken must be a string or an integer, not an object",
+    )
 
 
 def test_initialize_with_modern_meta_is_a_removed_method(server: Server) -> None:

@@ -195,7 +195,8 @@ class StreamableHTTP:
         cors = [
             (b"access-control-allow-origin", origin.encode("latin-1")),
             (b"access-control-allow-methods", b"POST"),
-            (b"access-control-allow-headers", ", ".join(allowed).encode("latin-1")),
+            # None asked for (or none of ours): no header, rather than an empty one.
+            *([(b"access-control-allow-headers", ", ".join(allowed).encode("latin-1"))] if allowed else []),
             (b"access-control-max-age", b"600"),
             (b"vary", b"Origin"),
         ]

@@ -34,6 +34,8 @@ from ..subscriptions import ListenStream
 logger = logging.getLogger("mcpref.stdio")
 
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
+#: How long answers under way may take to finish once stdin has closed; later ones are cancelled.
+DEFAULT_GRACE_SECONDS = 5.0
 
 
 class StdioServerTransport:
@@ -47,7 +49,7 @@ class StdioServerTransport:
         reader: asyncio.StreamReader | None = None,
         output: BinaryIO | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-        grace_seconds: float = 5.0,
+        grace_seconds: float = DEFAULT_GRACE_SECONDS,
     ) -> None:
         self.server = server
         self._reader = reader

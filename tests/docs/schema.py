@@ -4,7 +4,7 @@
 `*ResultResponse`); on top of that a request must also be a `JSONRPCRequest`, and an error
 response must match the definition of its code (`HeaderMismatchError` for -32020, ...).
 
-Frames of the legacy era (an `initialize`, or a request that names a 2025 revision in its
+Frames of the legacy era (an `initialize`, or a request that names 2025-06-18 or 2025-11-25 in its
 `MCP-Protocol-Version` header and carries no modern `_meta`) are checked against the 2025-11-25
 schema, the revision they speak; error codes are still checked against 2026-07-28's definitions,
 which is where -32020 to -32022 are defined.
@@ -41,7 +41,8 @@ def _validator(definition: str, revision: str = REVISION) -> jsonschema.Draft202
 
 def revision_of(request: Any) -> str:
     """The revision a page's request speaks: legacy when it has no modern `_meta` version and is
-    either `initialize` or names a 2025 revision in `MCP-Protocol-Version` (as mcpref.legacy decides)."""
+    either `initialize` or names one of `LEGACY_VERSIONS` in `MCP-Protocol-Version` (as mcpref.legacy
+    decides)."""
     try:
         body = request.json()
     except ValueError:

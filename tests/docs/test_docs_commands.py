@@ -68,3 +68,18 @@ def test_record_says_how_to_use_it() -> None:
     run = subprocess.run(["bash", str(ROOT / "scripts" / "record"), "--help"], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert "--upstream" in run.stdout and "--out" in run.stdout and "127.0.0.1:8002/mcp" in run.stdout
+
+
+def test_the_readme_commands_run_in_the_environment_it_names() -> None:
+    """The README's table of other ways to run the examples lists bare `uvicorn ...` and
+    `python -m ...` commands: they exist only in `.venv`, which a newcomer never activated
+    unless the README says so (copied as written, `uvicorn` was "command not found")."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = [
+        line.split("`")[1] for line in readme.splitlines() if line.startswith("| `") and not line.startswith("| `./")
+    ]
+    programs = {command.split()[0] for command in commands if command.split()[0] in {"uvicorn", "python"}}
+    assert programs == {"uvicorn", "python"}, commands
+    assert "source .venv/bin/activate" in readme
+    for program in programs:
+        assert (ROOT / ".venv" / "bin" / program).exists(), program

@@ -33,6 +33,8 @@ def test_a_broken_link_or_anchor_fails_the_build(tmp_path: Path) -> None:
         ("[next](b.md#no-such-heading)", "does not contain an anchor '#no-such-heading'"),
         ("[next](c.md)", "the target is not found among documentation files"),
         ("[here](#nowhere)", "#nowhere"),
+        # A site-absolute link is not checked by mkdocs at all, and is broken on GitHub: refused.
+        ("[next](/b/)", "absolute link '/b/'"),
     ]:
         (docs / "index.md").write_text(f"# A\n\n{link}\n", encoding="utf-8")
         broken = build_site(tmp_path / "bad", config)

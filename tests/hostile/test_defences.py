@@ -96,7 +96,7 @@ class BrokenServer(Server):
 def test_a_bug_is_one_uniform_500_and_one_log_line(serve, caplog, monkeypatch) -> None:
     # A fresh log budget: the process-wide one may still count lines dropped by an earlier test in
     # the same second, and then this line says "(N more not logged)" (seen in the mutation run).
-    monkeypatch.setattr(catchall, "_budget", catchall._LogBudget(catchall.LINES_PER_SECOND))
+    monkeypatch.setattr(catchall, "_budget", catchall.LogBudget(catchall.LINES_PER_SECOND))
     http = serve(StreamableHTTP(BrokenServer("broken", "1")))
     with caplog.at_level(logging.INFO, logger="mcpref.errors"):
         response = http.post("/mcp", json=mcp_body("server/discover"), headers=mcp_headers("server/discover"))

@@ -10,6 +10,8 @@ same app runs under a real uvicorn process, and three kinds of client use its `/
   run against the everything server, tests/conformance/), once per era.
 
 Each client lists the tools and calls `get_forecast`, whose `city` also travels in a header.
+And the same SDK signs in with its own OAuth to the protected endpoint the README lists,
+`/secure/mcp`, as the authorization page tells a third-party client to.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ import httpx2
 import mcp_types as types
 import pytest
 from mcp.client import Client as SdkClient
+from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from bench.procs import server_processes
 from examples.reference_server import build_server
@@ -100,3 +104,67 @@ def test_the_conformance_suite(url: str, era: str, scenario: str, tmp_path: Path
     statuses = set(checks[scenario].values())
     # INFO is a note, not a verdict; anything else but SUCCESS (FAILURE, WARNING, SKIPPED) fails.
     assert "SUCCESS" in statuses and statuses <= {"SUCCESS", "INFO"}, (checks, completed.stdout[-2000:])
+
+
+async def test_the_official_python_sdk_client_signs_in_to_the_protected_endpoint(url: str) -> None:
+    """`/secure/mcp` with the SDK's own OAuth (`OAuthClientProvider`), configured as the
+    authorization page tells a third-party client to be: the pre-registered public client
+    `mcpref-docs` and a loopback redirect on any port. The demo authorization server approves at
+    once, so the user's browser is a GET that reads the redirect's query."""
+    base = url.removesuffix("/mcp")
+    redirect_uri = "http://127.0.0.1:45678/callback"  # nothing listens: the code is read from Location
+    back: dict[str, str] = {}
+
+    class Storage:
+        tokens: OAuthToken | None = None
+        info = OAuthClientInformationFull(client_id="mcpref-docs", redirect_uris=[redirect_uri])
+
+        async def get_tokens(self) -> OAuthToken | None:
+            return self.tokens
+
+        async def set_tokens(self, tokens: OAuthToken) -> None:
+            self.tokens = tokens
+
+        async def get_client_info(self) -> OAuthClientInformationFull:
+            return self.info
+
+        async def set_client_info(self, info: OAuthClientInformationFull) -> None:
+            self.info = info
+
+    async def browser(authorize_url: str) -> None:
+        async with httpx2.AsyncClient() as user_agent:
+            answer = await user_agent.get(authorize_url)
+        assert answer.status_code == 302, answer.text
+        back.update(httpx2.URL(answer.headers["location"]).params)
+
+    async def callback() -> AuthorizationCodeResult:
+        return AuthorizationCodeResult(code=back["code"], state=back.get("state"), iss=back.get("iss"))
+
+    metadata = OAuthClientMetadata(redirect_uris=[redirect_uri], token_endpoint_auth_method="none")
+    auth = OAuthClientProvider(f"{base}/secure/mcp", metadata, Storage(), browser, callback)
+    async with (
+        httpx2.AsyncClient(auth=auth, timeout=10) as http,
+        SdkClient(streamable_http_client(f"{base}/secure/mcp", http_client=http)) as client,
+    ):
+        who = await client.call_tool("whoami", {})
+    assert not who.is_error
+    assert [block.text for block in who.content if isinstance(block, types.TextContent)] == [f"{base}/auth#alice"]
+    assert back["iss"] == f"{base}/auth"
+
+
+async def test_a_legacy_sdk_client_at_the_modern_only_endpoint_is_told_which_version_to_use(url: str) -> None:
+    """basic/versioning.mdx: a modern-only server SHOULD name its versions in any error it gives
+    `initialize`, since that may be all a legacy client can show its user. The SDK in legacy mode
+    surfaces the error's message alone, which said only "Unsupported protocol version: 2025-11-25"."""
+    modern_only = url.removesuffix("/mcp") + "/modern/mcp"
+    with pytest.raises(Exception) as refused:
+        async with (
+            httpx2.AsyncClient(timeout=10) as http,
+            SdkClient(streamable_http_client(modern_only, http_client=http), mode="legacy"),
+        ):
+            pass
+    error: BaseException = refused.value
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    assert str(error).startswith("Unsupported protocol version"), repr(error)
+    assert "2026-07-28" in str(error) and "2025-11-25" in str(error), str(error)

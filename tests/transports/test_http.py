@@ -164,6 +164,21 @@ def test_progress_token_turns_the_answer_into_an_sse_stream(client: MCPClient) -
     assert response.messages[-1]["result"]["content"][0]["text"] == "done"  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize(("token", "named"), [(True, "a boolean"), ([7], "an array"), (7.5, "the number 7.5")])
+def test_a_progress_token_that_is_no_string_or_integer_is_refused_before_anything_streams(
+    client: MCPClient, token: Any, named: str
+) -> None:
+    """basic/patterns/progress.mdx: a token MUST be a string or an integer. Refused as a bad log
+    level is (-32602, 200, one JSON object), not silently served without progress."""
+    error = client.error(
+        "tools/call", {"name": "slow", "arguments": {}}, meta={**META, "progressToken": token}, status=200
+    )
+    assert error == {
+        "code": -32602,
+        "message": f"Invalid params: params._meta.progressToken must be a string or an integer, not {named}",
+    }
+
+
 def test_no_log_messages_without_log_level(client: MCPClient) -> None:
     response = client.post("tools/call", {"name": "slow", "arguments": {}}, meta={**META, "progressToken": 7})
     methods = [m.get("method") for m in response.messages]  # type: ignore[attr-defined]
@@ -1086,17 +1101,21 @@ async def _answer_to(
 
 def test_a_preflight_answer_names_what_the_page_may_send_in_lower_case_header_names() -> None:
     """ASGI wants response header names in lower case; the values are the CORS contract: the
-    origin, POST, the MCP request headers asked for (and no others), ten minutes, Vary: Origin."""
+    origin, POST, the MCP request headers asked for (and no others; no header when none of them
+    was asked for, rather than an empty one), ten minutes, Vary: Origin."""
     app = StreamableHTTP(Server("cors", "1"))
     asked = {"Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST"}
     with_headers = {**asked, "Access-Control-Request-Headers": "Content-Type, MCP-Param-City , X-Evil,authorization"}
-    for headers, allowed in ((with_headers, b"content-type, mcp-param-city, authorization"), (asked, b"")):
+    only_foreign = {**asked, "Access-Control-Request-Headers": "X-Evil"}
+    allowed = [(b"access-control-allow-headers", b"content-type, mcp-param-city, authorization")]
+    for headers, allow_headers in ((with_headers, allowed), (asked, []), (only_foreign, [])):
         start, body = asyncio.run(_answer_to(app, "OPTIONS", headers))
         assert (start["status"], body["body"]) == (204, b"")
-        assert start["headers"][-5:] == [
+        cors = [(name, value) for name, value in start["headers"] if name.startswith((b"access-control-", b"vary"))]
+        assert cors == [
             (b"access-control-allow-origin", b"http://localhost:3000"),
             (b"access-control-allow-methods", b"POST"),
-            (b"access-control-allow-headers", allowed),
+            *allow_headers,
             (b"access-control-max-age", b"600"),
             (b"vary", b"Origin"),
         ]

@@ -221,8 +221,24 @@ def test_a_reason_that_is_no_string_or_empty_is_logged_as_none_given(
 
 
 def test_at_eof_the_default_grace_period_is_five_seconds() -> None:
-    """How long answers under way may take to finish once stdin has closed, unless configured."""
-    assert StdioServerTransport(Server("grace", "1")).grace_seconds == 5.0
+    """How long answers under way may take to finish once stdin has closed, unless configured
+    (docs/patterns/production.md's table of limits says so)."""
+    assert StdioServerTransport(Server("grace", "1")).grace_seconds == stdio.DEFAULT_GRACE_SECONDS == 5.0
+
+
+@pytest.mark.parametrize(
+    ("keyword", "default"),
+    [
+        ("max_line_bytes", f"{stdio.DEFAULT_MAX_LINE_BYTES // 2**20} MiB"),
+        ("grace_seconds", f"{stdio.DEFAULT_GRACE_SECONDS:g} s"),
+    ],
+)
+def test_each_stdio_limit_has_its_default_in_the_limits_table(keyword: str, default: str) -> None:
+    """Every limit has a line in docs/patterns/production.md, with the default the code has."""
+    table = (Path(__file__).parents[2] / "docs/patterns/production.md").read_text("utf-8")
+    rows = [line for line in table.splitlines() if f"`StdioServerTransport(server, {keyword}=...)`" in line]
+    assert len(rows) == 1, f"no line (or several) for {keyword} in the limits table"
+    assert rows[0].split("|")[2].strip() == default
 
 
 def test_a_cancellation_reason_is_logged_at_most_200_characters(caplog: pytest.LogCaptureFixture) -> None:

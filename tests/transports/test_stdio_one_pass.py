@@ -73,3 +73,37 @@ def test_a_modern_request_gets_the_same_checks_as_on_http() -> None:
     )
     codes = {answer["id"]: answer.get("error", {}).get("code") for answer in answers}
     assert codes == {1: -32602, 2: -32022, 3: -32601, 4: None}
+
+
+def test_an_initialize_that_breaks_its_schema_is_refused_and_selects_no_era() -> None:
+    """-32602 naming what is missing; and the process stays unsettled, so a request without
+    `_meta` after it is a modern one lacking `_meta`, not a legacy one."""
+    server = Server("dual", "1")
+    init, listing = exchange(
+        server,
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    )
+    assert init["error"] == {
+        "code": -32602,
+        "message": "Invalid params: initialize needs params.protocolVersion (a string), params.capabilities "
+        "(an object), params.clientInfo (an object with a string name and version)",
+    }
+    assert listing["error"]["message"] == "Invalid params: params._meta is required and must be an object"
+
+
+def test_a_progress_token_that_is_no_string_or_integer_is_refused_in_both_eras() -> None:
+    server = Server("dual", "1")
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}
+    answers = exchange(
+        server,
+        {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"_meta": {**META, "progressToken": 1.5}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": params},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {"_meta": {"progressToken": True}}},
+    )
+    errors = {answer["id"]: answer.get("error", {}).get("message") for answer in answers}
+    assert errors == {
+        1: "Invalid params: params._meta.progressToken must be a string or an integer, not the number 1.5",
+        2: None,
+        3: "Invalid params: params._meta.progressToken must be a string or an integer, not a boolean",
+    }
