@@ -332,9 +332,9 @@ async def test_a_server_that_outlives_its_stdin_is_terminated_then_killed(kind, 
 
 async def test_each_stderr_line_reaches_the_handler_as_written_without_its_line_ending():
     lines: list[str] = []
-    script = "import sys; sys.stderr.buffer.write(b'  spaced out  \\r\\nplain XX\\n\\xff bad byte\\n'); sys.stderr.flush()"
+    script = "import sys; sys.stderr.buffer.write(b'  spaced out  \\r\\nplain XX\\n\\xff bad\\n'); sys.stderr.flush()"
     transport = StdioTransport([sys.executable, "-c", script], on_stderr=lines.append)
     await transport.connect()
     await eventually(lambda: len(lines) == 3)
     await transport.aclose()
-    assert lines == ["  spaced out  ", "plain XX", "\ufffd bad byte"]
+    assert lines == ["  spaced out  ", "plain XX", "\ufffd bad"]
