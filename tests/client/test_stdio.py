@@ -338,3 +338,10 @@ async def test_each_stderr_line_reaches_the_handler_as_written_without_its_line_
     await eventually(lambda: len(lines) == 3)
     await transport.aclose()
     assert lines == ["  spaced out  ", "plain XX", "\ufffd bad"]
+
+
+async def test_closing_a_transport_that_never_started_is_harmless():
+    transport = StdioTransport([sys.executable, "-c", "pass"])
+    await transport.aclose()
+    await transport.aclose()
+    assert transport.process is None and transport.generation == 0
