@@ -39,6 +39,14 @@ def default_ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+class _EventStream(EventSource):
+    """httpx-sse's reader, without its own media type check: it compares case-sensitively, while
+    media types are case-insensitive (RFC 9110 §8.3.1), and `exchange` has checked already."""
+
+    def _check_content_type(self) -> None:
+        pass
+
+
 class HTTPTransport:
     """Posts JSON-RPC messages to one MCP endpoint with an `httpx.AsyncClient` the caller owns."""
 
@@ -101,7 +109,7 @@ class HTTPTransport:
                     )
                 media_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
                 if media_type == "text/event-stream" and response.is_success:
-                    async for event in EventSource(response).aiter_sse():
+                    async for event in _EventStream(response).aiter_sse():
                         if event.event in ("", "message") and event.data:
                             yield _decode(event.data.encode("utf-8"), response.status_code)
                     return

@@ -100,7 +100,10 @@ class InputHandlers:
         if not isinstance(answer, dict):
             raise TypeError(f"the {method} handler must return a dict (the result object), got {type(answer).__name__}")
         if method == ROOTS:
-            _file_roots(answer.get("roots", []))
+            roots = answer.get("roots")
+            if not isinstance(roots, list):
+                raise TypeError(f"the {method} handler must return a ListRootsResult, whose roots is a list")
+            _file_roots(roots)
         return answer
 
     def _handler_for(self, method: str, params: dict[str, Any]) -> Any:

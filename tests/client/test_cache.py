@@ -294,3 +294,89 @@ async def test_a_private_result_is_not_shared_across_authorization(kinds_urls, k
     bob = {"Authorization": "Bearer bob"}
     async with connect(kinds_urls["fresh"], version="2026-07-28", cache=shared, headers=bob) as (client, traffic):
         assert await fetched(client, traffic, kind) == 1
+
+
+@pytest.mark.parametrize("size", [0, -1])
+def test_a_cache_must_hold_at_least_one_result(size):
+    with pytest.raises(ValueError) as caught:
+        ResultCache(max_entries=size)
+    assert str(caught.value) == "max_entries must be at least 1"
+    assert ResultCache(max_entries=1).max_entries == 1
+
+
+def test_a_cache_holds_1024_results_unless_told():
+    assert ResultCache().max_entries == 1024
+
+
+def test_a_result_is_fresh_until_the_very_moment_its_ttl_ends():
+    clock = Clock()
+    cache = ResultCache(clock=clock)
+    cache.put(KEY, "p", {"tools": [], "ttlMs": 1500, "cacheScope": "public"})
+    clock.now += 1.499
+    assert cache.get(KEY, "p") is not None
+    clock.now += 0.001
+    assert cache.get(KEY, "p") is None
+    assert len(cache) == 0  # a stale entry is dropped when found
+
+
+def test_a_newer_result_for_the_same_request_replaces_the_older():
+    clock = Clock()
+    cache = ResultCache(clock=clock, max_entries=2)
+    other = CacheKey("http://h/mcp", "prompts/list", "2026-07-28")
+    cache.put(other, "p", {"prompts": [], "ttlMs": 1000, "cacheScope": "public"})
+    cache.put(KEY, "p", {"tools": ["old"], "ttlMs": 1000, "cacheScope": "public"})
+    cache.put(KEY, "p", {"tools": ["new"], "ttlMs": 1000, "cacheScope": "public"})
+    assert len(cache) == 2  # replaced, not added: nothing had to make room
+    assert cache.get(KEY, "p") == {"tools": ["new"], "ttlMs": 1000, "cacheScope": "public"}
+    assert cache.get(other, "p") is not None
+
+
+def test_invalidate_by_endpoint_or_everything_and_clear():
+    cache = ResultCache()
+    here, there = KEY, CacheKey("http://elsewhere/mcp", "tools/list", "2026-07-28")
+    for key in (here, there):
+        cache.put(key, "p", {"ttlMs": 1000, "cacheScope": "public"})
+    assert cache.invalidate(endpoint="http://elsewhere/mcp") == 1
+    assert cache.get(here, "p") is not None and cache.get(there, "p") is None
+    cache.put(there, "p", {"ttlMs": 1000, "cacheScope": "private"})
+    assert cache.invalidate() == 2
+    assert len(cache) == 0
+    cache.put(here, "p", {"ttlMs": 1000, "cacheScope": "public"})
+    cache.clear()
+    assert cache.get(here, "p") is None and len(cache) == 0
+
+
+def test_a_result_handed_out_or_put_in_is_a_copy_all_the_way_down():
+    cache = ResultCache()
+    result = {"tools": [{"name": "a", "annotations": {"title": "A"}}], "ttlMs": 1000, "cacheScope": "public"}
+    cache.put(KEY, "p", result)
+    result["tools"][0]["name"] = "changed after put"
+    served = cache.get(KEY, "p")
+    assert served is not None
+    served["tools"][0]["annotations"]["title"] = "changed by a caller"
+    served["tools"].append({"name": "b"})
+    assert cache.get(KEY, "p") == {
+        "tools": [{"name": "a", "annotations": {"title": "A"}}],
+        "ttlMs": 1000,
+        "cacheScope": "public",
+    }
+
+
+def test_one_millisecond_is_a_ttl():
+    clock = Clock()
+    cache = ResultCache(clock=clock)
+    assert cache.put(KEY, "p", {"tools": [], "ttlMs": 1, "cacheScope": "public"}) is True
+    assert cache.get(KEY, "p") is not None
+    clock.now += 0.001
+    assert cache.get(KEY, "p") is None
+
+
+def test_making_room_drops_a_result_that_expires_this_very_moment_before_an_older_fresh_one():
+    clock = Clock()
+    cache = ResultCache(clock=clock, max_entries=2)
+    older, ending, newer = (CacheKey("e", "resources/read", "v", (("uri", uri),)) for uri in ("old", "end", "new"))
+    cache.put(older, "p", {"ttlMs": 60_000, "cacheScope": "public"})
+    cache.put(ending, "p", {"ttlMs": 2000, "cacheScope": "public"})
+    clock.now += 2  # `ending` is stale from now on (fresh only while now < received + ttl)
+    cache.put(newer, "p", {"ttlMs": 60_000, "cacheScope": "public"})
+    assert cache.get(older, "p") is not None and cache.get(newer, "p") is not None

@@ -32,6 +32,7 @@ async def busy(ctx) -> str:  # type: ignore[no-untyped-def]
 
 async def test_a_call_that_keeps_reporting_progress_still_times_out_and_is_cancelled() -> None:
     seen: list[dict] = []
+    stopped.clear()  # the tool is module-level: a second run in one process (mutmut's) starts clean
     with endpoint(StreamableHTTP(server)) as url:
         async with connect(url) as (client, _):
             started = time.monotonic()

@@ -12,6 +12,7 @@ from mcpref.client import (
     Client,
     EraCache,
     EraInfo,
+    MCPClientError,
     TransportError,
     UnsupportedProtocolVersion,
     origin_of,
@@ -97,6 +98,16 @@ async def test_a_400_with_an_empty_body_falls_back_to_initialize():
     assert eras.get(origin_of(url)) is None  # a failed handshake teaches nothing
 
 
+async def read_json(receive):  # type: ignore[no-untyped-def]
+    """The request body of an ASGI stand-in, read whole and parsed."""
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            return json.loads(body)
+
+
 def refusing_first(count: int):
     """A stand-in for a server that refuses its first `count` requests with -32022 while listing
     the very version it refused (as the conformance suite's request-metadata mock does), then
@@ -107,13 +118,7 @@ def refusing_first(count: int):
         nonlocal refused
         if scope["type"] != "http":
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        request = json.loads(body)
+        request = await read_json(receive)
         if refused < count:
             refused += 1
             status = 400
@@ -163,13 +168,7 @@ async def empty_result_to_anything_but_initialize(scope, receive, send):  # type
     answers `initialize`, and every other method with an empty result instead of -32601."""
     if scope["type"] != "http":
         return
-    body = b""
-    while True:
-        message = await receive()
-        body += message.get("body", b"")
-        if not message.get("more_body"):
-            break
-    request = json.loads(body)
+    request = await read_json(receive)
     if "id" not in request:
         await send({"type": "http.response.start", "status": 202, "headers": []})
         await send({"type": "http.response.body", "body": b""})
@@ -189,6 +188,7 @@ async def test_a_discover_answer_that_is_no_discover_result_means_legacy():
         async with connect(url) as (client, traffic):
             assert await client.list_tools() == []
     assert traffic.methods == ["server/discover", "initialize", "notifications/initialized", "tools/list"]
+    assert traffic.bodies[1]["params"]["protocolVersion"] == "2025-11-25"  # our newest legacy version
     assert client.era == EraInfo("legacy", "2025-11-25")
 
 
@@ -226,6 +226,12 @@ def test_unknown_legacy_versions_are_refused_up_front():
         Client("http://127.0.0.1:1/mcp", version="2024-11-05")
 
 
+def test_a_refused_legacy_version_names_the_ones_this_client_speaks():
+    with pytest.raises(ValueError) as caught:
+        Client("http://127.0.0.1:1/mcp", version="2024-11-05")
+    assert str(caught.value) == "legacy version '2024-11-05' is not one this client speaks: 2025-11-25, 2025-06-18"
+
+
 @pytest.mark.parametrize(
     ("url", "origin"),
     [
@@ -244,3 +250,152 @@ def test_version_helpers():
     assert kind_of("2025-11-25") == "legacy"
     assert kind_of("2026-07-28") == "modern"
     assert kind_of("2099-01-01") == "modern"
+
+
+async def test_a_version_the_server_asked_for_after_the_probe_becomes_the_era_and_is_remembered():
+    with endpoint(refusing_first(1)) as url:
+        eras = EraCache()
+        eras.set(origin_of(url), EraInfo("modern", "2026-07-28"))
+        async with connect(url, era_cache=eras) as (client, traffic):
+            await client.discover()
+            assert client.era == EraInfo("modern", "2026-07-28")
+            await client.discover()
+    # The refusal and its retry, then the next request in the agreed version: no new probe.
+    assert traffic.methods == ["server/discover"] * 3
+    assert traffic.requests[2].headers["mcp-protocol-version"] == "2026-07-28"
+    assert eras.get(origin_of(url)) == EraInfo("modern", "2026-07-28")
+
+
+async def test_a_remembered_era_that_proved_wrong_is_forgotten_even_when_the_new_probe_fails():
+    # Modern, serves no legacy, and speaks no version of ours: `initialize` and the probe both
+    # get -32022, a modern answer, so the remembered "legacy" is wrong and must not stay.
+    stranger = Server("stranger", "1.0.0", serve_legacy=False, supported_versions=("2027-01-01",))
+    with endpoint(StreamableHTTP(stranger)) as url:
+        eras = EraCache()
+        eras.set(origin_of(url), EraInfo("legacy", "2025-11-25"))
+        async with connect(url, era_cache=eras) as (client, traffic):
+            with pytest.raises(UnsupportedProtocolVersion):
+                await client.list_tools()
+    assert traffic.methods == ["initialize", "server/discover"]
+    assert eras.get(origin_of(url)) is None
+
+
+def test_forgetting_an_origin_never_seen_is_harmless():
+    eras = EraCache()
+    eras.set("http://a.example:80", EraInfo("modern", "2026-07-28"))
+    eras.forget("http://b.example:80")
+    assert eras.get("http://a.example:80") == EraInfo("modern", "2026-07-28")
+    eras.forget("http://a.example:80")
+    assert eras.get("http://a.example:80") is None
+
+
+def answering(
+    status: int, error: dict[str, object] | None, initialize_version: str = "2025-11-25", result: object = None
+):
+    """A stand-in that answers `server/discover` with `status` and a JSON-RPC `error` (or
+    `result`, or an empty body), and `initialize` with `initialize_version`; a notification gets a 202."""
+
+    async def app(scope, receive, send):  # type: ignore[no-untyped-def]
+        if scope["type"] != "http":
+            return
+        request = await read_json(receive)
+        answer_status, payload = 202, b""
+        if request.get("method") == "initialize":
+            server_info = {"name": "s", "version": "1"}
+            initialized = {"protocolVersion": initialize_version, "capabilities": {}, "serverInfo": server_info}
+            answer = {"jsonrpc": "2.0", "id": request["id"], "result": initialized}
+            answer_status, payload = 200, json.dumps(answer).encode()
+        elif "id" in request:
+            answer_status = status
+            if error is not None:
+                payload = json.dumps({"jsonrpc": "2.0", "id": request["id"], "error": error}).encode()
+            elif result is not None:
+                payload = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode()
+        headers = [(b"content-type", b"application/json")] if payload else []
+        await send({"type": "http.response.start", "status": answer_status, "headers": headers})
+        await send({"type": "http.response.body", "body": payload})
+
+    return app
+
+
+async def test_a_json_rpc_error_to_the_probe_in_a_200_means_legacy():
+    # A legacy server that answers an unknown method with -32601 in an ordinary 200 response.
+    with endpoint(answering(200, {"code": -32601, "message": "Method not found"})) as url:
+        async with connect(url) as (client, traffic):
+            await client.discover()
+    assert traffic.methods == ["server/discover", "initialize", "notifications/initialized"]
+    assert traffic.bodies[1]["params"]["protocolVersion"] == "2025-11-25"  # our newest legacy version
+    assert client.era == EraInfo("legacy", "2025-11-25")
+
+
+@pytest.mark.parametrize(
+    ("status", "error"),
+    [(500, {"code": -32603, "message": "Internal error"}), (500, None), (401, None), (403, None), (503, None)],
+)
+async def test_a_failure_status_to_the_probe_is_an_error_not_a_legacy_signal(status, error):
+    eras = EraCache()
+    with endpoint(answering(status, error)) as url:
+        async with connect(url, era_cache=eras) as (client, traffic):
+            with pytest.raises(MCPClientError) as caught:
+                await client.discover()
+    assert caught.value.status_code == status
+    assert traffic.methods == ["server/discover"]  # no initialize
+    assert eras.get(origin_of(url)) is None
+
+
+async def test_an_initialize_answer_in_a_version_this_client_does_not_speak_is_refused():
+    # basic/lifecycle.mdx §Version Negotiation: a client that does not support the version the
+    # server chose should disconnect; this one refuses before sending `initialized`.
+    with endpoint(answering(404, None, initialize_version="2024-01-01")) as url:
+        async with connect(url, version="legacy") as (client, traffic):
+            with pytest.raises(UnsupportedProtocolVersion, match="initialize chose protocol version '2024-01-01'") as e:
+                await client.list_tools()
+    assert traffic.methods == ["initialize"]
+    assert e.value.supported == ["2024-01-01"]
+    assert e.value.requested == "2025-11-25"
+
+
+@pytest.mark.parametrize(
+    ("app", "speaks"),
+    [
+        (future_app, "the server speaks 2027-01-01;"),
+        (
+            answering(400, {"code": -32022, "message": "U", "data": {"supported": ["2027-01-01", "2027-06-01"]}}),
+            "the server speaks 2027-01-01, 2027-06-01;",
+        ),
+        (answering(400, {"code": -32022, "message": "Unsupported"}), "the server speaks no listed version;"),
+    ],
+)
+async def test_a_refused_probe_says_what_the_server_speaks_and_that_there_is_no_fallback(app, speaks):
+    with endpoint(app) as url:
+        async with connect(url) as (client, traffic):
+            with pytest.raises(UnsupportedProtocolVersion) as caught:
+                await client.list_tools()
+    assert str(caught.value) == (
+        f"{speaks} this client speaks 2026-07-28, and 2026-07-28 was refused "
+        "(the client will not fall back to initialize, since the server answered as a modern one)"
+    )
+    assert traffic.methods == ["server/discover"]
+
+
+async def test_a_discover_result_listing_no_version_of_ours_is_refused_and_named():
+    listing = {"resultType": "complete", "supportedVersions": ["2027-01-01", "2027-06-01"], "capabilities": {}}
+    with endpoint(answering(200, None, result=listing)) as url:
+        eras = EraCache()
+        async with connect(url, era_cache=eras) as (client, traffic):
+            with pytest.raises(UnsupportedProtocolVersion) as caught:
+                await client.list_tools()
+    assert str(caught.value) == "the server lists ['2027-01-01', '2027-06-01']; this client speaks 2026-07-28"
+    assert caught.value.supported == ["2027-01-01", "2027-06-01"]
+    assert caught.value.requested == "2026-07-28"
+    assert traffic.methods == ["server/discover"]  # a modern answer: no initialize
+    assert eras.get(origin_of(url)) is None
+
+
+async def test_nothing_is_known_about_the_server_before_the_first_request(url):
+    async with connect(url) as (client, traffic):
+        assert (client.era, client.server_info, client.server_capabilities, client.instructions) == (None,) * 4
+        await client.discover()
+        assert client.server_info == {"name": "era-server", "version": "1.0.0"}
+        assert client.server_capabilities is not None and "tools" in client.server_capabilities
+    assert traffic.methods == ["server/discover"]

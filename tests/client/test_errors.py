@@ -193,3 +193,57 @@ async def test_a_protected_server_without_auth_says_so():
     assert caught.value.status_code == 401
     assert "authorization" in str(caught.value)
     assert "resource_metadata=" in str(caught.value)  # the challenge, which says where to start
+
+
+@pytest.mark.parametrize("message", [None, 42, ["m"]])
+def test_an_error_without_a_text_message_is_named_by_its_code(message):
+    error = error_from({"code": -32603, "message": message})
+    assert type(error) is InternalError
+    assert error.message == str(error) == "error -32603"
+
+
+@pytest.mark.parametrize("error", [{"code": -32602, "message": "bad"}, {"code": -32099, "message": "odd"}, "junk"])
+def test_the_http_status_an_error_came_with_is_kept(error):
+    assert error_from(error, status_code=400).status_code == 400
+    assert error_from(error).status_code is None
+
+
+def test_a_malformed_error_object_is_shown_as_it_came():
+    error = error_from({"message": "no code"})
+    assert str(error) == "malformed JSON-RPC error object: {'message': 'no code'}"
+    assert error.code is None
+
+
+def test_an_errors_repr_shows_its_class_code_message_and_data():
+    error = error_from({"code": -32602, "message": "Unknown tool", "data": {"name": "x"}})
+    assert repr(error) == "InvalidParams(code=-32602, message='Unknown tool', data={'name': 'x'})"
+
+
+def test_the_version_a_refused_request_asked_for_is_read_from_the_data():
+    refused = UnsupportedProtocolVersion("m", data={"supported": "2026-07-28", "requested": "2025-01-01"})
+    assert refused.requested == "2025-01-01"
+    assert refused.supported == []  # not a list: nothing usable
+    assert UnsupportedProtocolVersion("m", data=["junk"]).requested is None
+    needed = MissingRequiredClientCapability("m", data={"requiredCapabilities": {"sampling": {}}})
+    assert needed.required_capabilities == {"sampling": {}}
+    assert MissingRequiredClientCapability("m", data={"requiredCapabilities": ["sampling"]}).required_capabilities == {}
+
+
+def test_an_error_made_without_a_code_keeps_its_class_code():
+    assert UnsupportedProtocolVersion("m").code == -32022
+    assert MCPClientError("m").code is None
+    assert TransportError("m").code is None and TransportError("m").timed_out is False
+    assert ProtocolError("m", status_code=502).status_code == 502
+
+
+def test_an_error_class_gets_its_code_from_its_class_statement():
+    # Called in the test's body: classes made at import time are made before mutmut picks a mutant.
+    class Refused(MCPClientError, code=-32050):
+        pass
+
+    class Plain(Refused):
+        pass
+
+    assert Refused.code == Refused("m").code == -32050
+    assert Plain.code == -32050  # no code given: the parent's
+    assert Refused("m", code=-32051).code == -32051

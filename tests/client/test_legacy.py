@@ -76,6 +76,15 @@ async def test_discover_returns_the_initialize_result(url):
     assert traffic.methods == ["initialize", "notifications/initialized"]
 
 
+async def test_the_handshake_keeps_what_the_server_offers(url):
+    # What the server can do is learnt from its InitializeResult: there is no server/discover.
+    async with connect(url, version="legacy") as (client, traffic):
+        result = await client.discover()
+    assert client.server_capabilities == result["capabilities"]
+    assert {"tools", "resources", "prompts", "completions"} <= set(client.server_capabilities)
+    assert traffic.methods == ["initialize", "notifications/initialized"]
+
+
 async def test_pinned_older_legacy_version(url):
     async with connect(url, version="2025-06-18") as (client, traffic):
         await client.list_resources()
@@ -141,3 +150,22 @@ async def test_a_result_without_result_type_is_complete(url, kind):
         assert "resultType" not in result
     pages = traffic.methods.count(method)
     assert pages == (len(result) if method.endswith("/list") else 1)  # page_size=1: one request per item
+
+
+@pytest.mark.parametrize("version", ["legacy", "2025-06-18"])
+async def test_a_pinned_legacy_version_is_not_remembered_for_the_origin(url, version):
+    # Only what `auto` detected describes the server; a pin describes this one client.
+    eras = EraCache()
+    async with connect(url, version=version, era_cache=eras) as (client, _):
+        await client.list_tools()
+    assert client.era is not None and client.era.era == "legacy"
+    assert eras.get(origin_of(url)) is None
+
+
+async def test_a_remembered_legacy_era_hand_shakes_in_the_remembered_version(url):
+    eras = EraCache()
+    eras.set(origin_of(url), EraInfo("legacy", "2025-06-18"))
+    async with connect(url, era_cache=eras) as (client, traffic):
+        await client.list_tools()
+    assert traffic.bodies[0]["params"]["protocolVersion"] == "2025-06-18"
+    assert client.era == EraInfo("legacy", "2025-06-18")

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+import types
 
 import pytest
 
 from mcpref import CacheHints, Server, StreamableHTTP
-from mcpref.client import TransportError
+from mcpref.client import InternalError, MethodNotFound, ProtocolError, TransportError
+from mcpref.client._listen import ACKNOWLEDGED, Subscription, listen_filter
 from mcpref.meta import SUBSCRIPTION_ID_KEY
 from tests.client.conftest import connect, endpoint
 
@@ -224,3 +226,339 @@ async def test_a_stream_that_keeps_breaking_gives_up():
                 async for _ in subscription:
                     pass
     assert traffic.methods.count("subscriptions/listen") == 3
+
+
+# -- the stream's rules, with the server's side scripted -----------------------------------------
+# What a server may put on a listen stream includes things our server never sends (an error in
+# place of the acknowledgement, a response for another id, a second acknowledgement): these tests
+# hand `Subscription` scripted streams and state what the client does with each.
+
+
+def ack(honored: dict | None = None) -> dict:
+    return {"jsonrpc": "2.0", "method": ACKNOWLEDGED, "params": {"notifications": honored or {}}}
+
+
+def note(method: str, subscription_id: int | None = None, **params) -> dict:  # type: ignore[no-untyped-def]
+    if subscription_id is not None:
+        params["_meta"] = {SUBSCRIPTION_ID_KEY: subscription_id}
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
+class Scripted:
+    """`open_listen` for a `Subscription`: each listen gets the next id and the next script as
+    its stream (a script item that is an exception is raised there); `forgotten` records `forget`."""
+
+    def __init__(self, *scripts: list) -> None:
+        self.scripts = list(scripts)
+        self.opened: list[dict] = []
+        self.forgotten: list[tuple] = []
+        self.closed = 0
+
+    async def open_listen(self, notifications: dict) -> tuple[int, object]:
+        self.opened.append(notifications)
+        script = self.scripts.pop(0)
+        return len(self.opened), self._stream(script)
+
+    async def _stream(self, script: list):  # type: ignore[no-untyped-def]
+        try:
+            for item in script:
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            self.closed += 1
+
+    def forget(self, method: str, /, **params) -> None:  # type: ignore[no-untyped-def]
+        self.forgotten.append((method, params))
+
+    def subscription(self, notifications: dict, **options) -> Subscription:  # type: ignore[no-untyped-def]
+        return Subscription(self.open_listen, self.forget, notifications, backoff=0, **options)
+
+
+@pytest.mark.parametrize("uris", ["memo://a", ["memo://a", 1]])
+def test_resource_subscriptions_must_be_a_list_of_uri_strings(uris):
+    with pytest.raises(TypeError, match="resource_subscriptions must be a list of URI strings"):
+        listen_filter(None, {"resource_subscriptions": uris})
+
+
+async def test_a_stream_that_ends_before_its_acknowledgement_is_a_transport_error():
+    server_side = Scripted([])
+    with pytest.raises(TransportError) as caught:
+        await server_side.subscription({"toolsListChanged": True}).start()
+    assert str(caught.value) == "the listen stream ended before its acknowledgement"
+    assert server_side.closed == 1
+
+
+async def test_a_listen_refused_with_an_error_raises_it_and_ends_the_subscription():
+    refusal = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "no subscriptions here"}}
+    server_side = Scripted([refusal])
+    subscription = server_side.subscription({"toolsListChanged": True})
+    with pytest.raises(MethodNotFound, match="no subscriptions here"):
+        await anext(subscription)
+    assert [n async for n in subscription] == []  # ended: not listened to again
+    assert len(server_side.opened) == 1 and server_side.closed == 1
+
+
+async def test_a_stream_must_open_with_the_acknowledgement():
+    server_side = Scripted([note("notifications/tools/list_changed", 1)])
+    with pytest.raises(ProtocolError, match=f"must open with {ACKNOWLEDGED}"):
+        await server_side.subscription({"toolsListChanged": True}).start()
+    assert server_side.closed == 1
+
+
+async def test_a_response_for_another_id_on_the_stream_is_a_protocol_error():
+    server_side = Scripted([ack(), {"jsonrpc": "2.0", "id": 7, "result": {}}])
+    async with server_side.subscription({"toolsListChanged": True}) as subscription:
+        with pytest.raises(ProtocolError, match="a response for id 7"):
+            await anext(subscription)
+
+
+async def test_the_server_ending_the_listen_with_an_error_raises_it_and_ends_the_subscription():
+    ending = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "shutting down"}}
+    server_side = Scripted([ack(), ending])
+    async with server_side.subscription({"toolsListChanged": True}) as subscription:
+        with pytest.raises(InternalError, match="shutting down"):
+            await anext(subscription)
+        assert [n async for n in subscription] == []
+    assert not subscription.ended_by_server  # that is the graceful end, a result
+    assert server_side.closed == 1
+
+
+async def test_only_this_subscriptions_notifications_are_handed_over_and_a_new_acknowledgement_updates_the_filter():
+    server_side = Scripted(
+        [
+            ack({"toolsListChanged": True}),
+            note("notifications/progress", 1, progressToken="t", progress=1),
+            note("notifications/message", 1, level="info", data="x"),
+            note("notifications/tools/list_changed", 2),  # another subscription's
+            {"jsonrpc": "2.0", "id": "ask", "method": "ping", "params": {}},  # a request, not a notification
+            ack({"toolsListChanged": True, "promptsListChanged": True}),
+            note("notifications/prompts/list_changed", 1),
+            note("notifications/tools/list_changed"),  # untagged: taken as ours
+            {"jsonrpc": "2.0", "id": 1, "result": {}},
+        ]
+    )
+    async with server_side.subscription({"toolsListChanged": True, "promptsListChanged": True}) as subscription:
+        assert subscription.honored == {"toolsListChanged": True}
+        methods = [n.method async for n in subscription]
+    assert methods == ["notifications/prompts/list_changed", "notifications/tools/list_changed"]
+    assert subscription.honored == {"toolsListChanged": True, "promptsListChanged": True}
+    assert subscription.ended_by_server
+
+
+async def test_after_a_reconnect_everything_the_filter_covers_is_stale():
+    # Notifications sent while the stream was down are lost, so the client cannot know what changed.
+    server_side = Scripted([ack()], [ack(), note("notifications/tools/list_changed", 2)])  # the first just ends
+    wanted = {"toolsListChanged": True, "resourcesListChanged": True, "resourceSubscriptions": ["memo://a"]}
+    async with server_side.subscription(wanted) as subscription:
+        server_side.forgotten.clear()
+        assert (await anext(subscription)).method == "notifications/tools/list_changed"
+    assert server_side.forgotten[:4] == [
+        ("tools/list", {}),
+        ("resources/list", {}),
+        ("resources/templates/list", {}),
+        ("resources/read", {"uri": "memo://a"}),
+    ]
+    assert subscription.reconnects == 1 and subscription.subscription_id == 2
+
+
+async def test_a_transport_error_that_keeps_coming_is_raised_as_it_is():
+    failing = [[ack(), TransportError("connection reset")] for _ in range(3)]
+    server_side = Scripted(*failing)
+    subscription = server_side.subscription({"toolsListChanged": True}, max_reconnects=2)
+    with pytest.raises(TransportError, match="connection reset"):
+        async for _ in subscription:
+            pass
+    assert len(server_side.opened) == 3
+
+
+async def test_a_bare_loop_ends_when_the_server_ends_the_subscription_and_closes_it():
+    server_side = Scripted(
+        [ack(), note("notifications/tools/list_changed", 1), {"jsonrpc": "2.0", "id": 1, "result": {}}]
+    )
+    subscription = server_side.subscription({"toolsListChanged": True})
+    assert [n.method async for n in subscription] == ["notifications/tools/list_changed"]
+    assert subscription.ended_by_server and server_side.closed == 1
+
+
+def test_each_filter_field_has_its_snake_case_keyword():
+    from mcpref.client._listen import FILTER_KEYWORDS, _snake
+
+    # Built at import time from the fields; checked again here, where a test can see the helper.
+    assert {field: _snake(field) for field in FILTER_KEYWORDS.values()} == {
+        "toolsListChanged": "tools_list_changed",
+        "promptsListChanged": "prompts_list_changed",
+        "resourcesListChanged": "resources_list_changed",
+        "resourceSubscriptions": "resource_subscriptions",
+    }
+
+
+async def test_inside_async_with_leaving_a_loop_keeps_the_subscription_open():
+    server_side = Scripted(
+        [ack(), note("notifications/tools/list_changed", 1), note("notifications/prompts/list_changed", 1)]
+    )
+    async with server_side.subscription({"toolsListChanged": True, "promptsListChanged": True}) as subscription:
+        async for first in subscription:  # noqa: B007 (the first one is all this loop is for)
+            break
+        await asyncio.sleep(0.05)  # time for a bare loop's generator to be finalized, which closes it
+        assert server_side.closed == 0
+        second = await anext(subscription)
+    assert (first.method, second.method) == ("notifications/tools/list_changed", "notifications/prompts/list_changed")
+    assert server_side.closed == 1
+
+
+async def test_a_notification_whose_params_are_no_object_is_handed_over_with_none():
+    server_side = Scripted([ack(), {"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": [1]}])
+    async with server_side.subscription({"toolsListChanged": True}) as subscription:
+        received = await anext(subscription)
+    assert (received.method, received.params) == ("notifications/tools/list_changed", {})
+    assert server_side.forgotten == [("tools/list", {})]
+
+
+async def test_each_notification_makes_stale_exactly_what_it_changed():
+    server_side = Scripted(
+        [
+            ack(),
+            note("notifications/resources/updated", 1, uri="memo://a"),
+            note("notifications/resources/list_changed", 1, uri="memo://ignored"),
+            note("notifications/resources/updated", 1, uri=["not", "a", "uri"]),
+        ]
+    )
+    async with server_side.subscription({"resourcesListChanged": True, "resourceSubscriptions": ["memo://a"]}) as sub:
+        for _ in range(3):
+            await anext(sub)
+    assert server_side.forgotten == [
+        ("resources/read", {"uri": "memo://a"}),  # that one read, not every read
+        ("resources/list", {}),
+        ("resources/templates/list", {}),
+    ]
+
+
+async def test_starting_an_open_or_closed_subscription_listens_no_more():
+    server_side = Scripted([ack()], [ack()])
+    subscription = server_side.subscription({"toolsListChanged": True})
+    await subscription.start()
+    await subscription.start()
+    assert len(server_side.opened) == 1
+    await subscription.aclose()
+    await subscription.start()
+    assert len(server_side.opened) == 1
+
+
+async def test_an_acknowledgement_without_a_filter_object_honours_nothing():
+    junk = {"jsonrpc": "2.0", "method": ACKNOWLEDGED, "params": {"notifications": "all"}}
+    server_side = Scripted([junk, junk, note("notifications/tools/list_changed", 1)])
+    async with server_side.subscription({"toolsListChanged": True}) as subscription:
+        assert subscription.honored == {}
+        subscription.honored = {"toolsListChanged": True}
+        await anext(subscription)
+        assert subscription.honored == {}
+
+
+async def test_a_bare_loop_left_by_break_closes_the_subscription():
+    server_side = Scripted(
+        [ack(), note("notifications/tools/list_changed", 1), note("notifications/tools/list_changed", 1)]
+    )
+    subscription = server_side.subscription({"toolsListChanged": True})
+    async for _ in subscription:
+        break
+    await eventually(lambda: server_side.closed == 1)
+    assert [n async for n in subscription] == []  # closed for good
+
+
+async def test_a_bare_loop_opens_without_counting_a_reconnect():
+    server_side = Scripted([ack(), note("notifications/tools/list_changed", 1)])
+    subscription = server_side.subscription({"toolsListChanged": True})
+    assert (await anext(subscription)).method == "notifications/tools/list_changed"
+    assert subscription.reconnects == 0 and server_side.forgotten == [("tools/list", {})]
+    await subscription.aclose()
+
+
+async def test_reconnects_are_counted_and_paced_by_jittered_exponential_backoff(monkeypatch):
+    from mcpref.client import _listen
+
+    sleeps: list[float] = []
+    jitter: list[tuple[float, float]] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    def uniform(low: float, high: float) -> float:
+        jitter.append((low, high))
+        return 1.25
+
+    monkeypatch.setattr(_listen, "asyncio", types.SimpleNamespace(sleep=sleep))
+    monkeypatch.setattr(_listen, "random", types.SimpleNamespace(uniform=uniform))
+    server_side = Scripted([ack()], [ack()], [ack()], [ack(), note("notifications/tools/list_changed", 4)])
+    subscription = Subscription(server_side.open_listen, server_side.forget, {"toolsListChanged": True}, backoff=0.1)
+    async with subscription:
+        assert (await anext(subscription)).method == "notifications/tools/list_changed"
+    assert subscription.reconnects == 3  # each listen that opened again counts
+    assert sleeps == pytest.approx([0.1 * 1.25, 0.2 * 1.25, 0.4 * 1.25])
+    assert jitter == [(0.5, 1.5)] * 3
+
+
+async def test_a_subscription_that_gave_up_stays_closed():
+    server_side = Scripted([ack()], [ack()])
+    subscription = server_side.subscription({"toolsListChanged": True}, max_reconnects=1)
+    with pytest.raises(TransportError, match=r"kept breaking \(2 times\)"):
+        await anext(subscription)
+    with pytest.raises(StopAsyncIteration):
+        await anext(subscription)
+    assert len(server_side.opened) == 2
+
+
+def test_listen_filter_mistakes_are_named():
+    with pytest.raises(TypeError) as caught:
+        listen_filter(None, {"tool_changes": True, "everything": True})
+    assert str(caught.value) == (
+        "unknown listen filter keyword(s): everything, tool_changes; expected tools_list_changed, "
+        "prompts_list_changed, resources_list_changed, resource_subscriptions"
+    )
+    with pytest.raises(TypeError) as caught:
+        listen_filter(None, {"resource_subscriptions": "memo://a"})
+    assert str(caught.value) == "resource_subscriptions must be a list of URI strings"
+    with pytest.raises(ValueError) as caught:
+        listen_filter(None, {"tools_list_changed": False})
+    assert str(caught.value) == "listen() needs at least one notification type to subscribe to"
+
+
+async def test_before_it_opens_a_subscription_knows_nothing_of_the_server():
+    subscription = Scripted().subscription({"toolsListChanged": True})
+    assert (subscription.honored, subscription.subscription_id, subscription.ended_by_server) == (None, None, False)
+    assert subscription.reconnects == 0
+
+
+async def test_by_default_a_breaking_stream_is_tried_three_more_times_from_a_twentieth_of_a_second(monkeypatch):
+    from mcpref.client import _listen
+
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    monkeypatch.setattr(_listen, "asyncio", types.SimpleNamespace(sleep=sleep))
+    monkeypatch.setattr(_listen, "random", types.SimpleNamespace(uniform=lambda low, high: 1.0))
+    server_side = Scripted(*[[ack()] for _ in range(5)])
+    subscription = Subscription(server_side.open_listen, server_side.forget, {"toolsListChanged": True})
+    with pytest.raises(TransportError, match=r"kept breaking \(4 times\)"):
+        await anext(subscription)
+    assert len(server_side.opened) == 4
+    assert sleeps == pytest.approx([0.05, 0.1, 0.2])
+
+
+async def test_an_error_while_closing_the_stream_is_not_the_callers():
+    async def open_listen(notifications: dict) -> tuple[int, object]:
+        async def stream():  # type: ignore[no-untyped-def]
+            try:
+                yield ack()
+                yield note("notifications/tools/list_changed", 1)
+            finally:
+                raise TransportError("the connection was already gone")
+
+        return 1, stream()
+
+    subscription = Subscription(open_listen, lambda method, **params: None, {"toolsListChanged": True})
+    await subscription.start()
+    await subscription.aclose()  # no error: the subscription is closed either way
+    assert [n async for n in subscription] == []

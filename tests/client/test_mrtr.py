@@ -313,3 +313,152 @@ async def test_sampling_with_tools_or_tool_choice_is_an_error_without_sampling_t
     )
     await with_tools.respond(ask)
     assert len(sampled) == 1
+
+
+def scripted(*results: dict) -> tuple[list[dict], object]:
+    """What the client sent, and a `send` that answers each attempt with the next of `results`
+    (the server's side of the loop, scripted: these tests state what the client does with each answer)."""
+    sent: list[dict] = []
+    answers = iter(results)
+
+    async def send(params: dict) -> dict:
+        sent.append(params)
+        return next(answers)
+
+    return sent, send
+
+
+def asking(requests: dict, state: str | None = None) -> dict:
+    result: dict = {"resultType": "input_required", "inputRequests": requests}
+    if state is not None:
+        result["requestState"] = state
+    return result
+
+
+async def test_each_retry_starts_from_the_original_params_with_only_this_rounds_answers_and_state():
+    from mcpref.client._input import input_rounds
+
+    colour = {"method": "elicitation/create", "params": {"message": "Colour?", "requestedSchema": {}}}
+    sent, send = scripted(
+        asking({"a": colour}, state="s1"),
+        asking({"b": colour}),  # no state this round: the last one is not carried on
+        {"resultType": "complete", "content": []},
+    )
+    inputs = InputHandlers(elicitation=lambda params: accept({"c": "red"}))
+    result, rounds = await input_rounds("tools/call", {"name": "paint"}, send, inputs, max_rounds=5, tasks=False)
+    assert result == {"resultType": "complete", "content": []}
+    assert rounds == 2
+    assert sent == [
+        {"name": "paint"},
+        {"name": "paint", "inputResponses": {"a": accept({"c": "red"})}, "requestState": "s1"},
+        {"name": "paint", "inputResponses": {"b": accept({"c": "red"})}},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("method", "tasks", "allowed"),
+    [("tools/call", True, True), ("tools/call", False, False), ("prompts/get", True, False)],
+)
+async def test_a_task_stands_in_only_for_a_client_that_declared_tasks_and_only_for_a_tool_call(method, tasks, allowed):
+    from mcpref.client._input import input_rounds
+
+    task = {"resultType": "task", "task": {"taskId": "t1", "status": "working"}}
+    _, send = scripted(task)
+    if allowed:
+        assert await input_rounds(method, {}, send, InputHandlers(), max_rounds=3, tasks=tasks) == (task, 0)
+    else:
+        with pytest.raises(ProtocolError, match=f"{method} answered with a task, which this request cannot take"):
+            await input_rounds(method, {}, send, InputHandlers(), max_rounds=3, tasks=tasks)
+
+
+async def test_an_unknown_result_type_is_a_protocol_error_naming_it():
+    from mcpref.client._input import input_rounds
+
+    _, send = scripted({"resultType": "partial"})
+    with pytest.raises(ProtocolError, match="tools/call answered with unknown resultType 'partial'"):
+        await input_rounds("tools/call", {}, send, InputHandlers(), max_rounds=3, tasks=True)
+
+
+async def test_only_tool_calls_prompts_and_reads_may_ask_for_input():
+    from mcpref.client._input import input_rounds
+
+    sent, send = scripted(asking({}), {"resultType": "complete"})
+    with pytest.raises(ProtocolError, match="tools/list must not answer input_required"):
+        await input_rounds("tools/list", {}, send, InputHandlers(), max_rounds=3, tasks=False)
+    assert len(sent) == 1
+
+
+@pytest.mark.parametrize(
+    ("requests", "error"),
+    [
+        (["not", "a", "map"], "inputRequests must be an object, got list"),
+        ({"k": "roots/list"}, r"inputRequests\['k'\] is not a \{method, params\} object"),
+        ({"k": {"params": {}}}, r"inputRequests\['k'\] is not a \{method, params\} object"),
+        ({"k": {"method": "roots/list", "params": ["x"]}}, r"inputRequests\['k'\].params must be an object"),
+        ({"k": {"method": "ping"}}, r"the server asked for ping \(key 'k'\), which this client never declared"),
+    ],
+)
+async def test_malformed_or_unknown_input_requests_are_protocol_errors(requests, error):
+    every = {"roots": [{"uri": "file:///src"}], "elicitation": lambda params: accept({}), "sampling": lambda p: {}}
+    handlers = InputHandlers(**every)  # type: ignore[arg-type]
+    with pytest.raises(ProtocolError, match=error):
+        await handlers.respond(requests)
+
+
+async def test_an_input_request_without_params_gets_empty_params():
+    seen: list[dict] = []
+    handlers = InputHandlers(roots=lambda params: seen.append(params) or {"roots": []})
+    assert await handlers.respond({"r": {"method": "roots/list"}}) == {"r": {"roots": []}}
+    assert await handlers.respond({"r": {"method": "roots/list", "params": None}}) == {"r": {"roots": []}}
+    assert seen == [{}, {}]
+
+
+async def test_a_request_for_what_the_client_never_declared_is_named_whole():
+    # Without a sampling handler, a tool-enabled sampling request lacks sampling itself, not sampling.tools.
+    ask = {"s": {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5, "toolChoice": {}}}}
+    with pytest.raises(ProtocolError) as caught:
+        await InputHandlers(elicitation=lambda params: accept({})).respond(ask)
+    assert (
+        str(caught.value) == "the server asked for sampling/createMessage (key 's'), which this client never declared"
+    )
+
+
+async def test_every_sampling_feature_missing_is_named():
+    params = {"messages": [], "maxTokens": 5, "tools": [], "includeContext": "allServers"}
+    with pytest.raises(ProtocolError) as caught:
+        await InputHandlers(sampling=lambda params: {}).respond(
+            {"s": {"method": "sampling/createMessage", "params": params}}
+        )
+    assert str(caught.value) == (
+        "inputRequests['s'] needs sampling.tools, sampling.context, which this client never declared"
+    )
+
+
+async def test_a_url_elicitation_is_refused_by_a_form_only_client():
+    ask = {
+        "login": {"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in", "url": "https://x"}}
+    }
+    form_only = InputHandlers(elicitation=lambda params: accept({}), elicitation_modes=("form",))
+    with pytest.raises(ProtocolError, match="never declared"):
+        await form_only.respond(ask)
+    url_only = InputHandlers(elicitation=lambda params: {"action": "accept"}, elicitation_modes=("url",))
+    assert await url_only.respond(ask) == {"login": {"action": "accept"}}
+
+
+async def test_a_handler_returning_no_dict_is_told_what_it_returned():
+    with pytest.raises(TypeError) as caught:
+        await InputHandlers(sampling=lambda params: "hi").respond({"s": {"method": "sampling/createMessage"}})
+    assert str(caught.value) == "the sampling/createMessage handler must return a dict (the result object), got str"
+
+
+async def test_a_root_that_is_no_file_uri_is_named():
+    with pytest.raises(ValueError) as caught:
+        await InputHandlers(roots=[{"uri": "https://example.com/src"}]).respond({"r": {"method": "roots/list"}})
+    assert str(caught.value) == "a root must be a file:// URI, got 'https://example.com/src'"
+
+
+@pytest.mark.parametrize("answer", [{}, {"roots": None}, {"roots": "file:///src"}])
+async def test_a_roots_handler_must_return_a_list_of_roots(answer):
+    # client/roots.mdx: a ListRootsResult's `roots` is an array; the server would refuse anything else.
+    with pytest.raises(TypeError, match="roots/list handler must return a ListRootsResult, whose roots is a list"):
+        await InputHandlers(roots=lambda params: answer).respond({"r": {"method": "roots/list"}})

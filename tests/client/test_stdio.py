@@ -4,13 +4,15 @@ and `python -m tests.stdio_server` (the real stdio transport with tools that nee
 from __future__ import annotations
 
 import asyncio
+import logging
+import signal
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from mcpref.client import Client, EraInfo, StdioTransport, TransportError
+from mcpref.client import Client, EraInfo, ProtocolError, StdioTransport, TransportError
 from mcpref.meta import SUBSCRIPTION_ID_KEY
 
 pytestmark = pytest.mark.anyio
@@ -193,3 +195,153 @@ async def test_the_cancellation_names_the_request_it_stops(shared: Client, seen:
     await eventually(lambda: any(m.get("method") == "notifications/cancelled" for m in written))
     call, cancel = written
     assert cancel["params"]["requestId"] == call["id"]
+
+
+#: A stand-in for a legacy stdio server: it answers `initialize` and `tools/list`, and answers
+#: `server/discover` not at all (`silent`) or with a broken error object (`broken`).
+_LEGACY_STDIO_SERVER = """
+import json, sys
+mode = sys.argv[1]
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    answer = {"jsonrpc": "2.0", "id": message["id"]}
+    if message["method"] == "server/discover":
+        if mode == "silent":
+            continue
+        answer["error"] = "broken"
+    elif message["method"] == "initialize":
+        info = {"name": "old", "version": "1"}
+        answer["result"] = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": info}
+    else:
+        answer["result"] = {"tools": []}
+    print(json.dumps(answer), flush=True)
+"""
+
+
+def legacy_stdio_server(mode: str) -> StdioTransport:
+    return StdioTransport([sys.executable, "-c", _LEGACY_STDIO_SERVER, mode], timeout=0.5)
+
+
+async def test_a_probe_without_an_answer_in_time_means_legacy_on_stdio():
+    # stdio.mdx §Backward Compatibility: no answer to the probe in time means a legacy server.
+    async with Client(legacy_stdio_server("silent")) as client:
+        assert await client.list_tools() == []
+        assert client.era == EraInfo("legacy", "2025-11-25")
+
+
+async def test_a_broken_answer_to_the_probe_is_an_error_not_a_legacy_signal_on_stdio():
+    async with Client(legacy_stdio_server("broken")) as client:
+        with pytest.raises(ProtocolError, match="malformed JSON-RPC error"):
+            await client.list_tools()
+        assert client.era is None
+
+
+#: A stand-in server that, before answering each request, writes what its argument names:
+#: an over-long line, a line that is no JSON, JSON that is no object, a request of its own, a
+#: notification tagged for nobody; then the answer.
+_NOISY_SERVER = """
+import json, sys
+noise = {
+    "long": "x" * 5000,
+    "text": "hello from a stray print()",
+    "array": "[1, 2, 3]",
+    "request": json.dumps({"jsonrpc": "2.0", "id": 99, "method": "ping"}),
+    "stray": json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "hi"}}),
+    "blank": "   ",
+}[sys.argv[1]]
+for line in sys.stdin:
+    request = json.loads(line)
+    print(noise, flush=True)
+    print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {"ok": True}}), flush=True)
+"""
+
+
+async def exchange_with_noise(noise: str, strays: list[dict] | None = None) -> list[dict]:
+    transport = StdioTransport([sys.executable, "-c", _NOISY_SERVER, noise], timeout=10, max_line_bytes=1000)
+
+    async def stray(message: dict) -> None:
+        assert strays is not None
+        strays.append(message)
+
+    transport.on_stray = stray if strays is not None else None
+    try:
+        request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+        return [message async for message in transport.exchange(request)]
+    finally:
+        await transport.aclose()
+
+
+@pytest.mark.parametrize(
+    ("noise", "logged"),
+    [
+        ("long", "skipped a stdout line longer than 1000 bytes"),
+        (
+            "text",
+            "the server wrote a line that is not JSON: 'hello from a stray print()'"
+            " (Parse error: Expecting value: line 1 column 1 (char 0))",
+        ),
+        ("array", "the server wrote JSON that is not a message: [1, 2, 3]"),
+        ("blank", None),
+    ],
+)
+async def test_a_line_that_is_no_message_is_skipped_and_logged(noise, logged, caplog):
+    caplog.set_level(logging.WARNING, logger="mcpref.client.stdio")
+    assert await exchange_with_noise(noise) == [{"jsonrpc": "2.0", "id": 1, "result": {"ok": True}}]
+    warnings = [record.getMessage() for record in caplog.records if record.name == "mcpref.client.stdio"]
+    assert warnings == ([logged] if logged else [])
+
+
+async def test_a_request_from_the_server_is_answered_by_nobody_and_a_stray_notification_goes_to_the_handler():
+    strays: list[dict] = []
+    assert await exchange_with_noise("request", strays) == [{"jsonrpc": "2.0", "id": 1, "result": {"ok": True}}]
+    assert strays == []  # a request is not a notification: no handler sees it
+    await exchange_with_noise("stray", strays)
+    assert [message["method"] for message in strays] == ["notifications/message"]
+
+
+#: A stand-in server that does not exit when its stdin closes; with `stubborn` it ignores SIGTERM too.
+_LINGERING_SERVER = """
+import signal, sys, time
+if sys.argv[1] == "stubborn":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+print("ready", file=sys.stderr, flush=True)
+sys.stdin.read()
+time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize(("kind", "returncode"), [("lingering", -signal.SIGTERM), ("stubborn", -signal.SIGKILL)])
+async def test_a_server_that_outlives_its_stdin_is_terminated_then_killed(kind, returncode):
+    # stdio.mdx §Shutdown: close stdin, wait, SIGTERM, wait, SIGKILL.
+    ready = asyncio.Event()
+    transport = StdioTransport(
+        [sys.executable, "-c", _LINGERING_SERVER, kind], shutdown_timeout=0.3, on_stderr=lambda line: ready.set()
+    )
+    await transport.connect()
+    process = transport.process
+    await asyncio.wait_for(ready.wait(), 10)
+    started = time.monotonic()
+    await transport.aclose()
+    assert process is not None and process.returncode == returncode
+    assert time.monotonic() - started < 3
+    with pytest.raises(TransportError, match="this stdio transport is closed"):
+        await transport.connect()
+
+
+async def test_each_stderr_line_reaches_the_handler_as_written_without_its_line_ending():
+    lines: list[str] = []
+    script = "import sys; sys.stderr.buffer.write(b'  spaced out  \\r\\nplain XX\\n\\xff bad\\n'); sys.stderr.flush()"
+    transport = StdioTransport([sys.executable, "-c", script], on_stderr=lines.append)
+    await transport.connect()
+    await eventually(lambda: len(lines) == 3)
+    await transport.aclose()
+    assert lines == ["  spaced out  ", "plain XX", "\ufffd bad"]
+
+
+async def test_closing_a_transport_that_never_started_is_harmless():
+    transport = StdioTransport([sys.executable, "-c", "pass"])
+    await transport.aclose()
+    await transport.aclose()
+    assert transport.process is None and transport.generation == 0
