@@ -8,7 +8,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from mcpref.client import InvalidRequest, ProtocolError, TransportError
+from mcpref.client import InvalidRequest, ProtocolError, SessionExpired, TransportError
 from mcpref.client._http import HTTPTransport
 from mcpref.meta import PROTOCOL_VERSION_KEY
 from tests.client.conftest import connect, endpoint
@@ -109,6 +109,28 @@ async def test_only_message_events_with_data_are_read_from_an_sse_answer():
     assert [message.get("method", "response") for message in messages] == ["notifications/progress", "response"]
 
 
+async def test_an_event_that_is_no_json_rpc_message_names_the_status_it_came_with():
+    with (
+        endpoint(replying(200, b"data: {not json\n\n", "text/event-stream")) as url,
+        pytest.raises(TransportError, match="the server sent invalid JSON") as caught,
+    ):
+        await exchange(url)
+    assert caught.value.status_code == 200
+
+
+async def test_a_404_to_a_legacy_session_says_the_session_ended_and_forgets_it():
+    """streamable-http (2025-11-25): a 404 to a request with `Mcp-Session-Id` means the server
+    ended the session; the client must start a new one, so it forgets the id and says why."""
+    with endpoint(replying(404, b"", None)) as url:
+        async with httpx.AsyncClient(timeout=10) as http:
+            transport = HTTPTransport(url, http)
+            transport.legacy_version, transport.session_id = "2025-11-25", "s-1"
+            with pytest.raises(SessionExpired) as caught:
+                [item async for item in transport.exchange(REQUEST)]
+    assert (str(caught.value), caught.value.status_code) == ("the server ended session 's-1' (HTTP 404)", 404)
+    assert transport.session_id is None
+
+
 async def test_an_sse_answer_with_an_error_status_is_not_read_as_a_stream():
     stand_in = replying(500, b'data: {"jsonrpc": "2.0", "id": 1, "result": {}}\n\n', "text/event-stream")
     with (
@@ -160,6 +182,26 @@ def test_a_modern_notification_carries_its_version_and_no_request_headers():
         "Accept": "application/json, text/event-stream",
         "MCP-Protocol-Version": "2026-07-28",
     }
+
+
+def test_a_task_request_names_its_task_in_mcp_name():
+    """The tasks extension's methods mirror `taskId` in `Mcp-Name` (SEP-2663), as a tool call
+    mirrors its tool's name; the transport is where the client learns which field that is."""
+    transport = HTTPTransport("http://127.0.0.1:1/mcp", httpx.AsyncClient())
+    for method in ("tasks/get", "tasks/update", "tasks/cancel"):
+        message = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": method,
+            "params": {"taskId": "task-7", "_meta": {PROTOCOL_VERSION_KEY: "2026-07-28"}},
+        }
+        headers = transport.headers_for(message)
+        assert (headers["Mcp-Method"], headers["Mcp-Name"]) == (method, "task-7")
+
+
+def test_the_endpoint_is_the_url_it_posts_to():
+    """The client keys its cache and its era by `endpoint`: over HTTP, the endpoint's URL."""
+    assert HTTPTransport("http://127.0.0.1:1/mcp", httpx.AsyncClient()).endpoint == "http://127.0.0.1:1/mcp"
 
 
 def test_a_legacy_body_carries_the_negotiated_version_and_the_session():
