@@ -125,8 +125,38 @@ async def test_a_crashed_server_is_started_again():
 def test_a_transport_is_not_given_http_options():
     with pytest.raises(TypeError):
         Client(StdioTransport(["true"]), headers={"Authorization": "x"})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^command must name the server program$"):
         StdioTransport([])
+
+
+def test_a_transport_is_named_by_its_command_and_waits_thirty_seconds_for_an_answer():
+    """The endpoint (the client's cache and era key) is the command line, quoted as a shell would;
+    an answer may take 30 s, a server 2 s to leave once its stdin closes."""
+    transport = StdioTransport(["python", "-m", "my server"])
+    assert transport.endpoint == "stdio:python -m 'my server'"
+    assert (transport.timeout, transport.shutdown_timeout) == (30.0, 2.0)
+
+
+#: A "server" that answers any request with its environment variable and working directory.
+_WHERE_SERVER = """
+import json, os, sys
+request = json.loads(sys.stdin.readline())
+where = {"probe": os.environ.get("MCPREF_PROBE"), "cwd": os.getcwd()}
+print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": where}), flush=True)
+sys.stdin.read()
+"""
+
+
+async def test_the_server_runs_with_the_environment_and_directory_given(tmp_path: Path):
+    env = {"MCPREF_PROBE": "given", "PATH": "/usr/bin:/bin"}
+    transport = StdioTransport([sys.executable, "-c", _WHERE_SERVER], env=env, cwd=str(tmp_path), timeout=10)
+    env["MCPREF_PROBE"] = "changed after"  # the transport keeps its own copy
+    try:
+        request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+        [answer] = [message async for message in transport.exchange(request)]
+    finally:
+        await transport.aclose()
+    assert answer["result"] == {"probe": "given", "cwd": str(tmp_path.resolve())}
 
 
 #: A "server" that answers the first request with lines naming it wrongly, then rightly.
