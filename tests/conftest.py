@@ -128,6 +128,20 @@ def built_site(request: pytest.FixtureRequest) -> Path:
     return stash[SITE_BUILD].site
 
 
+class SteppedClock:
+    """A stand-in for `time` (its `monotonic`) or for a clock function (call it), which a test
+    steps by setting `now`: lifetimes and per-second budgets without waiting."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def __call__(self) -> float:
+        return self.now
+
+
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     """The `anyio`-marked tests run on asyncio, the loop mcpref's users run (one place to say so;

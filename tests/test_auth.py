@@ -32,7 +32,7 @@ from starlette.routing import Route
 from mcpref import RequestContext, Server, StreamableHTTP, catchall
 from mcpref import auth as auth_module
 from mcpref.auth import JWTValidator, ProtectedResource, public_cors
-from tests.conftest import mcp_body, mcp_headers, running
+from tests.conftest import SteppedClock, mcp_body, mcp_headers, running
 
 pytestmark = pytest.mark.anyio
 
@@ -318,7 +318,7 @@ async def test_refused_tokens_are_logged_five_a_second_with_a_count_of_the_rest(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A flood of bad tokens cannot flood the log: the catch-all's budget, the lines over it counted."""
-    clock = Clock()
+    clock = SteppedClock(5000.0)
     monkeypatch.setattr(catchall, "time", clock)  # the budget's clock: all of it in one second
     app = protected()
     with caplog.at_level(logging.INFO, logger="mcpref.auth"):
@@ -572,16 +572,6 @@ def issuer_server() -> Iterator[Issuer]:
         yield issuer
 
 
-class Clock:
-    """A stand-in for `time.monotonic` in mcpref.auth, so cache lifetimes can be stepped."""
-
-    def __init__(self) -> None:
-        self.now = 5000.0
-
-    def monotonic(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def issuer(issuer_server: Issuer, monkeypatch: pytest.MonkeyPatch) -> Issuer:
     issuer_server.keys, issuer_server.fetches, issuer_server.broken, issuer_server.delay = KeySet([KEY]), 0, False, 0.0
@@ -589,8 +579,8 @@ def issuer(issuer_server: Issuer, monkeypatch: pytest.MonkeyPatch) -> Issuer:
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    fake = Clock()
+def clock(monkeypatch: pytest.MonkeyPatch) -> SteppedClock:
+    fake = SteppedClock(5000.0)
     monkeypatch.setattr(auth_module, "time", fake)
     return fake
 
@@ -600,7 +590,7 @@ def fetching(issuer: Issuer) -> Callable[[str], Any]:
     return validator.validate
 
 
-async def test_fetched_keys_are_trusted_for_five_minutes(issuer: Issuer, clock: Clock) -> None:
+async def test_fetched_keys_are_trusted_for_five_minutes(issuer: Issuer, clock: SteppedClock) -> None:
     validate = fetching(issuer)
     assert (await validate(mint())).subject == "alice" and issuer.fetches == 1
     clock.now += auth_module.JWKS_TTL - 1  # long past JWKS_RETRY, still fresh: no fetch
@@ -612,7 +602,7 @@ async def test_fetched_keys_are_trusted_for_five_minutes(issuer: Issuer, clock: 
     assert issuer.fetches == 2
 
 
-async def test_a_token_without_a_kid_is_checked_with_the_keys_at_hand(issuer: Issuer, clock: Clock) -> None:
+async def test_a_token_without_a_kid_is_checked_with_the_keys_at_hand(issuer: Issuer, clock: SteppedClock) -> None:
     validate = fetching(issuer)
     unnamed = jwt.encode({"alg": "ES256", "typ": "at+jwt"}, jwt.decode(mint(), KEY).claims, KEY)
     await validate(mint())
@@ -621,7 +611,7 @@ async def test_a_token_without_a_kid_is_checked_with_the_keys_at_hand(issuer: Is
 
 
 async def test_a_rotated_key_is_fetched_but_an_unknown_kid_at_most_every_ten_seconds(
-    issuer: Issuer, clock: Clock
+    issuer: Issuer, clock: SteppedClock
 ) -> None:
     validate = fetching(issuer)
     await validate(mint())
@@ -648,7 +638,7 @@ async def refusal_of(validate: Callable[[str], Any], token: str) -> str:
 
 
 async def test_an_issuer_that_cannot_be_reached_costs_its_tokens_not_the_keys_at_hand(
-    issuer: Issuer, clock: Clock
+    issuer: Issuer, clock: SteppedClock
 ) -> None:
     validate = fetching(issuer)
     issuer.broken = True
@@ -666,7 +656,7 @@ async def test_an_issuer_that_cannot_be_reached_costs_its_tokens_not_the_keys_at
 
 
 async def test_forged_tokens_wait_for_one_fetch_and_a_failed_one_is_not_retried_for_ten_seconds(
-    issuer: Issuer, clock: Clock
+    issuer: Issuer, clock: SteppedClock
 ) -> None:
     """Tokens naming a trusted issuer cannot make this server fetch its keys once each: one fetch
     at a time, the others wait for it; after a failure, refused at once for JWKS_RETRY."""
@@ -687,7 +677,7 @@ async def test_forged_tokens_wait_for_one_fetch_and_a_failed_one_is_not_retried_
     assert (await validate(mint())).subject == "alice" and issuer.fetches == 2
 
 
-async def test_tokens_arriving_together_share_the_first_fetch(issuer: Issuer, clock: Clock) -> None:
+async def test_tokens_arriving_together_share_the_first_fetch(issuer: Issuer, clock: SteppedClock) -> None:
     validate = fetching(issuer)
     issuer.delay = 0.2
     accepted = await asyncio.gather(*(validate(mint()) for _ in range(10)))
@@ -695,7 +685,7 @@ async def test_tokens_arriving_together_share_the_first_fetch(issuer: Issuer, cl
 
 
 async def test_keys_are_used_stale_for_half_an_hour_at_most_while_the_issuer_is_down(
-    issuer: Issuer, clock: Clock
+    issuer: Issuer, clock: SteppedClock
 ) -> None:
     """A key the issuer withdrew stops working JWKS_STALE_LIMIT after the last successful fetch."""
     validate = fetching(issuer)
@@ -713,7 +703,7 @@ async def test_keys_are_used_stale_for_half_an_hour_at_most_while_the_issuer_is_
     assert (await validate(mint())).subject == "alice" and issuer.fetches == 4
 
 
-async def test_an_issuer_slow_to_answer_holds_up_no_other_issuers_tokens(issuer: Issuer, clock: Clock) -> None:
+async def test_an_issuer_slow_to_answer_holds_up_no_other_issuers_tokens(issuer: Issuer, clock: SteppedClock) -> None:
     """One fetch at a time is per issuer: another issuer's keys are fetched meanwhile."""
     other = "https://other.example"
     validator = JWTValidator({ISSUER: issuer.url, other: issuer.url.replace("/jwks", "/gone")}, RESOURCE)

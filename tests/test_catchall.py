@@ -14,6 +14,7 @@ import pytest
 
 from mcpref import catchall
 from mcpref.catchall import INTERNAL_ERROR_BODY, CatchAll, LogBudget, internal_error, plain_response
+from tests.conftest import SteppedClock
 
 HTTP_SCOPE = {"type": "http", "method": "POST", "path": "/mcp"}
 
@@ -40,25 +41,15 @@ async def broken(scope: Any, receive: Any, send: Any) -> None:
     raise RuntimeError("secret detail: db password is hunter2")
 
 
-class Clock:
-    """A stand-in for `time.monotonic`, so the log budget's second can be stepped."""
-
-    def __init__(self) -> None:
-        self.now = 1000.25
-
-    def monotonic(self) -> float:
-        return self.now
-
-
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    fake = Clock()
+def clock(monkeypatch: pytest.MonkeyPatch) -> SteppedClock:
+    fake = SteppedClock(1000.25)
     monkeypatch.setattr(catchall, "time", fake)
     monkeypatch.setattr(catchall, "_budget", LogBudget(catchall.LINES_PER_SECOND))
     return fake
 
 
-def test_a_bug_is_a_uniform_json_500_without_details(clock: Clock) -> None:
+def test_a_bug_is_a_uniform_json_500_without_details(clock: SteppedClock) -> None:
     start, body = answered(HTTP_SCOPE, broken)
     assert start == {
         "type": "http.response.start",
@@ -87,7 +78,7 @@ def test_outside_http_the_exception_is_the_servers_to_handle() -> None:
 
 
 def test_a_failure_is_one_log_line_naming_request_and_exception_type(
-    clock: Clock, caplog: pytest.LogCaptureFixture
+    clock: SteppedClock, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.DEBUG, logger="mcpref.errors"):
         answered(HTTP_SCOPE, broken)
@@ -103,7 +94,9 @@ def test_a_failure_is_one_log_line_naming_request_and_exception_type(
     assert debug[0].exc_info is not None and "hunter2" in str(debug[0].exc_info[1])
 
 
-def test_the_log_takes_five_lines_a_second_and_counts_the_rest(clock: Clock, caplog: pytest.LogCaptureFixture) -> None:
+def test_the_log_takes_five_lines_a_second_and_counts_the_rest(
+    clock: SteppedClock, caplog: pytest.LogCaptureFixture
+) -> None:
     with caplog.at_level(logging.ERROR, logger="mcpref.errors"):
         for _ in range(8):
             answered(HTTP_SCOPE, broken)
@@ -120,7 +113,7 @@ def test_the_log_takes_five_lines_a_second_and_counts_the_rest(clock: Clock, cap
 
 
 @pytest.mark.parametrize("start", [0.5, 1000.25])
-def test_a_log_budget_reports_what_it_dropped_once(clock: Clock, start: float) -> None:
+def test_a_log_budget_reports_what_it_dropped_once(clock: SteppedClock, start: float) -> None:
     clock.now = start  # 0.5: the clock's first second, the window a fresh budget starts in
     budget = LogBudget(2)
     assert [budget.take() for _ in range(4)] == [0, 0, None, None]
@@ -130,7 +123,7 @@ def test_a_log_budget_reports_what_it_dropped_once(clock: Clock, start: float) -
     assert budget.take() == 1
 
 
-def test_once_the_answer_has_begun_a_bug_sends_nothing_more(clock: Clock) -> None:
+def test_once_the_answer_has_begun_a_bug_sends_nothing_more(clock: SteppedClock) -> None:
     async def half(scope: Any, receive: Any, send: Any) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": []})
         raise RuntimeError("after the status line")
@@ -165,7 +158,7 @@ def test_a_plain_response_says_its_length_type_and_nosniff() -> None:
 
 
 def test_internal_error_answers_even_without_a_method_or_path_in_scope(
-    clock: Clock, caplog: pytest.LogCaptureFixture
+    clock: SteppedClock, caplog: pytest.LogCaptureFixture
 ) -> None:
     sent = Sent()
     with caplog.at_level(logging.ERROR, logger="mcpref.errors"):

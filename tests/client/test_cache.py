@@ -10,16 +10,9 @@ import pytest
 from mcpref import CacheHints, Server, StreamableHTTP
 from mcpref.client import CacheKey, ResultCache
 from tests.client.conftest import connect, endpoint
+from tests.conftest import SteppedClock
 
 pytestmark = pytest.mark.anyio
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 server = Server(
@@ -67,7 +60,7 @@ def clear_served():
 
 
 async def test_fresh_until_ttl_then_fetched_again(url):
-    clock = Clock()
+    clock = SteppedClock()
     async with connect(url, cache=ResultCache(clock=clock)) as (client, _):
         first = await client.read_resource("memo://a")
         clock.now += 9.999
@@ -95,7 +88,7 @@ async def test_the_key_holds_the_uri(url):
 
 
 async def test_each_page_is_cached_on_its_own(url):
-    clock = Clock()
+    clock = SteppedClock()
     async with connect(url, cache=ResultCache(clock=clock)) as (client, traffic):
         first = await client.list_tools()
         second = await client.list_tools()
@@ -213,7 +206,7 @@ def test_invalidate_by_method_and_param():
 
 
 def test_bounded_size_drops_expired_then_oldest():
-    clock = Clock()
+    clock = SteppedClock()
     cache = ResultCache(clock=clock, max_entries=2)
     keys = [CacheKey("e", "resources/read", "v", (("uri", str(n)),)) for n in range(3)]
     cache.put(keys[0], "p", {"ttlMs": 1000, "cacheScope": "public"})
@@ -275,7 +268,7 @@ async def test_a_zero_ttl_result_is_stale_at_once(kinds_urls, kind):
 
 @pytest.mark.parametrize("kind", CACHEABLE)
 async def test_a_positive_ttl_result_is_fresh_for_that_long(kinds_urls, kind):
-    clock = Clock()
+    clock = SteppedClock()
     async with connect(kinds_urls["fresh"], version="2026-07-28", cache=ResultCache(clock=clock)) as (client, traffic):
         assert await fetched(client, traffic, kind) == 1
         clock.now += 9.9
@@ -309,7 +302,7 @@ def test_a_cache_holds_1024_results_unless_told():
 
 
 def test_a_result_is_fresh_until_the_very_moment_its_ttl_ends():
-    clock = Clock()
+    clock = SteppedClock()
     cache = ResultCache(clock=clock)
     cache.put(KEY, "p", {"tools": [], "ttlMs": 1500, "cacheScope": "public"})
     clock.now += 1.499
@@ -320,7 +313,7 @@ def test_a_result_is_fresh_until_the_very_moment_its_ttl_ends():
 
 
 def test_a_newer_result_for_the_same_request_replaces_the_older():
-    clock = Clock()
+    clock = SteppedClock()
     cache = ResultCache(clock=clock, max_entries=2)
     other = CacheKey("http://h/mcp", "prompts/list", "2026-07-28")
     cache.put(other, "p", {"prompts": [], "ttlMs": 1000, "cacheScope": "public"})
@@ -363,7 +356,7 @@ def test_a_result_handed_out_or_put_in_is_a_copy_all_the_way_down():
 
 
 def test_one_millisecond_is_a_ttl():
-    clock = Clock()
+    clock = SteppedClock()
     cache = ResultCache(clock=clock)
     assert cache.put(KEY, "p", {"tools": [], "ttlMs": 1, "cacheScope": "public"}) is True
     assert cache.get(KEY, "p") is not None
@@ -372,7 +365,7 @@ def test_one_millisecond_is_a_ttl():
 
 
 def test_making_room_drops_a_result_that_expires_this_very_moment_before_an_older_fresh_one():
-    clock = Clock()
+    clock = SteppedClock()
     cache = ResultCache(clock=clock, max_entries=2)
     older, ending, newer = (CacheKey("e", "resources/read", "v", (("uri", uri),)) for uri in ("old", "end", "new"))
     cache.put(older, "p", {"ttlMs": 60_000, "cacheScope": "public"})
