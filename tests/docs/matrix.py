@@ -7,7 +7,8 @@ from the spec text so a clone without the spec can still be checked). This modul
 finds what is wrong with them (`problems`), and renders the Reference → Compliance page
 (`render`, called by the mkdocs hook in `tests/docs/matrix_hook.py`).
 
-Run `python -m tests.docs.matrix --record [SPEC_DIR]` to re-record spec-pages.yaml from the text.
+Run `python -m tests.docs.matrix --record [SPEC_DIR]` to re-record spec-pages.yaml from the text, and
+`--extract [SPEC_DIR]` to remake the extract of it kept in the repo (tests/docs/spec_extract).
 """
 
 from __future__ import annotations
@@ -504,7 +505,7 @@ if __name__ == "__main__":
         "# Each page of the 2026-07-28 specification: its normative keyword count (upper-case MUST, MUST NOT,\n"
         "# SHOULD, SHOULD NOT, REQUIRED, RECOMMENDED, SHALL, SHALL NOT outside code, not quoted) and its headings.\n"
         "# Recorded from the spec text by `python -m tests.docs.matrix --record`; tests/docs/test_requirements.py\n"
-        "# checks it against the text whenever the text is on the machine.\n"
+        "# checks it against the extract of the text in tests/docs/spec_extract, in every clone.\n"
     )
     body = yaml.safe_dump(record(spec_dir), sort_keys=False, allow_unicode=True, width=120)
     SPEC_PAGES.write_text(header + body, encoding="utf-8")
