@@ -41,7 +41,7 @@ Mcp-Name: convert_temperature
 def server_info() -> str:
     """The `_meta` every answer of the reference server carries, read from the server itself, so a
     deliberate change of its version or title needs no edit here."""
-    from examples.reference_server import build_server
+    from mcpref.examples.reference_server import build_server
 
     return '"_meta": ' + json.dumps({"io.modelcontextprotocol/serverInfo": build_server().info}, ensure_ascii=False)
 
@@ -542,8 +542,8 @@ def test_recheck_lists_what_still_fails(tmp_path: Path) -> None:
 def test_the_self_tests_and_a_refresh_follow_a_new_server_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from examples import reference_server
     from mcpref import Server
+    from mcpref.examples import reference_server
 
     def bumped(name: str, version: str, **options: object) -> Server:
         return Server(name, "9.9.9", **options)  # type: ignore[arg-type]
