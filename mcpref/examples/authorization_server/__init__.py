@@ -26,7 +26,7 @@ Signing in is a stand-in: the consent page lets the user pick one of the configu
 approve; `auto_approve="alice"` skips the page (tests, the docs' frames, the conformance run).
 A real deployment puts its own login here.
 
-Run it: `uvicorn examples.authorization_server:app --port 9000` (the issuer is then
+Run it: `uvicorn mcpref.examples.authorization_server:app --port 9000` (the issuer is then
 `MCPREF_AS_ISSUER`, default http://127.0.0.1:9000).
 """
 

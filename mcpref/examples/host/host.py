@@ -26,7 +26,7 @@ from .consent import CALL, INPUT, ConsentGate, ConsentQuestion
 from .frames import FrameLog
 from .registry import SEPARATOR, Registry, ServerEntry
 
-logger = logging.getLogger("examples.host")
+logger = logging.getLogger("mcpref.examples.host")
 
 TOOLS_CHANGED = "notifications/tools/list_changed"
 

@@ -9,7 +9,7 @@ A client that declares `io.modelcontextprotocol/tasks` gets a task handle from b
 `export_report`, which cannot ask for input mid-flight without a task.
 
 Tasks are kept in SQLite: in memory by default, in the file `MCPREF_TASKS_DB` names if set (then
-they survive a restart). Run it with `uvicorn examples.tasks_server:app`; the site serves it at
+they survive a restart). Run it with `uvicorn mcpref.examples.tasks_server:app`; the site serves it at
 `/tasks/mcp`.
 """
 

@@ -1,14 +1,14 @@
 """The client the official conformance suite drives, built on `mcpref.client.Client`.
 
 ```sh
-conformance client --command "sh examples/conformance_client/run" --requirements 2026-07-28
+conformance client --command "sh mcpref/examples/conformance_client/run" --requirements 2026-07-28
 ```
 
 For each scenario the suite starts a mock server and runs the command with the server's URL
 as the last argument and the scenario's name in `MCP_CONFORMANCE_SCENARIO`; scenarios with data
 pass it as JSON in `MCP_CONFORMANCE_CONTEXT`. `run` (a shell script) turns away the scenarios
 this client cannot take part in, with the reason; the others go to
-`python -m examples.conformance_client <url>`, which runs the scenario's handler in
+`python -m mcpref.examples.conformance_client <url>`, which runs the scenario's handler in
 `scenarios.py`.
 
 The suite judges what reaches its mock server, so each handler only does what an application

@@ -10,7 +10,7 @@ core behaviour or reject).
 The extension is an `mcpref.extensions.Extension` given to `Server.add_extension`: the core
 advertises it, serves its method only to clients that declare it, and lets it touch each
 `tools/call` result through `around`. The tasks extension (`mcpref.tasks`) plugs in the same way.
-Run it with `uvicorn examples.extension_server:app`; the site serves it at `/alerts/mcp`.
+Run it with `uvicorn mcpref.examples.extension_server:app`; the site serves it at `/alerts/mcp`.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ part (metadata, 401/403 challenges, token validation); the tools only see who is
   the list depends on who asks, it is answered with `cacheScope: "private"`.
 
 Served by `./scripts/serve` at http://127.0.0.1:8000/secure/mcp, with the local authorization
-server (examples/authorization_server) at http://127.0.0.1:8000/auth.
+server (mcpref/examples/authorization_server) at http://127.0.0.1:8000/auth.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from typing import Any
 
 from joserfc.jwk import KeySet
 
-from examples.reference_server.handles import HandleRefused, HandleSigner
 from mcpref import InputRequired, RequestContext, Server, StreamableHTTP, ToolError, elicit_form
 from mcpref.auth import JWTValidator, ProtectedResource
+from mcpref.examples.reference_server.handles import HandleRefused, HandleSigner
 
 BASIC = "mcp:tools"
 ADMIN = "mcp:admin"

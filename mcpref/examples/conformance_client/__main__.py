@@ -1,4 +1,4 @@
-"""`MCP_CONFORMANCE_SCENARIO=<name> python -m examples.conformance_client <server-url>`."""
+"""`MCP_CONFORMANCE_SCENARIO=<name> python -m mcpref.examples.conformance_client <server-url>`."""
 
 import asyncio
 import os
@@ -9,6 +9,6 @@ from .scenarios import run
 
 name = os.environ.get("MCP_CONFORMANCE_SCENARIO")
 if name is None or len(sys.argv) < 2:
-    sys.exit("usage: MCP_CONFORMANCE_SCENARIO=<scenario> python -m examples.conformance_client <server-url>")
+    sys.exit("usage: MCP_CONFORMANCE_SCENARIO=<scenario> python -m mcpref.examples.conformance_client <server-url>")
 asyncio.run(run(name, sys.argv[-1]))
 print(DONE)

@@ -1,4 +1,4 @@
-"""`python -m examples.minimal_server [--stdio] [--port N]`."""
+"""`python -m mcpref.examples.minimal_server [--stdio] [--port N]`."""
 
 from mcpref.run import main
 

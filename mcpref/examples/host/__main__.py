@@ -1,9 +1,9 @@
-"""`python -m examples.host`: the host from the command line, with no model and no chat.
+"""`python -m mcpref.examples.host`: the host from the command line, with no model and no chat.
 
 ```console
-$ python -m examples.host --server weather=http://127.0.0.1:8000/mcp --trust weather \\
+$ python -m mcpref.examples.host --server weather=http://127.0.0.1:8000/mcp --trust weather \\
       --server tides=http://127.0.0.1:8000/tides/mcp list
-$ python -m examples.host --server tides=http://127.0.0.1:8000/tides/mcp \\
+$ python -m mcpref.examples.host --server tides=http://127.0.0.1:8000/tides/mcp \\
       call tides.get_forecast '{"port": "oslo"}'
 ```
 
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m examples.host", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m mcpref.examples.host", description=__doc__.split("\n")[0])
     parser.add_argument("--server", action="append", default=[], metavar="LABEL=URL", required=True)
     parser.add_argument("--trust", action="append", default=[], metavar="LABEL", help="trust its tool annotations")
     parser.add_argument("--oauth", action="append", default=[], metavar="LABEL", help="sign in to it with OAuth")

@@ -18,7 +18,7 @@ a tour of the core's API, one small module per kind of thing a server offers:
   slow work, a tool error, a protocol error, input asked mid-task, MRTR before a task. Tasks are
   kept in SQLite: in memory by default, in the file `MCPREF_TASKS_DB` names if set.
 
-Run it with `uvicorn examples.everything_server:app` and POST to http://127.0.0.1:8000/mcp.
+Run it with `uvicorn mcpref.examples.everything_server:app` and POST to http://127.0.0.1:8000/mcp.
 """
 
 from __future__ import annotations

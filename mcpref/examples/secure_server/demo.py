@@ -6,8 +6,8 @@ them in `iss` and `aud`, clients compare them character by character. A reader's
 http://127.0.0.1:8000, a test's at a port chosen at random; so the demo builds one pair (an
 authorization server and the server it protects, sharing one signing key) per origin it is
 reached at, for loopback origins only. Any other `Host` is answered 421 (Misdirected Request). A
-real deployment configures its URLs instead: `examples.secure_server.create_app` and
-`examples.authorization_server.create_app` take them.
+real deployment configures its URLs instead: `mcpref.examples.secure_server.create_app` and
+`mcpref.examples.authorization_server.create_app` take them.
 
 The authorization server approves at once as "alice" (`auto_approve`) so the docs' code runs
 unattended; `MCPREF_DEMO_CONSENT=1` shows the consent page instead, to click through in a browser.
@@ -20,8 +20,8 @@ from typing import Any
 
 from joserfc.jwk import ECKey, KeySet
 
-from examples import authorization_server
-from examples.authorization_server import DOCS_CLIENT
+from mcpref.examples import authorization_server
+from mcpref.examples.authorization_server import DOCS_CLIENT
 
 from . import create_app
 

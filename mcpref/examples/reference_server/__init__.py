@@ -15,7 +15,7 @@ Each tool shows one thing a reader meets on the wire:
 
 Plus a resource, a resource whose backend is down (reading it is -32603), a resource template and
 a prompt whose arguments complete.
-Run it alone with `uvicorn examples.reference_server:app`, or with the site via `./scripts/serve`.
+Run it alone with `uvicorn mcpref.examples.reference_server:app`, or with the site via `./scripts/serve`.
 `/mcp` serves 2025-11-25 clients too (statelessly, see mcpref/legacy.py); the same desk runs
 2026-07-28 only at `/modern/mcp` (`create_modern_app`), and `/dual/mcp` is an alias of `/mcp`.
 """

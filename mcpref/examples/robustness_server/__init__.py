@@ -12,7 +12,7 @@
 - `touch`: announces a resource update to every `subscriptions/listen` stream that asked;
 - tools paged two at a time, a resource, a resource template, a prompt with completion.
 
-Run one with `uvicorn examples.robustness_server:app`. Give every process of one deployment the
+Run one with `uvicorn mcpref.examples.robustness_server:app`. Give every process of one deployment the
 same `MCP_STATE_KEY`, or a retry that lands on another process is refused.
 """
 

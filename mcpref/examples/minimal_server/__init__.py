@@ -1,6 +1,6 @@
 """The smallest useful MCP 2026-07-28 server: one tool, served over Streamable HTTP.
 
-Run it with `uvicorn examples.minimal_server:app` and POST to http://127.0.0.1:8000/mcp.
+Run it with `uvicorn mcpref.examples.minimal_server:app` and POST to http://127.0.0.1:8000/mcp.
 """
 
 from mcpref import Server, StreamableHTTP

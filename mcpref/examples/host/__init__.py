@@ -1,7 +1,7 @@
 """A multi-server host on `mcpref.client`: one catalogue over many servers, each kept apart.
 
 ```python
-from examples.host import ConsentGate, Host, Registry
+from mcpref.examples.host import ConsentGate, Host, Registry
 
 registry = Registry()
 registry.add("weather", "http://127.0.0.1:8000/mcp", trust_annotations=True)
@@ -13,7 +13,7 @@ async with Host(registry, principal="alice", consent=ConsentGate()) as host:
 
 Modules, one job each: `registry` (servers, labels, trust, who may use them), `consent` (the
 gate), `frames` (what each server was sent), `host` (clients, catalogue, routing, failures).
-`python -m examples.host` is a small command-line driver. Patterns → Multi-server composition
+`python -m mcpref.examples.host` is a small command-line driver. Patterns → Multi-server composition
 (docs/patterns/composition.md) runs it against three servers.
 """
 
