@@ -7,10 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import Visit, goto, open_context
-
-#: The tallest a page may be at 1280 x 900, once loaded (diagrams drawn, folds closed).
-MAX_PAGE_HEIGHT_PX = 20_000
+from tests.browser.conftest import goto, open_context
 
 
 @pytest.fixture(scope="module")
@@ -21,14 +18,6 @@ def page(browser: Any, site_url: str) -> Iterator[Any]:
     page.set_default_timeout(10_000)
     yield page
     context.close()
-
-
-def test_no_page_is_taller_than_the_bound(survey: dict[str, Visit]) -> None:
-    """Was: Compliance 103,000 px, API 49k, primitives 42k, the trace 35k, errors 34k."""
-    heights = {path: visit.facts[("desktop", "light")]["height"] for path, visit in survey.items()}
-    tallest = max(heights, key=heights.__getitem__)
-    print(f"\ntallest page at 1280 x 900: {tallest} {heights[tallest]} px")
-    assert {path: h for path, h in heights.items() if h > MAX_PAGE_HEIGHT_PX} == {}
 
 
 def test_boilerplate_is_folded_on_load_and_opens_in_place(page: Any, site_url: str) -> None:
