@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def server_info() -> dict[str, str]:
-    from examples.reference_server import build_server
+    from mcpref.examples.reference_server import build_server
 
     return dict(build_server().info)
 
