@@ -1,4 +1,4 @@
-"""The compliance matrix (docs/reference/requirements*.yaml) is whole and its evidence is real.
+"""The compliance matrix (docs/reference/requirements.yaml) is whole and its evidence is real.
 
 The first tests check the matrix itself; the rest break one thing at a time in a known-good entry
 and show that the check notices, so none of the guards passes by accident.
@@ -7,6 +7,7 @@ and show that the check notices, so none of the guards passes by accident.
 from __future__ import annotations
 
 import copy
+import os
 from typing import Any
 
 import pytest
@@ -16,10 +17,6 @@ from tests.docs import matrix
 PAGES = matrix.load_pages()
 RAW = matrix.load_raw()
 
-#: Spec pages whose entries another engineer is writing in requirements-b.yaml; each leaves this
-#: list when its entries land (the test below says so as soon as a pending page has any entries).
-PENDING: set[str] = set()
-
 
 def test_the_matrix_has_no_problems() -> None:
     assert matrix.problems(RAW, PAGES) == []
@@ -27,14 +24,22 @@ def test_the_matrix_has_no_problems() -> None:
 
 @pytest.mark.parametrize("page", list(PAGES))
 def test_every_spec_page_has_an_entry_for_95_percent_of_its_keywords(page: str) -> None:
-    assert matrix.coverage_problems(matrix.entries(RAW), {page: PAGES[page]}, PENDING) == []
+    assert matrix.coverage_problems(matrix.entries(RAW), {page: PAGES[page]}) == []
 
 
 def test_the_recorded_spec_pages_match_the_spec_text() -> None:
-    spec_dir = matrix.spec_text_dir()
-    if spec_dir is None:
-        pytest.skip("the spec text (../shared/spec/text) is not on this machine; spec-pages.yaml is taken as recorded")
-    assert matrix.spec_drift(PAGES, spec_dir) == []
+    """Recounted from the extract in the repo (tests/docs/spec_extract), so every clone runs it;
+    where the whole text is on the machine too, the extract must be exactly what it makes."""
+    extracted = matrix.SPEC_EXTRACT / matrix.REVISION
+    if not extracted.is_dir():
+        reason = f"the spec text's extract ({extracted.relative_to(matrix.ROOT)}) is missing"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason}; under CI=true this is a failure, not a skip")
+        pytest.skip(f"{reason}; spec-pages.yaml is taken as recorded")
+    assert matrix.spec_drift(PAGES, extracted) == []
+    whole = matrix.spec_text_dir()
+    if whole is not None:
+        assert matrix.extract_drift(whole, extracted) == []
 
 
 # -- the guards can fail ---------------------------------------------------------------------
@@ -139,14 +144,13 @@ def test_coverage_counts_entries_per_page_but_not_may() -> None:
     assert matrix.coverage(entries, PAGES)[page] == (3, PAGES[page]["keywords"])
 
 
-def test_a_page_below_95_percent_or_a_pending_page_with_entries_is_reported() -> None:
+def test_a_page_below_95_percent_is_reported() -> None:
     page = "basic/transports/streamable-http.mdx"
     keywords = PAGES[page]["keywords"]
     enough = [matrix.Entry(**changed(id=f"x.n{n}")) for n in range(keywords)]
     assert matrix.coverage_problems(enough, {page: PAGES[page]}) == []
     too_few = enough[: int(keywords * 0.95) - 1]
     assert any("entries for" in p for p in matrix.coverage_problems(too_few, {page: PAGES[page]}))
-    assert any("take it off" in p for p in matrix.coverage_problems(enough, {page: PAGES[page]}, {page}))
 
 
 def test_keywords_are_counted_as_the_spec_uses_them() -> None:
