@@ -130,16 +130,24 @@ class JWTValidator:
         self._fetching: dict[str, asyncio.Lock] = {}
 
     async def validate(self, token: str) -> AccessToken:
+        """The token's `AccessToken`, or `InvalidToken`. Whatever the token holds, nothing but
+        `InvalidToken` comes out: its header and claims are the sender's JSON, of any type."""
         try:
             unverified = jws.extract_compact(token.encode("ascii"))
-            issuer = json.loads(unverified.payload).get("iss")
-        except (JoseError, ValueError, UnicodeError, AttributeError) as exc:
+            payload = json.loads(unverified.payload)
+        except (JoseError, ValueError, UnicodeError) as exc:
             raise InvalidToken("not a JWT") from exc
-        if issuer not in self._sources:
-            raise InvalidToken(f"issuer {issuer!r} is not trusted here")
-        if unverified.protected.get("typ", "").lower() not in ("at+jwt", "application/at+jwt"):
+        if not isinstance(payload, dict):
+            raise InvalidToken("not a JWT")
+        issuer, header = payload.get("iss"), unverified.protected
+        if not isinstance(issuer, str) or issuer not in self._sources:
+            raise InvalidToken(f"issuer {_shown(issuer)} is not trusted here")
+        typ, kid = header.get("typ"), header.get("kid")
+        if not isinstance(typ, str) or typ.lower() not in ("at+jwt", "application/at+jwt"):
             raise InvalidToken("not an access token (typ must be at+jwt, RFC 9068 §4)")
-        keys = await self._keys_for(issuer, unverified.protected.get("kid"))
+        if kid is not None and not isinstance(kid, str):
+            raise InvalidToken("kid is not a string")
+        keys = await self._keys_for(issuer, kid)
         try:
             claims = jwt.decode(token, keys, algorithms=list(ALGORITHMS)).claims
             jwt.JWTClaimsRegistry(
@@ -149,15 +157,17 @@ class JWTValidator:
                 sub={"essential": True},
                 exp={"essential": True},
             ).validate(claims)
-        except (JoseError, ValueError) as exc:
+            expires_at = int(claims["exp"])
+        except (JoseError, ValueError, TypeError, OverflowError) as exc:
+            # TypeError: a header field of the wrong type that joserfc reads as it is (`crit`).
             raise InvalidToken(f"rejected: {exc}") from exc
-        scope = claims.get("scope", "")
+        scope, client_id = claims.get("scope", ""), claims.get("client_id")
         return AccessToken(
             issuer=issuer,
             subject=str(claims["sub"]),
             scopes=frozenset(scope.split() if isinstance(scope, str) else ()),
-            client_id=claims.get("client_id"),
-            expires_at=int(claims["exp"]),
+            client_id=client_id if isinstance(client_id, str) else None,
+            expires_at=expires_at,
         )
 
     async def _keys_for(self, issuer: str, kid: str | None) -> KeySet:
@@ -332,6 +342,12 @@ class ProtectedResource:
         # No body: everything a client acts on is in the challenge (RFC 6750 §3), and an MCP client
         # reading this endpoint's JSON would take any JSON body for a JSON-RPC message.
         await _respond(send, status, b"", [(b"www-authenticate", ("Bearer " + ", ".join(parts)).encode()), *cors])
+
+
+def _shown(value: Any, limit: int = 100) -> str:
+    """A value from a token, for a log line: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _cors_for(origin: str) -> list[tuple[bytes, bytes]]:

@@ -11,6 +11,7 @@ demo's authorization server, is in tests/test_secure_server.py.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import time
@@ -474,6 +475,44 @@ async def test_a_token_that_is_no_jwt_is_refused_as_such() -> None:
     validator = JWTValidator({ISSUER: KeySet([KEY])}, RESOURCE)
     for token in ("not-a-token", "é.é.é", "e30.bm90IGpzb24.c2ln", "e30.WzFd.c2ln"):
         assert await refusal(validator, token) == "not a JWT", token
+
+
+def forged(header: dict[str, Any], claims: dict[str, Any]) -> str:
+    """A compact JWS with exactly this header and these claims, and a signature of no one's."""
+    encoded = [base64.urlsafe_b64encode(json.dumps(part).encode()).rstrip(b"=").decode() for part in (header, claims)]
+    return ".".join([*encoded, "c2ln"])
+
+
+SIGNED_HEADER = {"alg": "ES256", "typ": "at+jwt", "kid": KEY.kid}
+SOUND_CLAIMS = {"iss": ISSUER, "sub": "alice", "aud": RESOURCE, "exp": 4_000_000_000}
+ANY_JSON = [["x"], {"a": 1}, 1, 1.5, None, True, ""]
+
+
+@pytest.mark.parametrize(
+    ("header", "claims"),
+    [
+        *[pytest.param(SIGNED_HEADER, {**SOUND_CLAIMS, "iss": value}, id=f"iss={value!r}") for value in ANY_JSON],
+        *[pytest.param({**SIGNED_HEADER, "typ": value}, SOUND_CLAIMS, id=f"typ={value!r}") for value in ANY_JSON],
+        *[pytest.param({**SIGNED_HEADER, "kid": value}, SOUND_CLAIMS, id=f"kid={value!r}") for value in ANY_JSON],
+        *[pytest.param({**SIGNED_HEADER, "crit": value}, SOUND_CLAIMS, id=f"crit={value!r}") for value in ANY_JSON],
+        *[pytest.param({**SIGNED_HEADER, "alg": value}, SOUND_CLAIMS, id=f"alg={value!r}") for value in ANY_JSON],
+    ],
+)
+async def test_a_header_or_claim_of_any_json_type_is_refused_before_any_signature_check(
+    header: dict[str, Any], claims: dict[str, Any]
+) -> None:
+    """Issue 25: a list as the unverified `iss`, an integer or null as `typ`, a number as `crit`
+    raised TypeError or AttributeError (an unauthenticated 500); any such token is just invalid."""
+    assert await refusal(JWTValidator({ISSUER: KeySet([KEY])}, RESOURCE), forged(header, claims))
+
+
+async def test_a_signed_token_with_claims_of_the_wrong_type_is_refused_or_read_safely() -> None:
+    """After the signature: an expiry past any integer is refused, a `client_id` that is no
+    string is none."""
+    validator = JWTValidator({ISSUER: KeySet([KEY])}, RESOURCE)
+    huge = jwt.encode(SIGNED_HEADER, {**SOUND_CLAIMS, "exp": 1e400}, KEY)
+    assert (await refusal(validator, huge)).startswith("rejected: ")
+    assert (await validator.validate(mint(client_id={"a": 1}))).client_id is None
 
 
 async def test_only_the_trusted_issuers_tokens_are_considered() -> None:

@@ -9,6 +9,8 @@ a handle or a `requestState` that belongs to another user, a hostile Origin befo
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import re
 import socket
 import time
@@ -405,6 +407,22 @@ def test_a_token_not_meant_for_this_server_gets_nothing(origin: str, demo_server
     response = call(origin, token_for(origin, demo_server, case), "whoami", {})
     assert response.status_code == 401 and 'error="invalid_token"' in challenge(response)
     assert "alice" not in response.text  # nothing of the tool's answer reaches an unauthorized caller
+
+
+@pytest.mark.parametrize(
+    ("header", "claims"),
+    [({}, {"iss": ["x"]}), ({}, {"iss": {"a": 1}}), ({"typ": 1}, {}), ({"typ": None}, {}), ({"crit": 1}, {})],
+    ids=["iss-list", "iss-object", "typ-integer", "typ-null", "crit-integer"],
+)
+def test_a_token_of_the_wrong_shape_is_401_before_any_signature_check(
+    origin: str, header: dict[str, Any], claims: dict[str, Any]
+) -> None:
+    """Issue 25: these raised in the validator, an unauthenticated 500."""
+    sound = {"iss": f"{origin}/auth", "sub": "alice", "aud": f"{origin}/secure/mcp", "exp": int(time.time()) + 60}
+    parts = ({"alg": "ES256", "typ": "at+jwt", **header}, {**sound, **claims})
+    token = ".".join(base64.urlsafe_b64encode(json.dumps(part).encode()).rstrip(b"=").decode() for part in parts)
+    response = call(origin, f"{token}.c2ln", "whoami", {})
+    assert response.status_code == 401 and 'error="invalid_token"' in challenge(response)
 
 
 # -- what the client's flow sends, recorded once ----------------------------------------------------
