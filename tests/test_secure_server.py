@@ -26,6 +26,7 @@ from joserfc import jwt
 from joserfc.jwk import ECKey, KeySet
 
 from examples.authorization_server import Grant
+from examples.secure_server import demo as demo_module
 from examples.secure_server.demo import DOCS_CLIENT, AuthDemo
 from mcpref.client import AuthorizationError, Client, ClientRegistration, LoopbackRedirect, OAuth
 from tests.conftest import META, checked, mcp_body, mcp_headers, running
@@ -232,6 +233,33 @@ def test_a_hostile_origin_is_refused_before_authentication(origin: str) -> None:
         f"{origin}/secure/mcp", content=b"{}", headers={"Origin": "https://evil.example", "Content-Type": "x"}
     )
     assert response.status_code == 403 and "www-authenticate" not in response.headers
+
+
+@pytest.mark.parametrize(
+    "path", ["/.well-known/oauth-authorization-server/auth", "/.well-known/oauth-protected-resource/secure/mcp"]
+)
+def test_a_host_that_is_a_loopback_name_and_more_is_421_and_written_nowhere(origin: str, path: str) -> None:
+    """Issue 25: `127.0.0.1:PORT@evil.example` passed the loopback check and went into the
+    metadata (`authorization_endpoint` then named evil.example) and the 401 challenge."""
+    host = urlsplit(origin).netloc
+    with httpx.Client(base_url=origin) as http:
+        for forged in (f"{host}@evil.example", f"{host}@evil.example:{urlsplit(origin).port}", f"{host}/x"):
+            assert http.get(path, headers={"Host": forged}).status_code == 421, forged
+            response = http.post("/secure/mcp", json={}, headers={"Host": forged})
+            assert response.status_code == 421 and "evil" not in response.headers.get("www-authenticate", "")
+
+
+def test_made_up_ports_in_host_never_push_out_the_real_origins_grants(origin: str) -> None:
+    """Issue 25: 64 requests naming other ports in `Host` evicted the real origin's authorization
+    server, its refresh tokens and pending codes with it: every demo user was logged out."""
+    tokens = sign_in(origin, "alice")
+    port = urlsplit(origin).port
+    with httpx.Client(base_url=origin) as http:
+        for made_up in range(1, 2 * demo_module.MAX_ORIGINS):
+            host = f"127.0.0.1:{made_up if made_up != port else 0}"
+            metadata = http.get("/.well-known/oauth-authorization-server/auth", headers={"Host": host})
+            assert metadata.json()["issuer"] == f"http://{host}/auth"  # a proxy in front may forward its Host
+    assert refresh(origin, tokens["refresh_token"])["access_token"]
 
 
 def test_a_token_for_another_resource_is_refused(origin: str, demo_server: Any) -> None:
