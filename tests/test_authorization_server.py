@@ -13,6 +13,7 @@ import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -26,6 +27,7 @@ from mcpref.examples import authorization_server
 from mcpref.examples.authorization_server import RegisteredClient, create_app
 from mcpref.examples.authorization_server import metadata_documents as metadata_documents_module
 from mcpref.examples.authorization_server.metadata_documents import MetadataDocuments
+from mcpref.examples.secure_server.demo import MAX_ORIGINS
 from tests.conftest import running
 
 REDIRECT = "http://127.0.0.1:1/callback"
@@ -541,3 +543,25 @@ async def test_fetches_are_shared_by_url_and_capped_at_once(
             again = await asyncio.gather(*first, get("slow-a.json"), get("slow-a.json"))
     assert [response.status_code for response in again] == [302] * 4
     assert document_server.fetches == {"slow-a.json": 1, "slow-b.json": 1}
+
+
+def test_the_authorization_servers_limits_have_their_lines_in_the_limits_table() -> None:
+    table = (Path(__file__).parents[1] / "docs/patterns/production.md").read_text("utf-8")
+    rows = {
+        line.split("|")[1].strip(): line.split("|")[2].strip() for line in table.splitlines() if line.startswith("| ")
+    }
+    documents = metadata_documents_module
+    assert rows["fetching a client ID metadata document (the example authorization server)"] == (
+        f"{documents.TIMEOUT:g} s for the whole fetch; {documents.MAX_BYTES // 1024} KiB;"
+        f" {documents.MAX_CONCURRENT} URLs at once, one fetch per URL; kept {documents.CACHE_SECONDS // 60} min"
+        f" (its `Cache-Control: max-age` up to {documents.CACHE_MAX_SECONDS // 3600} h),"
+        f" a failure {documents.FAILURE_CACHE_SECONDS} s, {documents.MAX_CACHED} URLs"
+    )
+    assert rows["a form at the token endpoint and the consent decision"] == (
+        f"{authorization_server.MAX_FORM_BYTES // 1024} KiB, {authorization_server.MAX_FORM_FIELDS} fields,"
+        " `application/x-www-form-urlencoded` only"
+    )
+    assert rows["consents in flight, unused codes, refresh tokens (each)"] == f"{authorization_server.MAX_PENDING:,}"
+    assert rows["origins the authorization demo serves"].endswith(
+        f"others (a `Host` naming another port): {MAX_ORIGINS}"
+    )
