@@ -24,6 +24,7 @@ import pytest
 import uvicorn
 
 from bench.messages import standard_headers
+from mcpref import catchall
 from mcpref.limits import ServerLimits, uvicorn_config
 from mcpref.validation import check_message
 
@@ -140,6 +141,13 @@ class SteppedClock:
 
     def __call__(self) -> float:
         return self.now
+
+
+@pytest.fixture(autouse=True)
+def fresh_log_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with the whole per-second log budget (`catchall.log_bug`): a test that
+    expects a handler's traceback in the log must not find it spent by the test before."""
+    monkeypatch.setattr(catchall, "_budget", catchall.LogBudget(catchall.LINES_PER_SECOND))
 
 
 @pytest.fixture(scope="session")
