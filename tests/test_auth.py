@@ -388,17 +388,75 @@ async def test_the_scope_rule_gets_the_method_and_the_name_as_the_endpoint_reads
     ]
 
 
-async def test_a_request_that_does_not_say_what_it_is_needs_every_scope() -> None:
-    """No `Mcp-Method`, or an `Mcp-Name` that is no valid base64 form: fail closed."""
+async def test_a_malformed_request_gets_the_endpoints_400_not_a_step_up() -> None:
+    """Issue 25: without `Mcp-Method`, or with an `Mcp-Name` that is no valid base64 form, a request
+    was told (403) to ask its user for every scope; the endpoint refuses it whatever the token, so
+    its 400 -32020 is the answer. A token is still needed to learn that."""
     app = protected(scopes_supported=["mcp:tools"], all_scopes=["mcp:tools", "mcp:admin"])
-    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {mint()}"}
-    response = await request(app, headers=headers, body=mcp_body("tools/call", {"name": "whoami"}))
-    assert response.status_code == 403 and 'scope="mcp:admin mcp:tools"' in challenge(response)
-    response = await call(app, mint(), **{"Mcp-Name": "=?base64?!!!?="})
-    assert response.status_code == 403 and 'scope="mcp:admin mcp:tools"' in challenge(response)
-    # Without `all_scopes`, the supported ones are every scope this server knows.
-    response = await request(protected(scopes_supported=["mcp:read"]), headers=headers, body=mcp_body("tools/list"))
-    assert response.status_code == 403 and 'scope="mcp:read mcp:tools"' in challenge(response)
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    body = mcp_body("tools/call", {"name": "whoami", "arguments": {}})
+    for sent in (headers, {**mcp_headers("tools/call", "whoami"), "Mcp-Name": "=?base64?!!!?="}):
+        response = await request(app, headers={**sent, "Authorization": f"Bearer {mint()}"}, body=body)
+        assert response.status_code == 400 and "www-authenticate" not in response.headers, response.text
+        assert response.json()["error"]["code"] == -32020
+        assert (await request(app, headers=sent, body=body)).status_code == 401
+
+
+async def test_a_malformed_name_leaves_the_method_to_decide() -> None:
+    """A method whose body `Mcp-Name` does not mirror ignores it: the rule is asked with no name."""
+    seen: list[tuple[str | None, str | None]] = []
+
+    def needs(method: str | None, name: str | None) -> Collection[str]:
+        seen.append((method, name))
+        return ("mcp:admin",) if method == "tools/list" else ("mcp:tools",)
+
+    app = protected(required_scopes=needs)
+    headers = {**mcp_headers("tools/list"), "Mcp-Name": "=?base64?!!!?=", "Authorization": f"Bearer {mint()}"}
+    response = await request(app, headers=headers, body=mcp_body("tools/list"))
+    assert response.status_code == 403 and seen == [("tools/list", None)]
+
+
+async def test_where_legacy_clients_are_served_a_request_without_mcp_method_needs_every_scope() -> None:
+    """A 2025-11-25 request carries no `Mcp-Method`, so it does not say what it is: fail closed."""
+    server = Server("auth-test", "1.0.0")  # serves legacy clients too
+
+    @server.tool(input_schema={"type": "object", "properties": {}})
+    def whoami(ctx: RequestContext) -> str:
+        return str(ctx.principal)
+
+    validator = JWTValidator({ISSUER: KeySet([KEY])}, audience=RESOURCE)
+    settings = {"resource": RESOURCE, "authorization_servers": [ISSUER], "validator": validator}
+    app = ProtectedResource(StreamableHTTP(server, path=None), scopes_supported=["mcp:tools"], **settings)
+    legacy = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+    answer = await request(app, headers={**headers, "Authorization": f"Bearer {mint(scope='')}"}, body=legacy)
+    assert answer.status_code == 403 and 'scope="mcp:tools"' in challenge(answer)
+    answer = await request(app, headers={**headers, "Authorization": f"Bearer {mint()}"}, body=legacy)
+    assert answer.status_code == 200 and f"{ISSUER}#alice" in answer.text
+
+
+async def test_a_broader_scope_covers_the_narrower_ones_it_implies() -> None:
+    """index.mdx, Step-Up Authorization Flow: servers MUST account for scope hierarchies. With
+    `scope_implies`, `notes:admin` covers `notes:write`, which covers `notes:read`; by default
+    scopes are flat."""
+
+    def needs(method: str | None, name: str | None) -> Collection[str]:
+        return ("notes:read",)
+
+    hierarchy = {"notes:admin": ["notes:write"], "notes:write": ["notes:read"]}
+    app = protected(required_scopes=needs, scope_implies=hierarchy)
+    for granted in ("notes:read", "notes:write", "notes:admin", "other notes:admin"):
+        assert said(await call(app, mint(scope=granted))) == f"{ISSUER}#alice", granted
+    refused = await call(app, mint(scope="other"))
+    assert refused.status_code == 403 and 'scope="notes:read other"' in challenge(refused)
+    flat = protected(required_scopes=needs)
+    assert (await call(flat, mint(scope="notes:admin"))).status_code == 403
+    assert app.held(frozenset({"notes:write"})) == {"notes:write", "notes:read"}
+
+
+def test_a_cycle_of_implied_scopes_ends() -> None:
+    app = protected(scope_implies={"a": ["b"], "b": ["a", "c"]})
+    assert app.held(frozenset({"a"})) == app.held(frozenset({"b"})) == {"a", "b", "c"}
 
 
 # -- browsers, origins, and what passes through -------------------------------------------------

@@ -290,6 +290,19 @@ def test_missing_scope_is_403_with_the_scopes_to_ask_for(origin: str) -> None:
     assert 'error="insufficient_scope"' in challenge(response) and 'scope="mcp:admin mcp:tools"' in challenge(response)
 
 
+def test_a_malformed_request_is_the_endpoints_400_not_a_step_up(origin: str) -> None:
+    """Issue 25: a request without `Mcp-Method`, or with a malformed `Mcp-Name`, got a 403 asking
+    the user for every scope (admin rights over a malformed request)."""
+    tokens = sign_in(origin, "alice")
+    body = mcp_body("tools/call", {"name": "delete_notebook", "arguments": {"notebook": "n"}}, meta=ELICITING)
+    correct = {**mcp_headers("tools/call", "delete_notebook"), "Authorization": f"Bearer {tokens['access_token']}"}
+    without_method = {name: value for name, value in correct.items() if name != "Mcp-Method"}
+    for headers in (without_method, {**correct, "Mcp-Name": "=?base64?!!!?="}):
+        response = httpx.post(f"{origin}/secure/mcp", json=body, headers=headers)
+        assert response.status_code == 400 and "www-authenticate" not in response.headers
+        assert response.json()["error"]["code"] == -32020
+
+
 def test_another_users_handle_is_refused(origin: str) -> None:
     alice, bob = sign_in(origin, "alice")["access_token"], sign_in(origin, "bob")["access_token"]
     notebook = result(call(origin, alice, "open_notebook", {}))["content"][0]["text"]
