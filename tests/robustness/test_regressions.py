@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from examples.reference_server import create_app as create_reference_app
+from mcpref.examples.reference_server import create_app as create_reference_app
 from mcpref.jsonrpc import MAX_NESTING_DEPTH, PARSE_ERROR, MCPError, decode_json
 from mcpref.validation import check_message
 from tests.conftest import ACCEPT, META, error_answer, mcp_body, mcp_headers
