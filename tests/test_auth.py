@@ -433,6 +433,15 @@ async def test_where_legacy_clients_are_served_a_request_without_mcp_method_need
     assert answer.status_code == 403 and 'scope="mcp:tools"' in challenge(answer)
     answer = await request(app, headers={**headers, "Authorization": f"Bearer {mint()}"}, body=legacy)
     assert answer.status_code == 200 and f"{ISSUER}#alice" in answer.text
+    # Headers that name a cheaper operation than the legacy body runs do not buy it: -32020.
+    lying = {**headers, "Mcp-Method": "tools/list", "Authorization": f"Bearer {mint(scope='')}"}
+    listing_is_free = ProtectedResource(
+        StreamableHTTP(server, path=None),
+        required_scopes=lambda method, name: ("mcp:tools",) if method == "tools/call" else (),
+        **settings,
+    )
+    answer = await request(listing_is_free, headers=lying, body=legacy)
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == -32020
 
 
 async def test_a_broader_scope_covers_the_narrower_ones_it_implies() -> None:
