@@ -157,6 +157,7 @@ async ({ withContrast }) => {
     plainData,
     brokenTokens,
     sidewaysScroll: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    height: document.documentElement.scrollHeight,
     syntaxErrorText: document.body.innerText.includes("Syntax error in text"),
     markdownLink: document.querySelector("a[rel=alternate][type='text/markdown']")?.getAttribute("href") || null,
   };

@@ -19,7 +19,7 @@ So the same rules are applied here, to every scenario that ran:
 - an entry naming a scenario that did not run is *unknown* (a typo, or a scenario renamed).
 
 One file per requirement set holds both sides, as the CLI's format does: `server:` for the
-everything server, `client:` for the conformance client (examples/conformance_client).
+everything server, `client:` for the conformance client (mcpref/examples/conformance_client).
 
 On the client side one more check is added to every scenario, `client-ran-to-completion`: the
 CLI ignores the client's exit status when it runs a requirement set, so a client that crashed
@@ -37,7 +37,7 @@ from typing import Any
 
 import yaml
 
-from examples.conformance_client import DONE
+from mcpref.examples.conformance_client import DONE
 
 #: The requirement sets the suite ships, each run against the everything server and the client.
 REQUIREMENTS = ("2026-07-28", "2025-11-25")
@@ -84,6 +84,30 @@ def load_checks(output_dir: Path, side: str = "server") -> dict[str, dict[str, s
             statuses[CLIENT_DONE] = "SUCCESS" if lines[-1:] == [DONE] else "FAILURE"
         scenarios[found["scenario"]] = statuses
     return scenarios
+
+
+#: A broken connection to the CLI's mock server, as the client logs it (httpx's exceptions) or a
+#: check reports it (Node's): what a mock server starved of CPU does, not a rule the client broke.
+DROPPED = re.compile(
+    r"\b(?:ReadError|WriteError|ConnectError|RemoteProtocolError|ReadTimeout|WriteTimeout|ConnectTimeout"
+    r"|PoolTimeout|ECONNRESET|ECONNREFUSED|socket hang up)\b[^\n]{0,160}"
+)
+
+
+def dropped_connections(output_dir: Path, side: str, scenarios: set[str]) -> list[str]:
+    """For each of `scenarios` whose stderr (or checks) shows a dropped connection: the file and
+    the line, so that a failure on a loaded machine says so instead of only naming checks."""
+    found = []
+    for path in sorted(output_dir.rglob("checks.json")):
+        named = RESULT_DIR[side].fullmatch(path.parent.relative_to(output_dir).as_posix())
+        if named is None or named["scenario"] not in scenarios:
+            continue
+        for file in (path.with_name("stderr.txt"), path):
+            text = file.read_text(errors="replace") if file.exists() else ""
+            if hit := DROPPED.search(text):
+                found.append(f"{named['scenario']}: {file} holds {hit[0].strip()!r}")
+                break
+    return found
 
 
 def load_baseline(path: Path, side: str = "server") -> list[str]:
