@@ -54,3 +54,39 @@ def test_copying_a_folded_frame_copies_all_of_it(page: Any, site_url: str) -> No
     block.hover()
     block.locator(".md-code__button[data-md-type=copy]").click()
     assert page.evaluate("navigator.clipboard.readText()") == whole
+
+
+VISIBLE_CARDS = "[...document.querySelectorAll('.mcpref-req')].filter(c => c.getClientRects().length)"
+
+
+def test_compliance_filters_by_status_and_anchors_each_entry(page: Any, site_url: str) -> None:
+    """Was: one 103,000 px page of 32 six-column tables, no filter and no anchor per entry."""
+    goto(page, site_url + "/reference/compliance/transports/#http.header-body-mismatch-rejected")
+    top = page.locator("[id='http.header-body-mismatch-rejected']").evaluate("e => e.getBoundingClientRect().top")
+    assert 0 <= top < 300, top
+    cards = page.locator(".mcpref-req")
+    total = cards.count()
+    label = page.locator(".mcpref-filter label", has_text="divergent")
+    wanted = int(label.inner_text().split("(")[1].rstrip(")"))
+    label.click()
+    shown = page.evaluate(f"() => {VISIBLE_CARDS}.map(c => c.dataset.status)")
+    assert shown == ["divergent"] * wanted and 0 < wanted < total
+    page.locator(".mcpref-filter label", has_text="all").click()
+    assert (
+        page.evaluate(
+            "() => [...document.querySelectorAll('.mcpref-req')].filter(c => c.getClientRects().length).length"
+        )
+        == total
+    )
+
+
+def test_compliance_entries_are_stacked_cards_on_a_phone(browser: Any, site_url: str) -> None:
+    context = open_context(browser, site_url, "mobile", "light")
+    phone = context.new_page()
+    goto(phone, site_url + "/reference/compliance/transports/")
+    widths = phone.evaluate(
+        "() => [...document.querySelectorAll('.mcpref-req')].map(c => c.getBoundingClientRect().right)"
+    )
+    assert widths and max(widths) <= 390, max(widths)
+    assert phone.locator(".md-content table").count() == 0
+    context.close()
