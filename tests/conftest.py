@@ -154,7 +154,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     """End a run whose system-dependent parts skipped by naming each, with the command that brings
     it (`./scripts/test` as root installs them itself)."""
     skipped = [report.nodeid for report in terminalreporter.stats.get("skipped", [])]
-    lines = skipped_parts(skipped, system_parts())
+    listed = ROOT / "scripts" / "system-packages"
+    if not skipped or not listed.exists():  # a copy of tests/ alone (scripts/mutate) has no list
+        return
+    lines = skipped_parts(skipped, system_parts(listed))
     if lines:
         terminalreporter.write_sep("=", "parts of the suite that did not run on this machine")
         for line in lines:
