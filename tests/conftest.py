@@ -26,6 +26,7 @@ import pytest
 import uvicorn
 
 from bench.messages import standard_headers
+from bench.procs import free_port
 from mcpref import catchall
 from mcpref.limits import ServerLimits, uvicorn_config
 from mcpref.validation import check_message
@@ -210,6 +211,32 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@contextmanager
+def demo_process(mcpref: Path, cwd: Path, env: dict[str, str]) -> Iterator[str]:
+    """`mcpref demo` (the console script at `mcpref`) as a real process on a free port, started in
+    `cwd`; yield its base URL once it answers. Its output is in `cwd/demo.log`."""
+    port = free_port()
+    log = cwd / "demo.log"
+    with log.open("w") as out, subprocess.Popen(
+        [str(mcpref), "demo", "--port", str(port)], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT
+    ) as proc:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, log.read_text()
+            try:
+                httpx.get(base + "/", timeout=1)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, f"mcpref demo did not answer within 30 s: {log.read_text()}"
+                time.sleep(0.05)
+        try:
+            yield base
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
 class _Asgi3:
     """`app`, called only as ASGI 3 (`running` says why)."""
 
@@ -222,13 +249,19 @@ class _Asgi3:
 
 @contextmanager
 def running(
-    app: Any, *, lifespan: str = "off", limits: ServerLimits | None = None, http: Any = "auto"
+    app: Any,
+    *,
+    lifespan: str = "off",
+    limits: ServerLimits | None = None,
+    http: Any = "auto",
+    tls: tuple[str, str] | None = None,
 ) -> Iterator[str]:
     """Serve `app` with a real uvicorn on a free loopback port; yield its base URL.
 
     `lifespan="on"` for apps that start work at startup (other implementations' servers);
     `limits` to serve it as `mcpref.run` does, with those bounds (see `mcpref.limits`);
-    `http` to pick uvicorn's HTTP protocol class when there are no `limits`."""
+    `http` to pick uvicorn's HTTP protocol class when there are no `limits`; `tls` (a certificate
+    file and its key file) to serve HTTPS."""
     # IPPROTO_TCP explicitly: asyncio turns Nagle off only on sockets whose proto says TCP, and
     # with Nagle on, every response waits ~40 ms for a delayed ACK between its two writes.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -239,6 +272,7 @@ def running(
     # factory" by calling the app with no arguments, and under the mutation run (scripts/mutate) every
     # method is a `*args, **kwargs` trampoline that such a call does not refuse.
     options: dict[str, Any] = {"log_level": "warning", "lifespan": lifespan, "access_log": False, "interface": "asgi3"}
+    options |= {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]} if tls else {}
     app = _Asgi3(app)
     config = uvicorn.Config(app, http=http, **options) if limits is None else uvicorn_config(app, limits, **options)
     server = uvicorn.Server(config)
@@ -250,7 +284,7 @@ def running(
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         thread.join(timeout=10)
