@@ -26,7 +26,7 @@ from .catchall import log_bug
 from .completion import complete
 from .context import LOCAL_PEER, NotifySink, RequestContext, fair_share_caller
 from .extensions import Extension, declared, requirement
-from .headers import check_request_headers
+from .headers import check_legacy_request_headers, check_request_headers
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -420,6 +420,8 @@ class Server:
         caller = caller or fair_share_caller(principal, LOCAL_PEER)
         if is_legacy_request(request, legacy_version):
             if self.serve_legacy:
+                if headers is not None:
+                    check_legacy_request_headers(headers, request.method, request.params)
                 streams = read_progress_token(read_legacy_meta(request)) is not None
                 return Incoming(
                     request, None, principal, streams=streams, legacy=True, legacy_version=legacy_version, caller=caller
