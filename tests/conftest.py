@@ -155,7 +155,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     """End a run whose system-dependent parts skipped by naming each, with the command that brings
     it (`./scripts/test` as root installs them itself)."""
     skipped = [report.nodeid for report in terminalreporter.stats.get("skipped", [])]
-    lines = skipped_parts(skipped, system_parts())
+    listed = ROOT / "scripts" / "system-packages"
+    if not skipped or not listed.exists():  # a copy of tests/ alone (scripts/mutate) has no list
+        return
+    lines = skipped_parts(skipped, system_parts(listed))
     if lines:
         terminalreporter.write_sep("=", "parts of the suite that did not run on this machine")
         for line in lines:
@@ -246,13 +249,19 @@ class _Asgi3:
 
 @contextmanager
 def running(
-    app: Any, *, lifespan: str = "off", limits: ServerLimits | None = None, http: Any = "auto"
+    app: Any,
+    *,
+    lifespan: str = "off",
+    limits: ServerLimits | None = None,
+    http: Any = "auto",
+    tls: tuple[str, str] | None = None,
 ) -> Iterator[str]:
     """Serve `app` with a real uvicorn on a free loopback port; yield its base URL.
 
     `lifespan="on"` for apps that start work at startup (other implementations' servers);
     `limits` to serve it as `mcpref.run` does, with those bounds (see `mcpref.limits`);
-    `http` to pick uvicorn's HTTP protocol class when there are no `limits`."""
+    `http` to pick uvicorn's HTTP protocol class when there are no `limits`; `tls` (a certificate
+    file and its key file) to serve HTTPS."""
     # IPPROTO_TCP explicitly: asyncio turns Nagle off only on sockets whose proto says TCP, and
     # with Nagle on, every response waits ~40 ms for a delayed ACK between its two writes.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -263,6 +272,7 @@ def running(
     # factory" by calling the app with no arguments, and under the mutation run (scripts/mutate) every
     # method is a `*args, **kwargs` trampoline that such a call does not refuse.
     options: dict[str, Any] = {"log_level": "warning", "lifespan": lifespan, "access_log": False, "interface": "asgi3"}
+    options |= {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]} if tls else {}
     app = _Asgi3(app)
     config = uvicorn.Config(app, http=http, **options) if limits is None else uvicorn_config(app, limits, **options)
     server = uvicorn.Server(config)
@@ -274,7 +284,7 @@ def running(
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         thread.join(timeout=10)
