@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
 
 #: Modules of the package that need an optional extra, and the extra (installed with it).
-EXTRA_MODULES = {"mcpref/tasks/postgres.py": "postgres"}
+EXTRA_MODULES = {"mcpref/tasks/postgres.py": "postgres", "mcpref/telemetry.py": "otel"}
 
 
 def _name(requirement: str) -> str:

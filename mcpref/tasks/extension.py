@@ -31,6 +31,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from .. import telemetry
 from ..context import RequestContext
 from ..extensions import CallNext, Extension, declared, requirement
 from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, MCPError
@@ -201,7 +202,9 @@ class TasksExtension(Extension):
     async def _run(self, task_id: str, ctx: RequestContext, work: Work) -> None:
         lease = asyncio.create_task(self._keep_lease(task_id))
         try:
-            status, fields = await self._outcome(ctx, work, task_id)
+            with telemetry.running_task(ctx) as span:
+                status, fields = await self._outcome(ctx, work, task_id)
+                span.finished(fields.get("result"), fields.get("error"))
             await self._store_call("move", task_id, status, **fields)
         except asyncio.CancelledError:
             if task_id in self._cancelling:
