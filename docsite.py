@@ -1,6 +1,6 @@
 """The docs site app: the documentation site and every MCP endpoint its pages talk to, on one origin.
 
-Not an example (those are in examples/, each a server a reader could start from): this composes
+Not an example (those are in mcpref/examples/, each a server a reader could start from): this composes
 them for the site and the docs harness.
 
 `./scripts/serve` runs this with uvicorn: the built pages (mkdocs output in `site/`) at `/`, the
@@ -24,11 +24,11 @@ from starlette.responses import RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from examples import extension_server, reference_server, tasks_server
-from examples.guide_server import step7_cache_and_pages as guide_server
-from examples.reference_server import tides
-from examples.secure_server import demo
 from mcpref.catchall import CatchAll, plain_response
+from mcpref.examples import extension_server, reference_server, tasks_server
+from mcpref.examples.guide_server import step7_cache_and_pages as guide_server
+from mcpref.examples.reference_server import tides
+from mcpref.examples.secure_server import demo
 from mcpref.jsonrpc import INVALID_REQUEST, MCPError, encode, error_response
 
 SITE_DIR = Path(os.environ.get("MCPREF_SITE_DIR", Path(__file__).resolve().parent / "site"))

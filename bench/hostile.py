@@ -1,6 +1,6 @@
 """A hostile mix: `scripts/load --hostile`. Normal traffic alone, then the same traffic beside
 clients that are slow, oversized and greedy on purpose, against one server process run as
-`mcpref.run` runs it (`python -m examples.robustness_server`, with `mcpref.limits`).
+`mcpref.run` runs it (`python -m mcpref.examples.robustness_server`, with `mcpref.limits`).
 
 Attackers, all at once, for the second phase:
 
@@ -33,7 +33,7 @@ from .http1 import HOST, Connection, encode
 from .messages import ACCEPT, request
 from .procs import ServerProcess, server_processes
 
-APP = "examples.robustness_server:app"
+APP = "mcpref.examples.robustness_server:app"
 #: The start of a request head with a JSON body, for the attackers that go wrong after it.
 JSON_HEAD = f"POST /mcp HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\n"
 

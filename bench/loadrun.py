@@ -1,6 +1,6 @@
 """A bounded load run on loopback: `scripts/load` (or `python -m bench.loadrun`).
 
-It starts one real `uvicorn` process of `examples.robustness_server`, then
+It starts one real `uvicorn` process of `mcpref.examples.robustness_server`, then
 
 1. opens `--listeners` `subscriptions/listen` streams and waits for every acknowledgement;
 2. sends `--requests` `tools/call` requests over `--concurrency` keep-alive connections, and
@@ -27,13 +27,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from examples.robustness_server import GREETING_URI
+from mcpref.examples.robustness_server import GREETING_URI
 
 from .http1 import Connection
 from .messages import request
 from .procs import ServerProcess, server_processes
 
-APP = "examples.robustness_server:app"
+APP = "mcpref.examples.robustness_server:app"
 
 
 @dataclass

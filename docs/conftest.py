@@ -7,6 +7,7 @@ the files under its own folder.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -34,13 +35,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     done = update.apply_pending()
     if not done:
         return
-    from docsite import app
-
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     write = reporter.write_line if reporter is not None else print
     for line in update.summary(done):
         write(line)
-    with running(app) as url:
+    with live_site() as url:
         failures = pages.recheck(done, url)
     if failures:
         write(f"\n{len(failures)} block(s) still fail after the refresh; fix them by hand:\n")
@@ -51,13 +50,20 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         write("every rewritten page passes a normal run")
 
 
-@pytest.fixture(scope="session")
-def live_url() -> Iterator[str]:
+@contextmanager
+def live_site() -> Iterator[str]:
     """The site app (pages and /mcp) under a real uvicorn with the bounds `./scripts/serve` has
-    (`mcpref.limits`), for the pages' curl and httpx examples."""
+    (`mcpref.limits`), for the pages' curl and httpx examples. The one place that builds it: the
+    normal run (`live_url`) and `--update-frames`' recheck run the same server."""
     from docsite import app
 
     with running(app, limits=ServerLimits()) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def live_url() -> Iterator[str]:
+    with live_site() as url:
         yield url
 
 

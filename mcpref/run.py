@@ -1,6 +1,6 @@
 """Run a server from the command line: Streamable HTTP under uvicorn, or stdio.
 
-`python -m examples.minimal_server` serves HTTP on 127.0.0.1:8000; `--stdio` serves stdin and
+`python -m mcpref.examples.minimal_server` serves HTTP on 127.0.0.1:8000; `--stdio` serves stdin and
 stdout instead. Under HTTP, shutting down (Ctrl+C) first ends every `subscriptions/listen`
 stream with its result, as the spec asks, instead of waiting for listeners to leave.
 """
@@ -88,7 +88,7 @@ STDIO_TERMINAL_HINT = "Reading JSON-RPC messages from stdin, one per line; answe
 
 
 def _prog() -> str | None:
-    """`python -m examples.minimal_server` when run with -m, where argparse would say `__main__.py`."""
+    """`python -m mcpref.examples.minimal_server` when run with -m, where argparse would say `__main__.py`."""
     spec = getattr(sys.modules.get("__main__"), "__spec__", None)
     if spec is None or not spec.name:
         return None  # run as a script: argparse's own guess, the script's name, is right

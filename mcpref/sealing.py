@@ -2,7 +2,7 @@
 
 There is no session in 2026-07-28 (basic/index.mdx §Statelessness): what spans requests travels
 with the client. The `requestState` of a multi-round-trip request (mrtr.py) and the handles a tool
-mints (examples/reference_server/handles.py) are both sealed here, the same way:
+mints (mcpref/examples/reference_server/handles.py) are both sealed here, the same way:
 
     base64url(payload) "." base64url(HMAC-SHA256(purpose key, payload))
 

@@ -1,4 +1,4 @@
-"""examples/authorization_server under a real uvicorn: each rule of the code grant refuses what it should.
+"""mcpref/examples/authorization_server under a real uvicorn: each rule of the code grant refuses what it should.
 
 The suite's own checks of the happy path are in tests/conformance/test_authorization_conformance.py.
 """
@@ -15,7 +15,7 @@ from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
 from joserfc.jwk import KeySet
 
-from examples.authorization_server import RegisteredClient, create_app
+from mcpref.examples.authorization_server import RegisteredClient, create_app
 from tests.conftest import running
 
 REDIRECT = "http://127.0.0.1:1/callback"

@@ -2,7 +2,8 @@
 
 A module imported from a distribution nobody declared breaks `pip install mcpref` on a machine
 without the dev extras; a declared dependency nothing imports is weight every user installs
-for nothing (starlette was one: only the examples, the docs site and the tests use it).
+for nothing (starlette was one: only the examples' authorization server, the docs site and the
+tests use it; it is the `demo` extra now).
 """
 
 from __future__ import annotations
@@ -17,8 +18,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
 
-#: Modules of the package that need an optional extra, and the extra (installed with it).
-EXTRA_MODULES = {"mcpref/tasks/postgres.py": "postgres", "mcpref/telemetry.py": "otel"}
+#: Modules of the package that need an optional extra, and the extra (installed with it); a path
+#: ending in `/` stands for every module under it.
+EXTRA_MODULES = {"mcpref/tasks/postgres.py": "postgres", "mcpref/examples/": "demo", "mcpref/telemetry.py": "otel"}
+
+
+def _extra(file: str) -> str:
+    """The extra a module of the package may import from besides the runtime dependencies."""
+    return next((extra for path, extra in EXTRA_MODULES.items() if file == path or file.startswith(path)), "")
 
 
 def _name(requirement: str) -> str:
@@ -62,12 +69,27 @@ def test_every_import_is_a_declared_dependency() -> None:
         distribution: files
         for distribution, files in _distributions_imported().items()
         if distribution not in runtime
-        and not all(distribution in extras.get(EXTRA_MODULES.get(file, ""), set()) for file in files)
+        and not all(distribution in extras.get(_extra(file), set()) for file in files)
     }
     assert not undeclared, f"imported by mcpref/ but not in [project].dependencies: {undeclared}"
+
+
+def test_the_demo_extra_is_what_the_examples_import() -> None:
+    """starlette is imported by the examples only, and the `demo` extra declares it."""
+    imported = _distributions_imported()
+    assert imported["starlette"] and all(file.startswith("mcpref/examples/") for file in imported["starlette"])
+    assert {_name(requirement) for requirement in PYPROJECT["optional-dependencies"]["demo"]} == {"starlette"}
 
 
 def test_every_dependency_is_imported() -> None:
     imported = _distributions_imported()
     unused = sorted(_name(r) for r in PYPROJECT["dependencies"] if _name(r) not in imported)
     assert not unused, f"[project].dependencies that mcpref/ never imports (move them to an extra): {unused}"
+
+
+def test_the_checks_that_run_before_the_tests_are_pinned() -> None:
+    """`./scripts/test` runs ruff and mypy on the code before any test: an unpinned release of
+    either (or of the stubs mypy reads) could turn a clean clone red with no change of ours."""
+    dev = PYPROJECT["optional-dependencies"]["dev"]
+    pinned = {_name(requirement) for requirement in dev if "==" in requirement}
+    assert {"ruff", "mypy", "types-jsonschema", "types-authlib"} <= pinned, dev

@@ -4,8 +4,8 @@ import asyncio
 
 import httpx
 
-from examples.guide_server import step7_cache_and_pages
 from mcpref import StreamableHTTP
+from mcpref.examples.guide_server import step7_cache_and_pages
 from mcpref.framelog import Frame, FrameLog
 
 HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28"}

@@ -3,7 +3,9 @@ it, and every path the table names exists.
 
 A module is named by its path (`mcpref/meta.py`), or by its file name in a row whose first cell
 names its folder or a file in it (`mcpref/transports/http.py`, `stdio.py`; `mcpref/client/` with
-`_era.py` in the description).
+`_era.py` in the description). A module of an example (`mcpref/examples/host/consent.py`) is
+named by its example's folder (`host/`) in the row of `mcpref/examples/`: an example is read as a
+whole, from its own docstring.
 """
 
 from __future__ import annotations
@@ -35,8 +37,15 @@ def layout_rows() -> list[tuple[list[PurePosixPath], list[str]]]:
     return rows
 
 
+EXAMPLES = PurePosixPath("mcpref/examples")
+
+
 def named(module: PurePosixPath, rows: list[tuple[list[PurePosixPath], list[str]]]) -> bool:
-    """Is `module` in a first cell, or named by file name in a row whose first cell is in its folder?"""
+    """Is `module` in a first cell, or named by file name in a row whose first cell is in its folder
+    (by its example's folder in the examples' row, for a module of an example)?"""
+    if module.is_relative_to(EXAMPLES) and len(module.parts) > len(EXAMPLES.parts) + 1:
+        folder = module.parts[len(EXAMPLES.parts)]
+        return any(EXAMPLES in paths and f"{folder}/" in spans for paths, spans in rows)
     return any(
         module in paths or (module.name in spans and any(module.parent in (path, path.parent) for path in paths))
         for paths, spans in rows

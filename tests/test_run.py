@@ -1,4 +1,4 @@
-"""The command line: `python -m examples.minimal_server` as a real process, and a clean Ctrl+C."""
+"""The command line: `python -m mcpref.examples.minimal_server` as a real process, and a clean Ctrl+C."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from tests.transports.test_stdio import request_line
 
 
 def test_ctrl_c_ends_open_listen_streams_with_their_result() -> None:
-    with ServerProcess("examples.minimal_server", own_main=True) as server:
+    with ServerProcess("mcpref.examples.minimal_server", own_main=True) as server:
         server.wait_ready(None, timeout=15)
         body = mcp_body("subscriptions/listen", {"notifications": {}}, "L")
         headers = mcp_headers("subscriptions/listen")
@@ -49,10 +49,10 @@ def test_http_binds_loopback_unless_told_otherwise(monkeypatch) -> None:  # type
 
 def test_help_names_the_command_the_user_typed() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "examples.minimal_server", "--help"], capture_output=True, text=True, timeout=15
+        [sys.executable, "-m", "mcpref.examples.minimal_server", "--help"], capture_output=True, text=True, timeout=15
     )
     assert done.returncode == 0
-    assert done.stdout.startswith("usage: python -m examples.minimal_server ")
+    assert done.stdout.startswith("usage: python -m mcpref.examples.minimal_server ")
     port_help = " ".join(done.stdout.split("--port PORT", 2)[2].split())  # the option's own entry
     assert "PORT environment variable" in port_help and "8000" in port_help
 
@@ -61,7 +61,7 @@ def test_stdio_on_a_terminal_says_what_it_reads_on_stderr_and_serves() -> None:
     """On a terminal a silent server looks hung; stdout stays the protocol's alone."""
     controller, terminal = pty.openpty()
     process = subprocess.Popen(
-        [sys.executable, "-m", "examples.minimal_server", "--stdio"],
+        [sys.executable, "-m", "mcpref.examples.minimal_server", "--stdio"],
         stdin=terminal,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -85,7 +85,7 @@ def test_stdio_on_a_terminal_says_what_it_reads_on_stderr_and_serves() -> None:
 
 def test_stdio_on_a_pipe_prints_no_hint() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "examples.minimal_server", "--stdio"],
+        [sys.executable, "-m", "mcpref.examples.minimal_server", "--stdio"],
         input=request_line(1, "tools/list"),
         capture_output=True,
         timeout=15,

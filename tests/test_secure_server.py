@@ -1,5 +1,5 @@
 """The authorization demo under a real uvicorn: the local authorization server at /auth, the protected
-MCP server at /secure/mcp (examples/secure_server), and mcpref.client's OAuth between them.
+MCP server at /secure/mcp (mcpref/examples/secure_server), and mcpref.client's OAuth between them.
 
 Every attack case fails closed: no token, a token for another resource (what a server that
 passed tokens through would be handed), a token from another issuer or forged, too little scope,
@@ -23,9 +23,9 @@ from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
 from joserfc.jwk import ECKey, KeySet
 
-from examples.authorization_server import Grant
-from examples.secure_server.demo import DOCS_CLIENT, AuthDemo
 from mcpref.client import AuthorizationError, Client, ClientRegistration, LoopbackRedirect, OAuth
+from mcpref.examples.authorization_server import Grant
+from mcpref.examples.secure_server.demo import DOCS_CLIENT, AuthDemo
 from tests.conftest import META, checked, mcp_body, mcp_headers, running
 
 REDIRECT = DOCS_CLIENT.redirect_uris[0]

@@ -2,8 +2,8 @@
 `_meta`, arguments against the schema, result shape). `sse_app` answers the same requests as SSE
 streams. Importing the example, rather than a copy, keeps the benchmark honest about what it measures."""
 
-from examples.minimal_server import app, server
 from mcpref import StreamableHTTP
+from mcpref.examples.minimal_server import app, server
 
 sse_app = StreamableHTTP(server, stream_responses=True)
 

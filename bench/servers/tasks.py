@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from examples.minimal_server import server
 from mcpref import RequestContext, StreamableHTTP
+from mcpref.examples.minimal_server import server
 from mcpref.tasks import SQLiteTaskStore, Task, TasksExtension, TaskStore
 
 

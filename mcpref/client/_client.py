@@ -71,7 +71,7 @@ class Client:
         tools = await client.list_tools()
         result = await client.call_tool("convert_temperature", {"value": 20, "from": "C", "to": "F"})
 
-    async with Client(StdioTransport(["python", "-m", "examples.minimal_server", "--stdio"])) as client:
+    async with Client(StdioTransport(["python", "-m", "mcpref.examples.minimal_server", "--stdio"])) as client:
         ...
     ```
 

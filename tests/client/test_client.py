@@ -12,10 +12,10 @@ import time
 import pytest
 
 import mcpref.client
-from examples.minimal_server import app as minimal_app
 from mcpref import Server, StreamableHTTP, ToolError
 from mcpref.client import ProtocolError
 from mcpref.client._cache import CACHE_PARAMS
+from mcpref.examples.minimal_server import app as minimal_app
 from tests.client.conftest import connect, endpoint
 
 pytestmark = pytest.mark.anyio

@@ -183,7 +183,7 @@ def test_the_retired_resource_not_found_code_still_reads_as_not_found():
 async def test_a_protected_server_without_auth_says_so():
     """A client without `auth=` meets a 401: the error names authorization and the server's
     challenge, instead of only "expected a JSON-RPC response but got HTTP 401 (none): ''"."""
-    from examples.secure_server.demo import SECURE_PATH, AuthDemo
+    from mcpref.examples.secure_server.demo import SECURE_PATH, AuthDemo
     from tests.conftest import running
 
     with running(AuthDemo()) as base:

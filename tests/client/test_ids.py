@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from examples.minimal_server import app as minimal_app
+from mcpref.examples.minimal_server import app as minimal_app
 from tests.client.conftest import connect, endpoint
 
 pytestmark = pytest.mark.anyio

@@ -1,4 +1,4 @@
-"""The client over stdio, against real server processes: `python -m examples.minimal_server --stdio`
+"""The client over stdio, against real server processes: `python -m mcpref.examples.minimal_server --stdio`
 and `python -m tests.stdio_server` (the real stdio transport with tools that need it)."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ async def eventually(condition, timeout: float = 5.0) -> None:  # type: ignore[n
 
 async def test_minimal_server_over_stdio():
     stderr: list[str] = []
-    transport = spawn("examples.minimal_server", on_stderr=stderr.append)
+    transport = spawn("mcpref.examples.minimal_server", on_stderr=stderr.append)
     async with Client(transport) as client:
         tools = await client.list_tools()
         result = await client.call_tool("echo", {"message": "über stdio"})

@@ -19,7 +19,7 @@ So the same rules are applied here, to every scenario that ran:
 - an entry naming a scenario that did not run is *unknown* (a typo, or a scenario renamed).
 
 One file per requirement set holds both sides, as the CLI's format does: `server:` for the
-everything server, `client:` for the conformance client (examples/conformance_client).
+everything server, `client:` for the conformance client (mcpref/examples/conformance_client).
 
 On the client side one more check is added to every scenario, `client-ran-to-completion`: the
 CLI ignores the client's exit status when it runs a requirement set, so a client that crashed
@@ -37,7 +37,7 @@ from typing import Any
 
 import yaml
 
-from examples.conformance_client import DONE
+from mcpref.examples.conformance_client import DONE
 
 #: The requirement sets the suite ships, each run against the everything server and the client.
 REQUIREMENTS = ("2026-07-28", "2025-11-25")

@@ -1,4 +1,4 @@
-"""The official suite's `authorization` scenarios against examples/authorization_server, under uvicorn.
+"""The official suite's `authorization` scenarios against mcpref/examples/authorization_server, under uvicorn.
 
 `conformance authorization --url ISSUER --client-id ID --resource URI --port P` checks the
 authorization server metadata (RFC 8414: the fields, `issuer` equal to the URL, client ID metadata
@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 
 from bench.procs import free_port
-from examples.authorization_server import RegisteredClient, create_app
+from mcpref.examples.authorization_server import RegisteredClient, create_app
 from tests.conftest import running
 
 from .cli import ROOT, conformance_command
@@ -68,7 +68,7 @@ def test_authorization_server_passes_the_suite(tmp_path: Path, terminal_report) 
             code = suite.wait(timeout=60)
     checks = [check for path in sorted(tmp_path.rglob("checks.json")) for check in json.loads(path.read_text())]
     terminal_report(
-        "MCP conformance, authorization side (examples/authorization_server, a public client)",
+        "MCP conformance, authorization side (mcpref/examples/authorization_server, a public client)",
         [f"{check['status']:8} {check['id']}: {check.get('errorMessage') or check['description']}" for check in checks],
     )
     assert {check["id"] for check in checks} >= {

@@ -1,8 +1,8 @@
-"""The official MCP conformance suite against our client, through examples/conformance_client.
+"""The official MCP conformance suite against our client, through mcpref/examples/conformance_client.
 
 `conformance client --requirements R` starts a mock server for each client scenario of the
 frozen requirement set R (scored and not scored) and runs the conformance client against it
-(examples/conformance_client/run), a real Python process driving `mcpref.client.Client` over
+(mcpref/examples/conformance_client/run), a real Python process driving `mcpref.client.Client` over
 loopback HTTP:
 
 - `2026-07-28`: the stateless wire; the client probes with `server/discover` and stays modern;
@@ -26,7 +26,7 @@ from .results import REQUIREMENTS
 
 #: The command the CLI runs, with the mock server's URL appended, from the repository root;
 #: `run` starts this interpreter for the scenarios the client takes part in.
-CLIENT = f"PYTHON={shlex.quote(sys.executable)} sh examples/conformance_client/run"
+CLIENT = f"PYTHON={shlex.quote(sys.executable)} sh mcpref/examples/conformance_client/run"
 
 
 @pytest.mark.parametrize("requirements", REQUIREMENTS)

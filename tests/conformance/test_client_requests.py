@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from examples.everything_server import create_app
+from mcpref.examples.everything_server import create_app
 from mcpref.validation import check_message
 from tests.conftest import ACCEPT, META, MCPClient, running
 

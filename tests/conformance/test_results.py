@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from examples.conformance_client import DONE
+from mcpref.examples.conformance_client import DONE
 
 from .results import CLIENT_DONE, REQUIREMENTS, SIDES, expected_failures, judge, load_baseline, load_checks
 

@@ -1,7 +1,7 @@
 """The official MCP conformance suite against the everything server, under a real uvicorn.
 
 `conformance server --requirements R` runs every server scenario of the frozen requirement
-set R (scored and not scored) against `examples.everything_server:app` served on a free
+set R (scored and not scored) against `mcpref.examples.everything_server:app` served on a free
 loopback port, once for each revision the server speaks:
 
 - `2026-07-28`: the stateless wire, per-request `_meta`;
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from examples.everything_server import app
+from mcpref.examples.everything_server import app
 from tests.conftest import running
 
 from .cli import run_and_judge

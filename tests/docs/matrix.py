@@ -7,7 +7,8 @@ from the spec text so a clone without the spec can still be checked). This modul
 finds what is wrong with them (`problems`), and renders the Reference → Compliance page
 (`render`, called by the mkdocs hook in `tests/docs/matrix_hook.py`).
 
-Run `python -m tests.docs.matrix --record [SPEC_DIR]` to re-record spec-pages.yaml from the text.
+Run `python -m tests.docs.matrix --record [SPEC_DIR]` to re-record spec-pages.yaml from the text, and
+`--extract [SPEC_DIR]` to remake the extract of it kept in the repo (tests/docs/spec_extract).
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ REVISION = "2026-07-28"
 PUBLISHED = f"https://modelcontextprotocol.io/specification/{REVISION}"
 #: Where the spec text sits next to a clone (../shared/spec/text, also from a worktree one level deeper).
 SPEC_TEXT_CANDIDATES = [ROOT.parent / "shared/spec/text", ROOT.parent.parent / "shared/spec/text"]
+#: The lines of the spec text that spec-pages.yaml is computed from, kept in the repo with the
+#: text's licence (`extract`), so that every clone can check the record against the text.
+SPEC_EXTRACT = ROOT / "tests/docs/spec_extract"
 
 LEVELS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "REQUIRED", "RECOMMENDED", "SHALL", "SHALL NOT", "MAY")
 STATUSES = ("implemented", "divergent", "not-implemented", "not-applicable")
@@ -64,6 +68,56 @@ def spec_text_dir() -> Path | None:
         if pages.is_dir():
             return pages
     return None
+
+
+def extract(text: str) -> str:
+    """The lines of a spec page that its record depends on: the front matter (the title), every
+    fence line, every heading, and every line that holds a keyword's letters (quoted, in code or
+    escaped as an HTML entity too, so that what the counting must leave out is there as well).
+    `record` of the extract equals `record` of the page (tests/docs/test_requirements.py)."""
+    front, _, rest = text.partition("\n---\n") if text.startswith("---\n") else ("", "", text)
+    kept = [front + "\n---"] if front else []
+    for line in rest.split("\n"):
+        if line.lstrip().startswith("```") or SPEC_HEADING.fullmatch(line):
+            kept.append(line)
+        elif KEYWORD_LETTERS.search(line):
+            kept.append(line if len(line) <= 200 else _around_keywords(line))
+    return "\n".join(kept) + "\n"
+
+
+KEYWORD_LETTERS = re.compile(r"MUST|SHOULD|REQUIRED|RECOMMENDED|SHALL")
+
+
+def _around_keywords(line: str, reach: int = 32) -> str:
+    """A long line (the schema page's generated HTML) cut to the stretches around its keywords."""
+    spans: list[list[int]] = []
+    for found in KEYWORD_LETTERS.finditer(line):
+        start, end = max(0, found.start() - reach), min(len(line), found.end() + reach)
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = end
+        else:
+            spans.append([start, end])
+    return " … ".join(line[start:end] for start, end in spans)
+
+
+def write_extract(spec_dir: Path, out: Path = SPEC_EXTRACT / REVISION) -> None:
+    for path in sorted(spec_dir.rglob("*.mdx")):
+        target = out / path.relative_to(spec_dir)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(extract(path.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def extract_drift(spec_dir: Path, extracted: Path) -> list[str]:
+    """Where the extract in the repo is not what `--extract` makes of the spec text."""
+    pages = {path.relative_to(spec_dir) for path in spec_dir.rglob("*.mdx")}
+    kept = {path.relative_to(extracted) for path in extracted.rglob("*.mdx")}
+    found = [f"{page}: in the extract, not in the spec" for page in sorted(kept - pages)]
+    for page in sorted(pages):
+        if page not in kept or (extracted / page).read_text(encoding="utf-8") != extract(
+            (spec_dir / page).read_text(encoding="utf-8")
+        ):
+            found.append(f"{page}: the extract differs from the spec text (python -m tests.docs.matrix --extract)")
+    return found
 
 
 def keyword_count(text: str) -> int:
@@ -439,16 +493,19 @@ def _evidence_link(item: str, page_dir: str, repo_url: str | None = None) -> str
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] != ["--record"]:
-        sys.exit("usage: python -m tests.docs.matrix --record [SPEC_DIR]")
+    if sys.argv[1:2] not in (["--record"], ["--extract"]):
+        sys.exit("usage: python -m tests.docs.matrix --record|--extract [SPEC_DIR]")
     spec_dir = Path(sys.argv[2]) if len(sys.argv) > 2 else spec_text_dir()
     if spec_dir is None:
         sys.exit("no spec text found; pass its specification/2026-07-28 folder")
+    if sys.argv[1] == "--extract":
+        write_extract(spec_dir)
+        sys.exit(f"wrote {SPEC_EXTRACT.relative_to(ROOT)}/{REVISION}")
     header = (
         "# Each page of the 2026-07-28 specification: its normative keyword count (upper-case MUST, MUST NOT,\n"
         "# SHOULD, SHOULD NOT, REQUIRED, RECOMMENDED, SHALL, SHALL NOT outside code, not quoted) and its headings.\n"
         "# Recorded from the spec text by `python -m tests.docs.matrix --record`; tests/docs/test_requirements.py\n"
-        "# checks it against the text whenever the text is on the machine.\n"
+        "# checks it against the extract of the text in tests/docs/spec_extract, in every clone.\n"
     )
     body = yaml.safe_dump(record(spec_dir), sort_keys=False, allow_unicode=True, width=120)
     SPEC_PAGES.write_text(header + body, encoding="utf-8")

@@ -26,12 +26,14 @@ import json
 import re
 import shlex
 import subprocess
+import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sybil import Document, Example, Region, Sybil
+from sybil.example import SybilFailure
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
 from . import compare, exchange, placeholders, rendered, schema, shared, update, variance
@@ -603,6 +605,17 @@ def examples_of(path: Path, namespace: dict[str, Any] | None = None) -> list[Exa
 Evaluator = Callable[[Example], str | None]
 
 
+def failure_report(example: Example, failure: Exception) -> str:
+    """What a failed block says outside pytest: the harness's own report (which names the page and
+    line), or, for an exception a block raised, the page, the block's line, the line that raised
+    and the exception's type, so that a `KeyError` reads as more than `'connection'`."""
+    if isinstance(failure, SybilFailure):
+        return str(failure)
+    raised = [frame for frame in traceback.extract_tb(failure.__traceback__) if frame.filename == str(example.path)]
+    at = f" (raised at line {raised[-1].lineno})" if raised else ""
+    return f"{example.path}, line {example.line}{at}: {type(failure).__name__}: {failure}"
+
+
 def recheck(paths: Iterable[Path], live_url: str | None = None) -> list[str]:
     """Run pages normally (no refreshing), as the next `./scripts/test` would: every failure's report.
 
@@ -617,7 +630,7 @@ def recheck(paths: Iterable[Path], live_url: str | None = None) -> list[str]:
                 try:
                     example.evaluate()
                 except Exception as failure:  # noqa: BLE001 - every failure is reported, whatever it is
-                    failures.append(str(failure) or repr(failure))
+                    failures.append(failure_report(example, failure))
             if examples:
                 try:
                     shared.teardown(examples[0].namespace)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOWN = re.compile(
-    r'^(?P<fence>```+)\w+ title="Illustration — (?P<path>(?:examples|tests)/[\w/.-]+\.py),[^"]*"\n'
+    r'^(?P<fence>```+)\w+ title="Illustration — (?P<path>(?:mcpref/examples|tests)/[\w/.-]+\.py),[^"]*"\n'
     r"(?P<body>.*?)^(?P=fence)$",
     re.MULTILINE | re.DOTALL,
 )

@@ -7,6 +7,7 @@ would carry: a status, a header, a field's value, a field too many or too few, a
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -18,7 +19,8 @@ from pathlib import Path
 import pytest
 from sybil.example import Example, SybilFailure
 
-from tests.docs import pages, update, variance
+from tests.docs import compare, pages, update, variance
+from tests.docs.messages import Response, parse_sse
 
 REQUEST = """```http
 POST /mcp HTTP/1.1
@@ -39,7 +41,7 @@ Mcp-Name: convert_temperature
 def server_info() -> str:
     """The `_meta` every answer of the reference server carries, read from the server itself, so a
     deliberate change of its version or title needs no edit here."""
-    from examples.reference_server import build_server
+    from mcpref.examples.reference_server import build_server
 
     return '"_meta": ' + json.dumps({"io.modelcontextprotocol/serverInfo": build_server().info}, ensure_ascii=False)
 
@@ -540,8 +542,8 @@ def test_recheck_lists_what_still_fails(tmp_path: Path) -> None:
 def test_the_self_tests_and_a_refresh_follow_a_new_server_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from examples import reference_server
     from mcpref import Server
+    from mcpref.examples import reference_server
 
     def bumped(name: str, version: str, **options: object) -> Server:
         return Server(name, "9.9.9", **options)  # type: ignore[arg-type]
@@ -624,3 +626,73 @@ def test_update_frames_says_what_it_refreshed_and_fails_if_a_rewritten_page_stil
     assert run.returncode == 1, run.stdout + run.stderr
     assert "1 block(s) still fail after the refresh" in run.stdout
     assert "must show its Content-Type" in run.stdout
+
+
+def test_every_frame_on_the_site_is_in_the_layout_a_refresh_writes() -> None:
+    """A refresh of a clean tree changes nothing: each response block (and each ```sse block) is
+    already what `--update-frames` would write for that same answer, so its diff shows only what
+    the server changed. Key order is the page's to choose (`update.in_page_order`); the layout,
+    one-line containers up to the width and `data:` lines in the wire's compact form, is not."""
+    failures = []
+    for path in sorted((ROOT / "docs").rglob("*.md")):
+        document = pages.make_sybil(path=str(path.parent), patterns=(path.name,)).parse(path)
+        for block in pages.blocks(document):
+            if (block.title or "").startswith("Illustration") or block.language not in ("http", "sse"):
+                continue
+            marker = compare.marker_in(block.source)
+            if block.language == "sse":
+                shown = parse_sse(block.source)
+                written = update.render_events(shown, block.source, marker is not None, marker)
+            elif block.source.startswith("HTTP/"):
+                page = pages.parse(block.source)
+                assert isinstance(page, Response)
+                written = update.render_response(page, page.status, page.headers, page.body, marker is not None)
+            else:
+                continue
+            if written.rstrip("\n") != block.source.rstrip("\n"):
+                diff = difflib.unified_diff(block.source.splitlines(), written.splitlines(), "page", "refresh", n=1)
+                shown = "\n".join(line.rstrip("\n") for line in diff)
+                failures.append(f"{block.where}: not in the layout a refresh writes\n{shown}")
+    assert not failures, "\n\n".join(failures) + "\n\nBring them to it: ./scripts/docs --update-frames"
+
+
+def test_a_refresh_keeps_the_key_order_the_page_chose() -> None:
+    page = pages.parse('HTTP/1.1 200 OK\nContent-Type: application/json\n\n{"b": 1, "a": {"y": 2, "x": 3}}\n')
+    assert isinstance(page, Response)
+    headers = [("content-type", "application/json")]
+    server = '{"a": {"x": 3, "y": 2, "z": 4}, "b": 1, "c": 5}'
+    for second in (None, (headers, server)):
+        written = update.render_response(page, 200, headers, server, second=second)
+        assert written.endswith('\n{"b": 1, "a": {"y": 2, "x": 3, "z": 4}, "c": 5}\n'), written
+
+
+SERVER_LIMITS_PAGE = """# A page
+
+```python
+import httpx
+
+response = httpx.get("http://127.0.0.1:8000/", headers={"X-Padding": "a" * 20_000})
+print(response.status_code, response.headers["connection"])
+```
+
+```text title="Output"
+431 close
+```
+"""
+
+
+def test_update_frames_rechecks_against_the_server_the_normal_run_uses(tmp_path: Path) -> None:
+    """The python block needs `ServerLimits` (uvicorn alone answers a 20 KB head without closing the
+    connection); the refreshed frame below it makes the run recheck the page."""
+    (tmp_path / "page.md").write_text(SERVER_LIMITS_PAGE + "\n" + REQUEST + BARE, encoding="utf-8")
+    run = _update_run(tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "every rewritten page passes a normal run" in run.stdout
+
+
+def test_a_recheck_names_the_page_the_line_and_the_exception(tmp_path: Path) -> None:
+    page = '# A page\n\n```python\nheaders = {}\n\nprint(headers["connection"])\n```\n'
+    page += '\n```text title="Output"\nclose\n```\n'
+    (tmp_path / "page.md").write_text(page, encoding="utf-8")
+    (failure,) = pages.recheck([tmp_path / "page.md"])
+    assert failure == f"{tmp_path / 'page.md'}, line 3 (raised at line 6): KeyError: 'connection'"

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 import mcpref
+import mcpref.apps
 import mcpref.auth
 import mcpref.client
 import mcpref.extensions
@@ -29,7 +30,16 @@ import mcpref.tasks
 from tests.conftest import running
 from tests.docs.pages import PAGE_ORIGIN
 
-MODULES = (mcpref, mcpref.client, mcpref.extensions, mcpref.tasks, mcpref.sealing, mcpref.run, mcpref.auth)
+MODULES = (
+    mcpref,
+    mcpref.client,
+    mcpref.extensions,
+    mcpref.tasks,
+    mcpref.apps,
+    mcpref.sealing,
+    mcpref.run,
+    mcpref.auth,
+)
 FENCE = re.compile(r"```python\n(?P<code>.*?)```", re.DOTALL)
 
 

@@ -1,7 +1,7 @@
 """What the reference server's pages cannot show: expiry, and answers a client gets wrong.
 
 The pages run the happy paths and the refusals a reader meets; these check the rest of the tools
-added for them (`examples/reference_server/asking.py` and `handles.py`), through the same
+added for them (`mcpref/examples/reference_server/asking.py` and `handles.py`), through the same
 dispatcher, one fresh server per test.
 """
 
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from examples.reference_server import build_server
-from examples.reference_server.handles import HandleRefused, HandleSigner
 from mcpref import MCPError
+from mcpref.examples.reference_server import build_server
+from mcpref.examples.reference_server.handles import HandleRefused, HandleSigner
 from mcpref.jsonrpc import INVALID_PARAMS, Request
 from mcpref.meta import read_request_meta
 

@@ -38,6 +38,18 @@ def keep_placeholders(expected: Any, actual: Any) -> Any:
     return actual
 
 
+def in_page_order(expected: Any, written: Any) -> Any:
+    """`written` with each object's keys in the order the page shows them, and the keys the page
+    lacks after those, in the server's order. Key order means nothing to JSON or to the comparison,
+    so a refresh keeps the order the page's author chose instead of rewriting a frame that matched."""
+    if isinstance(expected, dict) and isinstance(written, dict):
+        keys = [key for key in expected if key in written] + [key for key in written if key not in expected]
+        return {key: in_page_order(expected.get(key), written[key]) for key in keys}
+    if isinstance(expected, list) and isinstance(written, list):
+        return [in_page_order(expected[i] if i < len(expected) else None, v) for i, v in enumerate(written)]
+    return written
+
+
 def dump(value: Any, indent: int = 0, used: int = 0, width: int = 96) -> str:
     """Pretty JSON that stays short: a container that fits on its line is written on one line."""
     flat = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
@@ -94,7 +106,7 @@ def render_response(
             written = variance.merge(expected, value, json.loads(again.body), "$", refused)
         else:
             written = keep_placeholders(expected, value)
-        return text + "\n" + dump(written) + "\n"
+        return text + "\n" + dump(in_page_order(expected, written)) + "\n"
     if kind == "text/event-stream":
         try:
             events = parse_sse(page.body) if media_type(page) == kind and page.body.strip() else []
@@ -123,6 +135,7 @@ def render_events(
             data = variance.merge(expected, event.data, others[index].data, where, [] if refused is None else refused)
         else:
             data = keep_placeholders(expected, event.data)
+        data = in_page_order(expected, data)
         lines = [f"event: {event.name}"] if event.name else []
         # One `data:` line per event, in the compact form the server writes on the wire.
         lines.append("data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")))

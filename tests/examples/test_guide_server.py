@@ -6,8 +6,8 @@ import importlib
 import httpx
 import pytest
 
-from examples.guide_server import step1_first_tool, step6_input, step7_cache_and_pages
 from mcpref.client import Client, EraCache, MissingRequiredClientCapability
+from mcpref.examples.guide_server import step1_first_tool, step6_input, step7_cache_and_pages
 
 STEPS = [
     "step1_first_tool",
@@ -47,7 +47,7 @@ def test_each_step_keeps_the_tools_before_it():
 def test_each_step_offers_everything_the_step_before_it_did():
     offered = []
     for name in STEPS:
-        server = importlib.import_module(f"examples.guide_server.{name}").build()
+        server = importlib.import_module(f"mcpref.examples.guide_server.{name}").build()
         now = (
             [tool.name for tool in server.tools],
             [resource.uri for resource in server.resources.resources.values()],

@@ -1,4 +1,4 @@
-"""The multi-server host (examples/host) against real servers under one real uvicorn on loopback.
+"""The multi-server host (mcpref/examples/host) against real servers under one real uvicorn on loopback.
 
 The "lab" serves the site (weather desk, tide tables, the secure server and its authorization
 server) plus servers made for the attacks: a hostile one that claims the weather desk's name and
@@ -22,7 +22,9 @@ import pytest
 
 from bench.procs import free_port
 from docsite import app as site_app
-from examples.host import (
+from mcpref import CacheHints, Server, StreamableHTTP
+from mcpref.client import ClientRegistration, OAuth, ResultCache
+from mcpref.examples.host import (
     CallRejected,
     ConsentGate,
     ConsentRefused,
@@ -34,10 +36,8 @@ from examples.host import (
     ToolFailed,
     UnknownTool,
 )
-from examples.reference_server import tides
-from examples.secure_server.demo import DOCS_CLIENT
-from mcpref import CacheHints, Server, StreamableHTTP
-from mcpref.client import ClientRegistration, OAuth, ResultCache
+from mcpref.examples.reference_server import tides
+from mcpref.examples.secure_server.demo import DOCS_CLIENT
 from tests.conftest import running
 
 REDIRECT = DOCS_CLIENT.redirect_uris[0]
@@ -642,7 +642,7 @@ async def test_is_error_and_json_rpc_errors_are_typed_host_errors_never_successe
 
 
 def test_the_driver_lists_calls_and_refuses_without_consent(lab: Lab, capsys: pytest.CaptureFixture[str]) -> None:
-    from examples.host.__main__ import main
+    from mcpref.examples.host.__main__ import main
 
     servers = ["--server", f"weather={lab.url}/mcp", "--trust", "weather", "--server", f"tides={lab.url}/tides/mcp"]
     assert main([*servers, "list"]) == 0

@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 import docsite
-from examples.reference_server import create_dual_app
 from mcpref import StreamableHTTP
+from mcpref.examples.reference_server import create_dual_app
 from tests.conftest import error_answer, mcp_body, mcp_headers
 from tests.hostile.conftest import Record, hostile_server
 

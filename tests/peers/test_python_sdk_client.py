@@ -1,6 +1,6 @@
 """The official Python SDK (`mcp` 2.3.0) as a client of our everything server, in each of its modes.
 
-The server is a real `uvicorn examples.everything_server:app` process on loopback; the SDK's
+The server is a real `uvicorn mcpref.examples.everything_server:app` process on loopback; the SDK's
 `mcp.client.Client` talks to it over its own Streamable HTTP transport, with an `httpx2` hook
 recording what goes on the wire. `Client(mode=...)` selects the version:
 
@@ -29,7 +29,7 @@ from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from bench.procs import server_processes
-from examples.everything_server import build_server
+from mcpref.examples.everything_server import build_server
 
 pytestmark = pytest.mark.anyio
 
@@ -42,7 +42,7 @@ TOOLS = [tool.definition()["name"] for tool in build_server().tools]
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    with server_processes("examples.everything_server:app", [{}]) as [server]:
+    with server_processes("mcpref.examples.everything_server:app", [{}]) as [server]:
         yield server.url
         assert "Traceback" not in server.log(), server.log()
 

@@ -30,8 +30,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from bench.procs import server_processes
-from examples.reference_server import build_server
 from mcpref.client import Client
+from mcpref.examples.reference_server import build_server
 from tests.conformance.cli import ROOT, conformance_command
 from tests.conformance.results import load_checks
 

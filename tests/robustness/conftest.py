@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from examples.robustness_server import build_server
 from mcpref import StreamableHTTP
+from mcpref.examples.robustness_server import build_server
 from tests.conftest import running
 from tests.robustness import invariant
 

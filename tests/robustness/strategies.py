@@ -1,7 +1,7 @@
 """Hypothesis strategies for what a stranger may POST: bodies, headers and encodings.
 
 Most of what they draw is *almost* right, so that it gets past the first check and reaches the
-deeper ones: valid requests for `examples.robustness_server` (with the headers a correct client
+deeper ones: valid requests for `mcpref.examples.robustness_server` (with the headers a correct client
 would send, built by `mcpref.headers.request_headers`), then broken in one or a few places.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from examples.robustness_server import GREETING_URI, server
+from mcpref.examples.robustness_server import GREETING_URI, server
 from mcpref.headers import PROTOCOL_VERSION_HEADER, request_headers
 from mcpref.legacy import LEGACY_VERSIONS
 from mcpref.meta import PROTOCOL_VERSION_KEY

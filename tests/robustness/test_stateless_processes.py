@@ -1,6 +1,6 @@
 """Statelessness across processes: the message-trace flows with every request on another process.
 
-Three real `uvicorn` processes serve `examples.robustness_server` with the same `MCP_STATE_KEY`.
+Three real `uvicorn` processes serve `mcpref.examples.robustness_server` with the same `MCP_STATE_KEY`.
 The client alternates base URLs per request (process 1, 2, 3, 1, ...) rather than going
 through a round-robin proxy: a proxy would be one more component, could keep connections to a
 favourite backend, and would hide which process answered, while alternating in the client
@@ -21,10 +21,10 @@ import httpx
 import pytest
 
 from bench.procs import ServerProcess, server_processes
-from examples.robustness_server import GREETING_URI
+from mcpref.examples.robustness_server import GREETING_URI
 from tests.conftest import META, MCPClient
 
-APP = "examples.robustness_server:app"
+APP = "mcpref.examples.robustness_server:app"
 ELICITING = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
 ALL_TOOLS = ["echo", "route", "whoami", "book", "survey", "touch", "fail"]
 ACCEPTED = {"confirm": {"action": "accept", "content": {"ok": True}}}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 
-from examples.everything_server import build_server
 from mcpref import StreamableHTTP
+from mcpref.examples.everything_server import build_server
 from mcpref.tasks import TasksExtension
 from mcpref.tasks.postgres import PostgresTaskStore
 

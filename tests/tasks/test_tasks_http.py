@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from bench.procs import ServerProcess
-from examples.everything_server import build_server
 from mcpref import StreamableHTTP
 from mcpref.client import Client, InvalidParams, MissingRequiredClientCapability, TaskCancelled
 from mcpref.client._errors import InternalError
+from mcpref.examples.everything_server import build_server
 from mcpref.tasks import SQLiteTaskStore, TasksExtension
 from tests.conftest import running
 

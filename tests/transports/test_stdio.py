@@ -73,7 +73,7 @@ def child() -> Iterator[Child]:
 
 
 def test_the_minimal_server_answers_over_stdio_and_exits_at_eof() -> None:
-    process = Child("examples.minimal_server", "--stdio")
+    process = Child("mcpref.examples.minimal_server", "--stdio")
     try:
         process.request(1, "tools/call", {"name": "echo", "arguments": {"message": "héllo"}})
         answer = process.read("tools/call")
@@ -88,7 +88,7 @@ def test_a_file_of_requests_on_stdin_gets_every_answer_then_exit_0(tmp_path: Pat
     requests = tmp_path / "requests.jsonl"
     requests.write_bytes(b"".join(request_line(n, "tools/list") for n in range(50)))
     with requests.open("rb") as stdin:
-        done = run_on_stdin("examples.minimal_server", stdin, "--stdio")
+        done = run_on_stdin("mcpref.examples.minimal_server", stdin, "--stdio")
     assert done.returncode == 0, done.stderr.decode()
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert sorted(answer["id"] for answer in answers) == list(range(50))
@@ -98,7 +98,7 @@ def test_a_file_of_requests_on_stdin_gets_every_answer_then_exit_0(tmp_path: Pat
 def test_dev_null_on_stdin_exits_0_at_once() -> None:
     """/dev/null is a character device the event loop cannot watch: it must still read as EOF."""
     started = time.monotonic()
-    done = run_on_stdin("examples.minimal_server", subprocess.DEVNULL, "--stdio")
+    done = run_on_stdin("mcpref.examples.minimal_server", subprocess.DEVNULL, "--stdio")
     assert done.returncode == 0 and done.stdout == b""
     assert b"Traceback" not in done.stderr and b"Error" not in done.stderr, done.stderr.decode()
     assert time.monotonic() - started < 10

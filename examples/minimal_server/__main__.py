@@ -1,7 +1,0 @@
-"""`python -m examples.minimal_server [--stdio] [--port N]`."""
-
-from mcpref.run import main
-
-from . import app, server
-
-main(server, app)

@@ -1,0 +1,95 @@
+"""The authorization demo as `./scripts/serve` runs it: the local authorization server at `/auth`
+and the protected MCP server at `/secure/mcp`, on whatever loopback origin a request reached.
+
+An issuer and a resource are URLs, and both must be exactly the URLs clients use: tokens carry
+them in `iss` and `aud`, clients compare them character by character. A reader's server is at
+http://127.0.0.1:8000, a test's at a port chosen at random; so the demo builds one pair (an
+authorization server and the server it protects, sharing one signing key) per origin it is
+reached at, for loopback origins only. Any other `Host` is answered 421 (Misdirected Request). A
+real deployment configures its URLs instead: `mcpref.examples.secure_server.create_app` and
+`mcpref.examples.authorization_server.create_app` take them.
+
+The authorization server approves at once as "alice" (`auto_approve`) so the docs' code runs
+unattended; `MCPREF_DEMO_CONSENT=1` shows the consent page instead, to click through in a browser.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from joserfc.jwk import ECKey, KeySet
+
+from mcpref.examples import authorization_server
+from mcpref.examples.authorization_server import DOCS_CLIENT
+
+from . import create_app
+
+AUTH_PREFIX = "/auth"
+SECURE_PATH = "/secure/mcp"
+#: The paths this demo answers (the rest of the site serves the others).
+PATHS = (
+    AUTH_PREFIX + "/",
+    SECURE_PATH,
+    "/.well-known/oauth-authorization-server" + AUTH_PREFIX,
+    "/.well-known/oauth-protected-resource" + SECURE_PATH,
+)
+#: The paths the docs' frames reach (each gets a fresh demo in the harness).
+FRAME_PATHS = (
+    SECURE_PATH,
+    "/.well-known/oauth-protected-resource" + SECURE_PATH,
+    "/.well-known/oauth-authorization-server" + AUTH_PREFIX,
+    AUTH_PREFIX + "/authorize",
+    AUTH_PREFIX + "/token",
+    AUTH_PREFIX + "/jwks",
+)
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+#: Origins remembered at most (each is a few objects; loopback ports are what vary).
+MAX_ORIGINS = 64
+
+
+def handles(path: str) -> bool:
+    return path.startswith(PATHS[0]) or path in PATHS[1:]
+
+
+class AuthDemo:
+    """An ASGI app: the pair for the request's origin, made on first use."""
+
+    def __init__(self, *, auto_approve: str | None = "alice") -> None:
+        self.key = ECKey.generate_key("P-256")
+        self.key.ensure_kid()
+        self.auto_approve = None if os.environ.get("MCPREF_DEMO_CONSENT") == "1" else auto_approve
+        self.apps: dict[str, tuple[Any, Any]] = {}
+
+    def pair(self, origin: str) -> tuple[Any, Any]:
+        """The authorization server and the protected server for `origin`."""
+        if origin not in self.apps:
+            if len(self.apps) >= MAX_ORIGINS:
+                self.apps.pop(next(iter(self.apps)))
+            issuer = origin + AUTH_PREFIX
+            server = authorization_server.create_app(
+                issuer,
+                clients=[DOCS_CLIENT],
+                resources=[origin + SECURE_PATH],
+                auto_approve=self.auto_approve,
+                signing_key_pem=self.key.as_pem(private=True).decode(),
+            )
+            protected = create_app(origin + SECURE_PATH, issuer, KeySet([self.key]))
+            self.apps[origin] = (server, protected)
+        return self.apps[origin]
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+        hostname = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        if hostname not in LOOPBACK:
+            body = b"This demo answers loopback origins only."
+            length = str(len(body)).encode()
+            await send({"type": "http.response.start", "status": 421, "headers": [(b"content-length", length)]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        server, protected = self.pair(f"{scope.get('scheme', 'http')}://{host}")
+        path = scope["path"]
+        app = protected if path == SECURE_PATH or path.endswith(SECURE_PATH) else server
+        await app(scope, receive, send)
