@@ -93,8 +93,12 @@ def trace_id(meta: Any) -> str | None:
     if ENABLED:
         span_context = trace.get_current_span(_PROPAGATOR.extract(carrier)).get_span_context()
         return format(span_context.trace_id, "032x") if span_context.is_valid else None
-    value = carrier.get("traceparent", "")
-    match = _TRACEPARENT.match(value) if len(value) <= _TRACEPARENT_MAX else None
+    return _trace_id_of(carrier.get("traceparent", ""))
+
+
+def _trace_id_of(traceparent: str) -> str | None:
+    """The trace id of a W3C `traceparent`, refused as OpenTelemetry's propagator refuses it."""
+    match = _TRACEPARENT.match(traceparent) if len(traceparent) <= _TRACEPARENT_MAX else None
     if match is None:
         return None
     version, trace_hex, parent_hex, _, rest = match.groups()
@@ -213,9 +217,6 @@ class _Nothing:
     def __exit__(self, *exc_info: object) -> None:
         return None
 
-    def answered(self, result: Mapping[str, Any]) -> None:
-        return None
-
     def finished(self, result: Mapping[str, Any] | None, error: Mapping[str, Any] | None) -> None:
         return None
 
@@ -271,10 +272,6 @@ class _Serving:
         self.span.end()
         if not self.client:
             _server_duration.record(time.perf_counter() - self.started, _metric_attributes(self.attributes))
-
-    def answered(self, result: Mapping[str, Any]) -> None:
-        if result.get("isError") is True:
-            self.error(TOOL_ERROR)
 
     def mcp_error(self, error: MCPError) -> None:
         code = str(error.code)
