@@ -12,7 +12,11 @@ and the tests need, and no more:
   into the token's audience (`aud`);
 - refresh tokens, rotated on each use (OAuth 2.1 §4.3.1), bound to client, user and resource;
 - clients pre-registered (public or with a secret), or identified by a client ID metadata
-  document (an HTTPS URL the server fetches, with a size and time limit);
+  document (an HTTPS URL the server fetches: `metadata_documents.MetadataDocuments`, public
+  addresses only, one deadline, a size bound, a cache, a cap on fetches at once);
+- what strangers can make it hold is bounded: forms are small and urlencoded only
+  (`MAX_FORM_BYTES`), and each table of consents, codes and refresh tokens refuses a new entry
+  past `MAX_PENDING` live ones rather than drop someone's;
 - access tokens as signed JWTs (RFC 9068, `typ: at+jwt`) with joserfc; the public keys at
   `jwks_uri`. The signing key comes from `MCPREF_AS_SIGNING_KEY` (a PEM EC P-256 key) or is
   generated per process, so tokens die with the process unless a key is configured.
