@@ -264,12 +264,12 @@ def valid_resource(server: AuthorizationServer, resource: str | None) -> bool:
     return bool(parts.scheme and parts.netloc) and "#" not in resource
 
 
-async def client_for(server: AuthorizationServer, client_id: str) -> RegisteredClient:
+async def client_for(server: AuthorizationServer, client_id: str, request: Request) -> RegisteredClient:
     """A pre-registered client, or the one a client ID metadata document describes; `Refused`
-    (`Busy` when too many documents are being fetched) for any other."""
+    (`Busy` when too many documents are being fetched, or too many for this peer) for any other."""
     if client_id in server.clients:
         return server.clients[client_id]
-    document = await server.documents.get(client_id)
+    document = await server.documents.get(client_id, caller=request.client.host if request.client else "")
     return RegisteredClient(client_id, list(document.redirect_uris), None, document.client_name)
 
 
@@ -317,7 +317,7 @@ def create_app(
         """The authorization endpoint: check the request, then ask the user (or auto-approve)."""
         query = request.query_params
         try:
-            client = await client_for(server, query.get("client_id", ""))
+            client = await client_for(server, query.get("client_id", ""), request)
         except Busy:
             return HTMLResponse("<h1>Too many sign-ins at once: try again shortly</h1>", 503, RETRY_LATER)
         except Refused:
@@ -484,7 +484,7 @@ def create_app(
             except ValueError:
                 return oauth_error("invalid_client", "malformed Basic credentials", 401)
         try:
-            client = await client_for(server, client_id)
+            client = await client_for(server, client_id, request)
         except Busy as busy:
             return oauth_error("temporarily_unavailable", str(busy), 503, **RETRY_LATER)
         except Refused:
