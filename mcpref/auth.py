@@ -233,8 +233,11 @@ class ProtectedResource:
     - `scopes_supported`: the scopes for basic use, published in the metadata.
     - `required_scopes(method, name)`: the scopes an operation needs; by default `scopes_supported`.
     - `scope_implies`: which scopes a broader one covers, e.g. `{"mcp:admin": ["mcp:tools"]}`
-      (index.mdx, Step-Up Authorization Flow: servers account for scope hierarchies); followed
+      (servers account for scope hierarchies:
+      [`basic/authorization/index.mdx` §Step-Up Authorization Flow][step-up]); followed
       through, so `a` → `b` → `c` lets a token with `a` do what needs `c`. By default none: flat.
+
+    [step-up]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#step-up-authorization-flow
     """
 
     def __init__(
