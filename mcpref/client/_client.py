@@ -286,7 +286,7 @@ class Client:
                 return await self.call_tool(name, arguments, on_progress=on_progress, on_status=on_status)
         result = await self.start_tool(name, arguments, on_progress=on_progress)
         if result.get("resultType") == "task":
-            return await self.wait_for_task(result["taskId"], on_status=on_status)
+            return await self.tasks.wait(result["taskId"], on_status=on_status, created=result)
         return result
 
     async def start_tool(
