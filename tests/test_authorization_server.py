@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import ipaddress
 import json
 import socket
+import ssl
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -342,10 +344,10 @@ class Documents:
         async def document(request: Request) -> Response:
             name = request.path_params["name"]
             self.fetches[name] = self.fetches.get(name, 0) + 1
-            own = f"http://{request.headers['host']}/clients/{name}"
+            own = f"{request.url.scheme}://{request.headers['host']}/clients/{name}"
             body: dict[str, Any] = {"client_id": own, "client_name": "CIMD app", "redirect_uris": [REDIRECT]}
             if name == "elsewhere.json":
-                body["client_id"] = f"http://{request.headers['host']}/clients/good.json"
+                body["client_id"] = own.replace("elsewhere.json", "good.json")
             if name == "nameless.json":
                 del body["client_name"]
             if name == "big.json":
@@ -467,6 +469,59 @@ def test_documents_are_fetched_from_public_addresses_only(template: str) -> None
         assert ask(issuer, template.format(port=listener.port)).status_code == 400
     assert listener.count() == 0
     listener.sock.close()
+
+
+@pytest.fixture(scope="module")
+def tls_documents(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, ssl.SSLContext]]:
+    """The documents over HTTPS on loopback, with a certificate for `localhost` only, from a CA
+    made here; yields the port and a context that trusts that CA."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    def certificate(subject: str, key: Any, issuer: tuple[x509.Name, Any] | None, san: list[Any]) -> x509.Certificate:
+        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
+        signer_name, signer_key = issuer or (name, key)
+        now = datetime.datetime.now(datetime.UTC)
+        serial, until = x509.random_serial_number(), now + datetime.timedelta(hours=1)
+        builder = x509.CertificateBuilder(signer_name, name, key.public_key(), serial, now, until)  # issuer first
+        builder = builder.add_extension(x509.BasicConstraints(ca=issuer is None, path_length=None), critical=True)
+        builder = builder.add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        builder = builder.add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(signer_key.public_key()), critical=False
+        )
+        if san:
+            builder = builder.add_extension(x509.SubjectAlternativeName(san), critical=False)
+        return builder.sign(signer_key, hashes.SHA256())
+
+    folder = tmp_path_factory.mktemp("tls")
+    ca_key, leaf_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca = certificate("test CA", ca_key, None, [])
+    leaf = certificate("localhost", leaf_key, (ca.subject, ca_key), [x509.DNSName("localhost")])
+    (folder / "leaf.pem").write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
+    key_pem = leaf_key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    (folder / "leaf.key").write_bytes(key_pem)
+    trusting = ssl.create_default_context(cadata=ca.public_bytes(serialization.Encoding.PEM).decode())
+    with running(Documents().app(), tls=(str(folder / "leaf.pem"), str(folder / "leaf.key"))) as base:
+        yield int(str(urlsplit(base).port)), trusting
+
+
+def test_over_https_the_connection_goes_to_the_address_checked_and_the_certificate_to_the_name(
+    tls_documents: tuple[int, ssl.SSLContext],
+) -> None:
+    """The fetch connects to the address it resolved and checked (not a second DNS answer), with
+    the name in `Host` and in TLS: a certificate for `localhost` serves `https://localhost`, and
+    the same server reached as `https://127.0.0.1` fails its certificate check."""
+    port, trusting = tls_documents
+    with fetching(insecure_hosts=["localhost", "127.0.0.1"], verify=trusting) as issuer:
+        client_id = f"https://localhost:{port}/clients/good.json"
+        assert "code=" in ask(issuer, client_id).headers["location"]
+        assert ask(issuer, f"https://127.0.0.1:{port}/clients/good.json").status_code == 400
+    with fetching(insecure_hosts=["localhost"]) as issuer:  # the default trust: no test CA in it
+        assert ask(issuer, f"https://localhost:{port}/clients/good.json").status_code == 400
 
 
 @pytest.mark.parametrize(

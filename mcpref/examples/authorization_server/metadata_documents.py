@@ -29,6 +29,7 @@ import ipaddress
 import json
 import re
 import socket
+import ssl
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -80,8 +81,11 @@ class MetadataDocuments:
         timeout: float = TIMEOUT,
         max_bytes: int = MAX_BYTES,
         max_concurrent: int = MAX_CONCURRENT,
+        verify: ssl.SSLContext | bool = True,
     ) -> None:
         self.insecure_hosts = frozenset(host.lower() for host in insecure_hosts)
+        #: How certificates are checked: httpx's default (certifi), or a context of your own CAs.
+        self.verify = verify
         self.timeout = timeout
         self.max_bytes = max_bytes
         self.max_concurrent = max_concurrent
@@ -148,7 +152,8 @@ class MetadataDocuments:
         path = parts.path + (f"?{parts.query}" if parts.query else "")
         # Identity: what is read is what is counted, no compressed bomb inflating past the bound.
         headers = {"Accept": "application/json", "Accept-Encoding": "identity", "Host": netloc}
-        async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=False, trust_env=False) as http:
+        client = httpx.AsyncClient(timeout=self.timeout, follow_redirects=False, trust_env=False, verify=self.verify)
+        async with client as http:
             for address in addresses:
                 shown = str(address) if address.version == 4 else f"[{address}]"
                 pinned = f"{parts.scheme}://{shown}:{port}{path}"
