@@ -782,7 +782,7 @@ def test_work_waiting_for_input_costs_no_thread_and_no_polling() -> None:
             return await tasks.hand_off(ctx, work)
 
         ids = [(await handle(server, "tools/call", {"name": "ask_name"}))["taskId"] for _ in range(10)]
-        while len(tasks._wakeups) < 10:
+        while len(tasks._seen) < 10:  # every one has read its task once and waits
             await asyncio.sleep(0.01)
         store.calls.clear()
         await asyncio.sleep(1.0)
