@@ -351,7 +351,7 @@ class Server:
     # -- what the server offers ----------------------------------------------------------
 
     def capabilities(self) -> dict[str, Any]:
-        """Advertise a feature only when something is registered for it (server/discover.mdx)."""
+        """Advertise a feature only when something is registered for it ([`server/discover.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/server/discover))."""
         capabilities: dict[str, Any] = {}
         # listChanged and subscribe: changes are announced on subscriptions/listen streams.
         if len(self.prompts):
