@@ -340,7 +340,7 @@ class Client:
                 return await self.call_tool(name, arguments, on_progress=on_progress, on_status=on_status)
         result = await self.start_tool(name, arguments, on_progress=on_progress)
         if result.get("resultType") == "task":
-            return await self.wait_for_task(result["taskId"], on_status=on_status)
+            return cast(ToolCallResult, await self.tasks.wait(result["taskId"], on_status=on_status, created=result))
         return cast(ToolCallResult, result)
 
     async def start_tool(
