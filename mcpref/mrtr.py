@@ -59,7 +59,11 @@ def elicit_form(message: str, properties: dict[str, Any], required: list[str] | 
 
 def elicit_url(message: str, url: str) -> dict[str, Any]:
     """Send the user to a URL (a sign-in, a payment) outside the client. The URL must be absolute
-    (client/elicitation.mdx: it must be a valid URL); keep user data and credentials out of it."""
+    ([`client/elicitation.mdx`][elicitation]: it must be a valid URL); keep user data and
+    credentials out of it.
+
+    [elicitation]: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation
+    """
     parts = urlsplit(url)
     if not parts.scheme or not parts.netloc:
         raise ValueError(f"elicit_url needs an absolute URL with a scheme and a host, got {url!r}")
@@ -75,7 +79,11 @@ def create_message(
     tool_choice: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Ask the client's LLM for a completion of one user message, optionally with `tools` it may
-    call (client/sampling.mdx §Tools in Sampling: only for clients that declare `sampling.tools`)."""
+    call, only for clients that declare `sampling.tools`
+    ([`client/sampling.mdx` §Tools in Sampling][tools]).
+
+    [tools]: https://modelcontextprotocol.io/specification/2026-07-28/client/sampling#tools-in-sampling
+    """
     params: dict[str, Any] = {
         "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
         "maxTokens": max_tokens,
@@ -101,6 +109,24 @@ def required_capability(input_request: dict[str, Any]) -> dict[str, Any]:
     if method == "roots/list":
         return {"roots": {}}
     raise ValueError(f"not an input request method: {method!r}")
+
+
+#: The client capabilities input requests depend on, and the features of each `required_capability` asks for.
+INPUT_CAPABILITIES = {"elicitation": ("form", "url"), "sampling": ("tools", "context"), "roots": ()}
+
+
+def input_capabilities(declared: dict[str, Any]) -> dict[str, Any]:
+    """What of a client's declared capabilities decides which input requests it can answer: for
+    work that asks long after the request (a task), which need not keep the rest (the rest may
+    be most of a megabyte)."""
+    kept: dict[str, Any] = {}
+    for name, features in INPUT_CAPABILITIES.items():
+        value = declared.get(name)
+        if isinstance(value, dict):
+            kept[name] = {feature: {} for feature in features if feature in value}
+            if value and not kept[name]:
+                kept[name] = {"other": {}}  # not bare: a bare `elicitation: {}` means form mode
+    return kept
 
 
 def _sampling_features(params: dict[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ site built once for the run."""
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +26,11 @@ import pytest
 import uvicorn
 
 from bench.messages import standard_headers
+from bench.procs import free_port
+from mcpref import catchall
 from mcpref.limits import ServerLimits, uvicorn_config
 from mcpref.validation import check_message
+from tests.tasks import pg
 
 VERSION = "2026-07-28"
 META = {
@@ -110,6 +115,57 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = others + readers
 
 
+@dataclass(frozen=True)
+class SystemPart:
+    """A part of the suite that needs a program from the system (scripts/system-packages)."""
+
+    tests: str
+    needs: tuple[str, ...]  # commands, or file globs: any one will do
+    packages: tuple[str, ...]
+
+    def installed(self) -> bool:
+        return any(glob.glob(need) if "/" in need else shutil.which(need) for need in self.needs)
+
+    @property
+    def command(self) -> str:
+        """The one command that brings what it needs."""
+        return f"sudo apt-get install -y --no-install-recommends {' '.join(self.packages)}"
+
+
+def system_parts(path: Path = ROOT / "scripts" / "system-packages") -> list[SystemPart]:
+    parts = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            tests, needs, *packages = line.split()
+            parts.append(SystemPart(tests, tuple(needs.split(",")), tuple(packages)))
+    return parts
+
+
+def skipped_parts(skipped_ids: list[str], parts: list[SystemPart]) -> list[str]:
+    """One line for each part whose tests skipped because what it needs is not installed."""
+    lines = []
+    for part in parts:
+        count = sum(1 for nodeid in skipped_ids if nodeid.startswith(part.tests + "/"))
+        if count and not part.installed():
+            needs = " or ".join(part.needs)
+            lines.append(f"{part.tests}: {count} skipped, {needs} not found; to run them: {part.command}")
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """End a run whose system-dependent parts skipped by naming each, with the command that brings
+    it (`./scripts/test` as root installs them itself)."""
+    skipped = [report.nodeid for report in terminalreporter.stats.get("skipped", [])]
+    listed = ROOT / "scripts" / "system-packages"
+    if not skipped or not listed.exists():  # a copy of tests/ alone (scripts/mutate) has no list
+        return
+    lines = skipped_parts(skipped, system_parts(listed))
+    if lines:
+        terminalreporter.write_sep("=", "parts of the suite that did not run on this machine")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     if SITE_BUILD in config.stash:
         config.stash[SITE_BUILD].discard()
@@ -142,11 +198,44 @@ class SteppedClock:
         return self.now
 
 
+@pytest.fixture(autouse=True)
+def fresh_log_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with the whole per-second log budget (`catchall.log_bug`): a test that
+    expects a handler's traceback in the log must not find it spent by the test before."""
+    monkeypatch.setattr(catchall, "_budget", catchall.LogBudget(catchall.LINES_PER_SECOND))
+
+
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     """The `anyio`-marked tests run on asyncio, the loop mcpref's users run (one place to say so;
     session-wide, so fixtures of any scope can use it)."""
     return "asyncio"
+
+
+@contextmanager
+def demo_process(mcpref: Path, cwd: Path, env: dict[str, str]) -> Iterator[str]:
+    """`mcpref demo` (the console script at `mcpref`) as a real process on a free port, started in
+    `cwd`; yield its base URL once it answers. Its output is in `cwd/demo.log`."""
+    port = free_port()
+    log = cwd / "demo.log"
+    with log.open("w") as out, subprocess.Popen(
+        [str(mcpref), "demo", "--port", str(port)], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT
+    ) as proc:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, log.read_text()
+            try:
+                httpx.get(base + "/", timeout=1)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, f"mcpref demo did not answer within 30 s: {log.read_text()}"
+                time.sleep(0.05)
+        try:
+            yield base
+        finally:
+            proc.terminate()
+            proc.wait(10)
 
 
 class _Asgi3:
@@ -161,13 +250,19 @@ class _Asgi3:
 
 @contextmanager
 def running(
-    app: Any, *, lifespan: str = "off", limits: ServerLimits | None = None, http: Any = "auto"
+    app: Any,
+    *,
+    lifespan: str = "off",
+    limits: ServerLimits | None = None,
+    http: Any = "auto",
+    tls: tuple[str, str] | None = None,
 ) -> Iterator[str]:
     """Serve `app` with a real uvicorn on a free loopback port; yield its base URL.
 
     `lifespan="on"` for apps that start work at startup (other implementations' servers);
     `limits` to serve it as `mcpref.run` does, with those bounds (see `mcpref.limits`);
-    `http` to pick uvicorn's HTTP protocol class when there are no `limits`."""
+    `http` to pick uvicorn's HTTP protocol class when there are no `limits`; `tls` (a certificate
+    file and its key file) to serve HTTPS."""
     # IPPROTO_TCP explicitly: asyncio turns Nagle off only on sockets whose proto says TCP, and
     # with Nagle on, every response waits ~40 ms for a delayed ACK between its two writes.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -178,6 +273,7 @@ def running(
     # factory" by calling the app with no arguments, and under the mutation run (scripts/mutate) every
     # method is a `*args, **kwargs` trampoline that such a call does not refuse.
     options: dict[str, Any] = {"log_level": "warning", "lifespan": lifespan, "access_log": False, "interface": "asgi3"}
+    options |= {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]} if tls else {}
     app = _Asgi3(app)
     config = uvicorn.Config(app, http=http, **options) if limits is None else uvicorn_config(app, limits, **options)
     server = uvicorn.Server(config)
@@ -189,7 +285,7 @@ def running(
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         thread.join(timeout=10)
@@ -282,6 +378,23 @@ class MCPClient:
         assert "error" in message, message
         assert message.get("id") == kwargs.get("id", 1)
         return message["error"]
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn() -> Iterator[str]:
+    """A DSN for a throwaway PostgreSQL cluster (tests/tasks/pg.py) that lives as long as the test
+    session: the task stores' tests and the balanced deployment's use it. Without PostgreSQL's
+    binaries those tests skip, saying so; under CI=true they fail instead."""
+    if pg.bindir() is None:
+        reason = "PostgreSQL is not installed (no initdb): apt-get install postgresql"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason}; under CI=true this is a failure, not a skip")
+        pytest.skip(reason)
+    try:
+        with pg.cluster() as dsn:
+            yield dsn
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture

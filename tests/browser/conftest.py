@@ -55,7 +55,7 @@ def chromium_path() -> str | None:
 def chromium() -> str:
     path = chromium_path()
     if path is None:
-        reason = "no Chromium: `apt-get install chromium` (Debian) to run the browser tests; .ci/run does"
+        reason = "no Chromium: `apt-get install chromium` (Debian) for the browser tests; ./scripts/test as root does"
         if os.environ.get("CI") == "true":
             pytest.fail(reason)
         pytest.skip(reason)
@@ -66,6 +66,23 @@ def chromium() -> str:
 def site_url(built_site: Path) -> Iterator[str]:
     with running(make_app(built_site)) as url:
         yield url
+
+
+#: Where a static host (GitHub Pages) serves the site: under the project's sub-path.
+STATIC_PREFIX = "/mcpref"
+
+
+@pytest.fixture(scope="package")
+def static_site_url(built_site: Path) -> Iterator[str]:
+    """The built site as a static host serves it: plain files under a sub-path, no MCP endpoint,
+    404.html for anything missing. The URL of its root, without the final slash."""
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+    from starlette.staticfiles import StaticFiles
+
+    app = Starlette(routes=[Mount(STATIC_PREFIX, StaticFiles(directory=built_site, html=True))])
+    with running(app) as url:
+        yield url + STATIC_PREFIX
 
 
 @pytest.fixture(scope="package")

@@ -12,6 +12,7 @@ import pytest
 
 import docsite
 from mcpref import StreamableHTTP
+from mcpref.demo import meant_endpoint
 from mcpref.examples.reference_server import create_dual_app
 from tests.conftest import error_answer, mcp_body, mcp_headers
 from tests.hostile.conftest import Record, hostile_server
@@ -68,7 +69,7 @@ def test_a_near_miss_of_an_mcp_endpoint_gets_a_json_rpc_404_naming_it(site_http,
     response = site_http.post(path, json=mcp_body("tools/list"), headers=mcp_headers("tools/list"))
     error = error_answer(response, 404)
     assert error["code"] == -32600
-    assert docsite._meant_endpoint(path) in error["message"]
+    assert meant_endpoint(path) in error["message"]
 
 
 def test_options_star_is_not_a_500(site_http) -> None:
@@ -106,6 +107,19 @@ def test_a_directory_redirect_names_no_host_the_client_chose(site_http, tmp_path
 def test_the_site_still_serves_its_pages_and_endpoints(site_http) -> None:
     assert site_http.get("/").text == "<h1>home</h1>"
     assert error_answer(site_http.get("/mcp"), 405)["code"] == -32600  # the endpoint's own JSON-RPC 405
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/.well-known/oauth-authorization-server/auth", "/.well-known/oauth-protected-resource/secure/mcp", "/auth/jwks"],
+)
+def test_the_sites_authorization_demo_writes_no_host_but_a_loopback_name_and_a_port(site_http, path) -> None:
+    """Issue 25: `Host: 127.0.0.1:PORT@evil.example` reached the metadata as the issuer's host."""
+    port = site_http.base_url.port
+    for host in (f"127.0.0.1:{port}@evil.example", f"localhost:{port}:1", f"[::1]:{port}@x"):
+        response = site_http.get(path, headers={"Host": host})
+        assert response.status_code == 421 and "evil" not in response.text, host
+    assert site_http.get(path).status_code == 200
 
 
 # -- the legacy path keeps the caller --------------------------------------------------------------

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from bench.procs import ServerProcess
@@ -23,14 +24,16 @@ from mcpref import StreamableHTTP
 from mcpref.client import Client, InvalidParams, MissingRequiredClientCapability, TaskCancelled
 from mcpref.client._errors import InternalError
 from mcpref.examples.everything_server import build_server
-from mcpref.tasks import SQLiteTaskStore, TasksExtension
-from tests.conftest import running
+from mcpref.meta import CLIENT_CAPABILITIES_KEY
+from mcpref.tasks import TASKS_EXTENSION, SQLiteTaskStore, TasksExtension
+from mcpref.tasks.quota import TaskQuota
+from tests.conftest import META, mcp_body, mcp_headers, running
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def app_on(path: Path, *, lease_seconds: float = 15.0) -> StreamableHTTP:
-    tasks = TasksExtension(SQLiteTaskStore(path), poll_interval_ms=50, lease_seconds=lease_seconds)
+def app_on(path: Path, *, lease_seconds: float = 15.0, quota: TaskQuota | None = None) -> StreamableHTTP:
+    tasks = TasksExtension(SQLiteTaskStore(path), poll_interval_ms=50, lease_seconds=lease_seconds, quota=quota)
     return StreamableHTTP(build_server(tasks))
 
 
@@ -61,6 +64,24 @@ def test_a_task_asks_for_input_and_finishes(tmp_path: Path) -> None:
     assert seen[-1] == ("completed", [])
 
 
+def test_one_peer_gets_one_share_of_tasks_whatever_authorization_it_sends(tmp_path: Path) -> None:
+    """Issue 25: on an endpoint without authorization, tasks had no quota, and an unverified
+    `Authorization` header would have named a new caller each time. The peer is the caller: its
+    share is three here, then 503 with Retry-After, and the made-up headers change nothing."""
+    meta = {**META, CLIENT_CAPABILITIES_KEY: {"elicitation": {}, "extensions": {TASKS_EXTENSION: {}}}}
+    body = mcp_body("tools/call", {"name": "confirm_delete", "arguments": {"filename": "a.txt"}}, meta=meta)
+    headers = mcp_headers("tools/call", "confirm_delete")
+    app = app_on(tmp_path / "t.sqlite3", quota=TaskQuota(max_per_caller=3))
+    with running(app) as url, httpx.Client(base_url=url, timeout=10) as http:
+        answers = [
+            http.post("/mcp", json=body, headers={**headers, "Authorization": f"Bearer made-up-{n}"}) for n in range(5)
+        ]
+    assert [answer.status_code for answer in answers] == [200, 200, 200, 503, 503]
+    assert [answer.json()["result"]["resultType"] for answer in answers[:3]] == ["task"] * 3
+    assert answers[3].headers["retry-after"] == "5"
+    assert answers[3].json()["error"]["code"] == -32603 and "one caller" in answers[3].json()["error"]["message"]
+
+
 def test_without_the_extension_the_work_runs_within_the_request(tmp_path: Path) -> None:
     async def scenario(url: str) -> dict[str, Any]:
         async with client(url, tasks=False) as c:
@@ -71,6 +92,27 @@ def test_without_the_extension_the_work_runs_within_the_request(tmp_path: Path) 
     with running(app_on(tmp_path / "t.sqlite3")) as url:
         result = asyncio.run(scenario(url))
     assert result["resultType"] == "complete" and "taskId" not in result
+
+
+def test_a_2025_client_calling_a_task_only_tool_is_told_why(tmp_path: Path) -> None:
+    """Issue 25: a 2025-11-25 caller of a tool that runs only as a task was told the call "needs
+    input from the client (extensions)". It needs an extension 2025-era clients cannot declare
+    (SEP-2663 §Backward Compatibility), and says so."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "failing_job", "arguments": {}}}
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+    with running(app_on(tmp_path / "t.sqlite3")) as url, httpx.Client(base_url=url, timeout=10) as http:
+        answer = http.post("/mcp", json=body, headers=headers)
+    assert answer.status_code == 200
+    assert answer.json()["result"] == {
+        "content": [
+            {
+                "type": "text",
+                "text": "Cannot complete: this request needs the io.modelcontextprotocol/tasks extension of "
+                "2026-07-28, which 2025-era clients cannot use.",
+            }
+        ],
+        "isError": True,
+    }
 
 
 def test_another_principal_cannot_see_or_touch_a_task(tmp_path: Path) -> None:
