@@ -8,7 +8,8 @@ say what to record: span names (`{mcp.method.name} {target}`), attributes (`mcp.
 
 Everything here is on the OpenTelemetry *API* (the `otel` extra, `pip install mcpref[otel]`),
 which records nothing until the application installs an SDK; mcpref has no tracer of its own.
-Without the extra nothing is imported and every hook is a no-op, so the wire is unchanged.
+mcpref imports it only once the application has (`active`): until then, and always without the
+extra, nothing is imported, every hook is a no-op, and the wire is unchanged.
 
 The hooks, each one line where a message is sent or dispatched:
 
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextvars import ContextVar
@@ -44,17 +46,19 @@ from urllib.parse import urlsplit
 
 from .jsonrpc import MCPError
 
-try:
-    from opentelemetry import context as otel_context
-    from opentelemetry import metrics, trace
-    from opentelemetry.baggage.propagation import W3CBaggagePropagator
-    from opentelemetry.propagators.composite import CompositePropagator
-    from opentelemetry.trace import Link, SpanKind, StatusCode
-    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
-except ImportError:  # the `otel` extra is not installed: every hook below does nothing
-    ENABLED = False
-else:
-    ENABLED = True
+# OpenTelemetry's API, once it is in use (see `active`); Any, so mypy passes without the extra too.
+trace: Any = None
+metrics: Any = None
+otel_context: Any = None
+Link: Any = None
+SpanKind: Any = None
+StatusCode: Any = None
+_PROPAGATOR: Any = None
+_tracer: Any = None
+_client_duration: Any = None
+_server_duration: Any = None
+_loaded = False
+_modules = sys.modules
 
 #: The `_meta` keys 2026-07-28 reserves for trace context (basic/index.mdx §`_meta`).
 TRACE_KEYS = ("traceparent", "tracestate", "baggage")
@@ -90,7 +94,7 @@ def trace_id(meta: Any) -> str | None:
     carrier = _carrier(meta)
     if carrier is None:
         return None
-    if ENABLED:
+    if active():
         span_context = trace.get_current_span(_PROPAGATOR.extract(carrier)).get_span_context()
         return format(span_context.trace_id, "032x") if span_context.is_valid else None
     return _trace_id_of(carrier.get("traceparent", ""))
@@ -107,13 +111,46 @@ def _trace_id_of(traceparent: str) -> str | None:
     return trace_hex
 
 
+def active() -> bool:
+    """Whether mcpref records through OpenTelemetry: once the application has imported its API,
+    as every application that installs an SDK (or runs `opentelemetry-instrument`) has.
+
+    mcpref never imports it first: a process that does not use OpenTelemetry pays nothing for
+    it, not even the import, which costs a server's cold start about a third more."""
+    return _loaded or ("opentelemetry.trace" in _modules and _load())
+
+
 def instrument(tracer_provider: Any = None, meter_provider: Any = None) -> None:
     """Record with these providers instead of the global ones (None: the global ones again).
 
     Most applications never call this: `trace.set_tracer_provider` is enough. It is for a process
     that must keep mcpref's telemetry apart, such as a test suite."""
-    if not ENABLED:
+    if not _load():
         raise RuntimeError("mcpref.telemetry needs the otel extra: pip install 'mcpref[otel]'")
+    _use(tracer_provider, meter_provider)
+
+
+def _load() -> bool:
+    """Import OpenTelemetry's API and make the tracer and the histograms; False without the extra."""
+    global trace, metrics, otel_context, Link, SpanKind, StatusCode, _PROPAGATOR, _loaded
+    if _loaded:
+        return True
+    try:
+        from opentelemetry import context as otel_context
+        from opentelemetry import metrics, trace
+        from opentelemetry.baggage.propagation import W3CBaggagePropagator
+        from opentelemetry.propagators.composite import CompositePropagator
+        from opentelemetry.trace import Link, SpanKind, StatusCode
+        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+    except ImportError:  # the `otel` extra is not installed: every hook does nothing
+        return False
+    _PROPAGATOR = CompositePropagator([TraceContextTextMapPropagator(), W3CBaggagePropagator()])
+    _use(None, None)
+    _loaded = True
+    return True
+
+
+def _use(tracer_provider: Any, meter_provider: Any) -> None:
     global _tracer, _client_duration, _server_duration
     _tracer = trace.get_tracer(SCOPE, tracer_provider=tracer_provider)
     meter = metrics.get_meter(SCOPE, meter_provider=meter_provider)
@@ -137,14 +174,14 @@ def instrument(tracer_provider: Any = None, meter_provider: Any = None) -> None:
 def serving(message: Any, scope: Mapping[str, Any] | None) -> _Nothing | _Serving:
     """A context manager around serving one request or notification (`message`, a parsed
     `jsonrpc.Request` or `Notification`); `scope` is the ASGI scope, None on stdio."""
-    if not ENABLED:
+    if not active():
         return _NOTHING
     return _Serving(message.method, message.params, getattr(message, "id", None), scope)
 
 
 def answered(result: Mapping[str, Any]) -> None:
     """The request being served answered `result`: a tool's own failure is a `tool_error`."""
-    if ENABLED and result.get("isError") is True:
+    if result.get("isError") is True and active():
         serving_now = _serving.get()
         if serving_now is not None:
             serving_now.error(TOOL_ERROR)
@@ -152,7 +189,7 @@ def answered(result: Mapping[str, Any]) -> None:
 
 def failed(error: MCPError) -> None:
     """The request being served failed with `error` after its stream had started."""
-    if ENABLED:
+    if active():
         serving_now = _serving.get()
         if serving_now is not None:
             serving_now.mcp_error(error)
@@ -161,7 +198,7 @@ def failed(error: MCPError) -> None:
 def outgoing(message: dict[str, Any]) -> dict[str, Any]:
     """`message` (a notification the server sends while serving a request or a listen stream),
     with the serving span's context in `params._meta`. Unchanged without a span to name."""
-    if not ENABLED:
+    if not active():
         return message
     serving_now = _serving.get()
     if serving_now is None or not serving_now.span.get_span_context().is_valid:
@@ -171,7 +208,7 @@ def outgoing(message: dict[str, Any]) -> dict[str, Any]:
 
 def running_task(ctx: Any) -> _Nothing | _Running:
     """A context manager around a task's work (`ctx`, the `RequestContext` of its `tools/call`)."""
-    if not ENABLED:
+    if not active():
         return _NOTHING
     return _Running(ctx.params.get("name"))
 
@@ -182,14 +219,14 @@ def running_task(ctx: Any) -> _Nothing | _Running:
 def requesting(transport: Any) -> Exchange:
     """`transport.exchange`, traced: a CLIENT span from the moment a request is sent until its
     response (for a listen stream, until it ends), the span's context in `params._meta`."""
-    if not ENABLED:
+    if not active():
         return cast(Exchange, transport.exchange)
     return functools.partial(_requesting, transport)
 
 
 def inject(message: dict[str, Any]) -> dict[str, Any]:
     """`message`, a notification the client sends, with the current context in `params._meta`."""
-    if not ENABLED:
+    if not active():
         return message
     return _with_context(message, otel_context.get_current())
 
@@ -197,7 +234,7 @@ def inject(message: dict[str, Any]) -> dict[str, Any]:
 def receiving(message: Mapping[str, Any]) -> _Nothing | _Serving:
     """A context manager around handling a notification from the server (progress, a log
     message, a listen stream's change): a SERVER span, as the conventions ask of a receiver."""
-    if not ENABLED:
+    if not active():
         return _NOTHING
     params = message.get("params")
     return _Serving(message.get("method"), params if isinstance(params, dict) else {}, None, None, client=True)
@@ -483,9 +520,3 @@ def _with_context(message: dict[str, Any], context: Any) -> dict[str, Any]:
 #: The request being served in this context, for `answered`, `failed` and `outgoing`.
 _serving: ContextVar[_Serving | None] = ContextVar("mcpref_serving", default=None)
 
-if ENABLED:
-    _PROPAGATOR = CompositePropagator([TraceContextTextMapPropagator(), W3CBaggagePropagator()])
-    _tracer: Any = None
-    _client_duration: Any = None
-    _server_duration: Any = None
-    instrument()

@@ -577,8 +577,10 @@ PROBE = textwrap.dedent(
             if name == "opentelemetry" or name.startswith("opentelemetry."):
                 raise ImportError(f"{name} is blocked")
 
-    if sys.argv[1] == "blocked":
+    if sys.argv[1] == "blocked":  # the extra is not installed
         sys.meta_path.insert(0, Blocked())
+    elif sys.argv[1] == "api":  # the application uses OpenTelemetry's API, with no SDK
+        import opentelemetry.trace
 
     import httpx
     from mcpref import FrameLog, Server, StreamableHTTP, telemetry
@@ -617,7 +619,7 @@ PROBE = textwrap.dedent(
 
     asyncio.run(main())
     print(json.dumps({
-        "enabled": telemetry.ENABLED,
+        "active": telemetry.active(),
         "imported": sorted(name for name in sys.modules if name.split(".")[0] == "opentelemetry"),
         "wire": wire,
         "trace_ids": [frame.trace_id for frame in frames if frame.direction == "in"],
@@ -636,14 +638,17 @@ def _probe(mode: str) -> dict[str, Any]:
 
 
 def test_without_the_extra_nothing_is_imported_and_the_wire_is_unchanged() -> None:
-    blocked, api_only = _probe("blocked"), _probe("api")
-    assert blocked["enabled"] is False and blocked["imported"] == []
-    assert api_only["enabled"] is True and api_only["imported"]
-    # The same bytes on the wire without the extra as with the API and no SDK: nothing to propagate.
-    assert blocked["wire"] == api_only["wire"]
+    blocked, unused, api_only = _probe("blocked"), _probe("unused"), _probe("api")
+    # Without the extra, and with it while the application does not use OpenTelemetry: nothing.
+    assert blocked["active"] is False and blocked["imported"] == []
+    assert unused["active"] is False and unused["imported"] == []
+    assert api_only["active"] is True and "opentelemetry.trace" in api_only["imported"]
+    # The same bytes on the wire in all three: with the API and no SDK there is nothing to propagate.
+    assert blocked["wire"] == unused["wire"] == api_only["wire"]
     sent = [message for message in blocked["wire"] if isinstance(message, dict)]
+    assert len(sent) == 5  # server/discover, tools/list, tools/call, and the two by hand
     assert all(not set(message["params"]["_meta"]) & set(telemetry.TRACE_KEYS) for message in sent[:3])
     assert "traceparent" not in json.dumps(blocked["wire"][:6])
     # The frame log still reads trace ids (its own W3C check), and ignores a malformed one.
     assert blocked["trace_ids"][-2:] == ["4bf92f3577b34da6a3ce929d0e0e4736", None]
-    assert api_only["trace_ids"] == blocked["trace_ids"]
+    assert unused["trace_ids"] == api_only["trace_ids"] == blocked["trace_ids"]
