@@ -9,8 +9,9 @@ at `/modern/mcp` (for the versioning page; `/dual/mcp` is an old alias of `/mcp`
 at `/tides/mcp` (for the composition page), the server the guides build at `/guide/mcp`, a server
 with an extension at `/alerts/mcp`, one whose tools run as tasks at `/tasks/mcp`, and the
 authorization demo (the local authorization server at `/auth`, a protected server at
-`/secure/mcp`, their well-known metadata), so every `curl` command on a page works as written
-against http://127.0.0.1:8000. One ASGI function picks the app by path; nothing else is shared.
+`/secure/mcp`, their well-known metadata), and the MCP Apps sandbox proxy at `/apps/sandbox`, so
+every `curl` command on a page works as written against http://127.0.0.1:8000. One ASGI function
+picks the app by path; nothing else is shared.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from mcpref.catchall import CatchAll, plain_response
 from mcpref.examples import extension_server, reference_server, tasks_server
 from mcpref.examples.guide_server import step7_cache_and_pages as guide_server
+from mcpref.examples.host import sandbox
 from mcpref.examples.reference_server import tides
 from mcpref.examples.secure_server import demo
 from mcpref.jsonrpc import INVALID_REQUEST, MCPError, encode, error_response
@@ -69,6 +71,9 @@ def make_app(site_dir: Path) -> ASGIApp:
         path = scope.get("path", "")
         if demo.handles(path):
             await AUTH_DEMO(scope, receive, send)
+            return
+        if path == sandbox.PATH:  # MCP Apps: the page's view runs in it, loaded from the other loopback name
+            await sandbox.app(scope, receive, send)
             return
         endpoint = ENDPOINTS.get(path)
         if endpoint is not None:
