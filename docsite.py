@@ -1,17 +1,10 @@
-"""The docs site app: the documentation site and every MCP endpoint its pages talk to, on one origin.
+"""The docs site app: the built pages on top of every MCP endpoint they talk to, on one origin.
 
-Not an example (those are in mcpref/examples/, each a server a reader could start from): this composes
-them for the site and the docs harness.
-
-`./scripts/serve` runs this with uvicorn: the built pages (mkdocs output in `site/`) at `/`, the
-reference server at `/mcp` (both eras, 2025-11-25 and 2026-07-28), the same server 2026-07-28-only
-at `/modern/mcp` (for the versioning page; `/dual/mcp` is an old alias of `/mcp`), a second server
-at `/tides/mcp` (for the composition page), the server the guides build at `/guide/mcp`, a server
-with an extension at `/alerts/mcp`, one whose tools run as tasks at `/tasks/mcp`, and the
-authorization demo (the local authorization server at `/auth`, a protected server at
-`/secure/mcp`, their well-known metadata), and the MCP Apps sandbox proxy at `/apps/sandbox`, so
-every `curl` command on a page works as written against http://127.0.0.1:8000. One ASGI function
-picks the app by path; nothing else is shared.
+Not an example (those are in mcpref/examples/, each a server a reader could start from), and not
+the endpoints either: those are composed in `mcpref.demo`, which `mcpref demo`
+serves from an installed package. This adds only the built site (mkdocs output in `site/`) for
+every path that is not an endpoint. `./scripts/serve` runs it with uvicorn, at
+http://127.0.0.1:8000.
 """
 
 from __future__ import annotations
@@ -25,72 +18,30 @@ from starlette.responses import RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mcpref.catchall import CatchAll, plain_response
-from mcpref.examples import extension_server, reference_server, tasks_server
-from mcpref.examples.guide_server import step7_cache_and_pages as guide_server
-from mcpref.examples.host import sandbox
-from mcpref.examples.reference_server import tides
-from mcpref.examples.secure_server import demo
-from mcpref.jsonrpc import INVALID_REQUEST, MCPError, encode, error_response
+from mcpref import demo
+from mcpref.catchall import plain_response
+
+#: What the docs harness builds afresh for each frame (tests/docs/shared.py), by path.
+FACTORIES = demo.FACTORIES
 
 SITE_DIR = Path(os.environ.get("MCPREF_SITE_DIR", Path(__file__).resolve().parent / "site"))
 
-#: How to build each MCP endpoint, by exact path.
-MCP_FACTORIES = {
-    "/mcp": reference_server.create_app,
-    "/modern/mcp": reference_server.create_modern_app,
-    "/dual/mcp": reference_server.create_dual_app,
-    "/tides/mcp": tides.create_app,
-    "/guide/mcp": guide_server.create_app,
-    "/alerts/mcp": extension_server.create_app,
-    "/tasks/mcp": tasks_server.create_app,
-}
-#: What the docs harness builds afresh for each frame, by exact path: the MCP endpoints, and for
-#: the authorization demo's paths a whole new demo (authorization server, protected server, key).
-FACTORIES = {**MCP_FACTORIES, **dict.fromkeys(demo.FRAME_PATHS, demo.AuthDemo)}
-#: What this process serves: one long-lived instance per endpoint; being stateless, it does not care.
-ENDPOINTS = {path: factory() for path, factory in MCP_FACTORIES.items()}
-#: The authorization demo keeps what an authorization server must (codes, refresh tokens): one instance.
-AUTH_DEMO = demo.AuthDemo()
-
 
 def make_app(site_dir: Path) -> ASGIApp:
-    """Pages from `site_dir` at `/`, each MCP endpoint at its own exact path.
+    """Pages from `site_dir` at `/`, on top of the endpoints (`mcpref.demo.make_app`).
 
-    Any other path is a static site's: 404 for what is not there, 405 for anything but GET and
-    HEAD, never a 500. A request that looks meant for an MCP endpoint (`/mcp/`, `/MCP`) gets its
-    404 as a JSON-RPC error naming the endpoint, so an MCP client shows something useful.
+    Any path that is not an endpoint is a static site's: 404 for what is not there, 405 for
+    anything but GET and HEAD, never a 500.
     """
     pages = Pages(directory=site_dir, html=True, check_dir=False)
 
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            # Nothing to start or stop; the MCP endpoint answers the lifespan protocol for us.
-            await ENDPOINTS["/mcp"](scope, receive, send)
-            return
-        path = scope.get("path", "")
-        if demo.handles(path):
-            await AUTH_DEMO(scope, receive, send)
-            return
-        if path == sandbox.PATH:  # MCP Apps: the page's view runs in it, loaded from the other loopback name
-            await sandbox.app(scope, receive, send)
-            return
-        endpoint = ENDPOINTS.get(path)
-        if endpoint is not None:
-            await endpoint(scope, receive, send)
-            return
-        if scope["type"] != "http":
-            return
-        meant = _meant_endpoint(path)
-        if meant is not None:
-            await _not_an_endpoint(send, meant)
-            return
+    async def site(scope: Scope, receive: Receive, send: Send) -> None:
         try:
             await pages(scope, receive, send)
         except HTTPException as exc:
             await plain_response(send, exc.status_code, exc.detail.encode(), extra=_header_pairs(exc.headers))
 
-    return CatchAll(app)
+    return demo.make_app(site)
 
 
 class Pages(StaticFiles):
@@ -110,18 +61,6 @@ class Pages(StaticFiles):
         return RedirectResponse(location, response.status_code)
 
 
-def _meant_endpoint(path: str) -> str | None:
-    """The MCP endpoint a near-miss path was probably meant for: a trailing slash, another case."""
-    folded = path.rstrip("/").lower()
-    return next((endpoint for endpoint in (*ENDPOINTS, demo.SECURE_PATH) if endpoint == folded), None)
-
-
-async def _not_an_endpoint(send: Send, meant: str) -> None:
-    error = MCPError(INVALID_REQUEST, f"Not Found: the MCP endpoint is {meant} (exact path)")
-    body = encode(error_response(None, error))
-    await plain_response(send, 404, body, content_type=b"application/json")
-
-
 def _header_pairs(headers: dict[str, str] | None) -> list[tuple[bytes, bytes]]:
     return [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in (headers or {}).items()]
 
@@ -134,4 +73,4 @@ if __name__ == "__main__":
     # subscriptions/listen streams with their result instead of waiting for listeners to leave.
     from mcpref.run import serve_http
 
-    serve_http(app, [endpoint.server for endpoint in ENDPOINTS.values()], port=int(os.environ.get("PORT", "8000")))
+    serve_http(app, demo.servers(), port=int(os.environ.get("PORT", "8000")))

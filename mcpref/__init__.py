@@ -25,6 +25,10 @@ from .server import Server
 from .tools import ToolError, ToolResult, text
 from .transports.http import StreamableHTTP
 
+#: The package's version, its one source: pyproject.toml reads it (setuptools' dynamic version),
+#: and the client's `clientInfo` carries it.
+__version__ = "0.1.0"
+
 __all__ = [
     "INTERNAL_ERROR",
     "INVALID_PARAMS",

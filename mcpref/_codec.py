@@ -10,7 +10,9 @@ which `jsonrpc.decode_json` answers as a parse error (-32700).
 from __future__ import annotations
 
 import json
+import json.scanner
 import math
+import re
 from typing import Any
 
 import orjson
@@ -20,9 +22,18 @@ class NotJSON(ValueError):
     """The bytes are not a JSON text this server reads; the message says why, for the client."""
 
 
-def decode(body: bytes, max_depth: int) -> Any:
-    """Decode UTF-8 JSON bytes, refusing bad encodings, non-JSON numbers and nesting deeper than
-    `max_depth`.
+def decode(body: bytes, max_depth: int, *, yielding: bool = False) -> Any:
+    """Decode UTF-8 JSON bytes, refusing bad encodings, lone surrogates, non-JSON numbers and
+    nesting deeper than `max_depth`.
+
+    A lone surrogate (`"\\ud800"`) is refused: it is not a character, UTF-8 has no form for it,
+    and I-JSON (RFC 7493 §2.1) forbids it; accepted, it reaches handlers as a string that fails
+    the first time anything encodes it (a digest, a log line, a database).
+
+    `yielding=True`, for a caller in a worker thread: a body with many objects and arrays (more
+    than `YIELDING_CONTAINERS`) is read by the standard library's Python scanner, which lets other
+    threads run while it works, instead of orjson, which holds the GIL for the whole body (a
+    megabyte of `[]` pairs: about 0.1 s, in which the event loop could not run).
 
     `NaN`, `Infinity` and numbers too large for a double (`1e999`) are refused: Python would
     read them, but they are not JSON (RFC 8259 §6) and would be written back as invalid JSON.
@@ -34,6 +45,11 @@ def decode(body: bytes, max_depth: int) -> Any:
     so does a body with a run of 19 digits, since orjson reads an integer beyond 64 bits as a
     float where Python keeps it exact.
     """
+    containers = body.count(b"[") + body.count(b"{")
+    if yielding and containers > YIELDING_CONTAINERS:
+        if _deeper_than(body, max_depth):  # before the Python scanner, which recurses per level
+            raise _too_deep(max_depth)
+        return _decode_with_stdlib(body, max_depth, _YIELDING_DECODER)
     if _LONG_NUMBER in body.translate(_DIGITS_AS_ZERO):
         value = _decode_with_stdlib(body, max_depth)
     else:
@@ -41,22 +57,30 @@ def decode(body: bytes, max_depth: int) -> Any:
             value = orjson.loads(body)
         except orjson.JSONDecodeError:
             value = _decode_with_stdlib(body, max_depth)
-    if body.count(b"[") + body.count(b"{") > max_depth and _deeper_than(body, max_depth):
+    if containers > max_depth and _deeper_than(body, max_depth):
         raise _too_deep(max_depth)
     return value
 
 
-def _decode_with_stdlib(body: bytes, max_depth: int) -> Any:
+def _decode_with_stdlib(body: bytes, max_depth: int, decoder: json.JSONDecoder | None = None) -> Any:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise NotJSON(f"body is not valid UTF-8 ({exc.reason})") from None
     try:
-        return _DECODER.decode(text)
+        value = (decoder or _DECODER).decode(text)
     except RecursionError:
         raise _too_deep(max_depth) from None
     except ValueError as exc:
         raise NotJSON(str(exc)) from None
+    # orjson refuses lone surrogates, so only a body read here can hold one.
+    if _ESCAPED_SURROGATE.search(body):
+        try:
+            _ENCODER.encode(value).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            escape = exc.object[exc.start].encode("unicode_escape").decode("ascii")
+            raise NotJSON(f"a string holds a lone surrogate ({escape}), which UTF-8 cannot carry") from None
+    return value
 
 
 def _not_json(literal: str) -> Any:
@@ -74,9 +98,18 @@ def _finite_float(text: str) -> float:
 #: every call, which costs more than parsing or writing a small message.
 _DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite_float)
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+#: The same decoder with the pure-Python scanner, which gives the GIL up as any Python code does.
+_YIELDING_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite_float)
+_YIELDING_DECODER.scan_once = json.scanner.py_make_scanner(_YIELDING_DECODER)  # type: ignore[attr-defined]
 #: Digit runs are found by mapping every digit to 0 and searching bytes, much faster than a regex.
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_NUMBER = b"0" * 19
+#: The start of an escaped surrogate, `\\ud800` to `\\udfff` in either case (paired ones included).
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+#: Objects and arrays past which a body read in a worker thread (`yielding=True`) is read by the
+#: standard library's Python scanner: orjson builds 20,000 of them in a few milliseconds, while the
+#: GIL it holds keeps the event loop from running.
+YIELDING_CONTAINERS = 20_000
 #: Dataclasses, datetimes and subclasses of str, int, dict and list go to `_ENCODER`, which
 #: refuses the first two and writes subclasses as before.
 _ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS

@@ -20,8 +20,11 @@ to the page, and its preflight (which never carries a token) is the endpoint's: 
 learns it may send `Authorization`.
 
 Which operation a request is comes from its `Mcp-Method` and `Mcp-Name` headers, which the
-endpoint then checks against the body (-32020 on any difference), so they cannot lie; a request
-without them must hold every scope this server knows (fail closed).
+endpoint then checks against the body (-32020 on any difference), so they cannot lie. A request
+without `Mcp-Method` gets the endpoint's own 400 (-32020), not a step-up; only where the endpoint
+serves 2025-11-25 clients, whose requests carry no such header, must it hold every scope this
+server knows (fail closed). `scope_implies` says which scopes a broader one covers (scope
+hierarchies); by default scopes are flat.
 
 The validated token's issuer and subject become the request's principal (`PRINCIPAL_SCOPE_KEY`):
 `requestState`, handles and private cache entries are bound to the user, not to one token, so a
@@ -130,16 +133,24 @@ class JWTValidator:
         self._fetching: dict[str, asyncio.Lock] = {}
 
     async def validate(self, token: str) -> AccessToken:
+        """The token's `AccessToken`, or `InvalidToken`. Whatever the token holds, nothing but
+        `InvalidToken` comes out: its header and claims are the sender's JSON, of any type."""
         try:
             unverified = jws.extract_compact(token.encode("ascii"))
-            issuer = json.loads(unverified.payload).get("iss")
-        except (JoseError, ValueError, UnicodeError, AttributeError) as exc:
+            payload = json.loads(unverified.payload)
+        except (JoseError, ValueError, UnicodeError) as exc:
             raise InvalidToken("not a JWT") from exc
-        if issuer not in self._sources:
-            raise InvalidToken(f"issuer {issuer!r} is not trusted here")
-        if unverified.protected.get("typ", "").lower() not in ("at+jwt", "application/at+jwt"):
+        if not isinstance(payload, dict):
+            raise InvalidToken("not a JWT")
+        issuer, header = payload.get("iss"), unverified.protected
+        if not isinstance(issuer, str) or issuer not in self._sources:
+            raise InvalidToken(f"issuer {_shown(issuer)} is not trusted here")
+        typ, kid = header.get("typ"), header.get("kid")
+        if not isinstance(typ, str) or typ.lower() not in ("at+jwt", "application/at+jwt"):
             raise InvalidToken("not an access token (typ must be at+jwt, RFC 9068 §4)")
-        keys = await self._keys_for(issuer, unverified.protected.get("kid"))
+        if kid is not None and not isinstance(kid, str):
+            raise InvalidToken("kid is not a string")
+        keys = await self._keys_for(issuer, kid)
         try:
             claims = jwt.decode(token, keys, algorithms=list(ALGORITHMS)).claims
             jwt.JWTClaimsRegistry(
@@ -149,15 +160,17 @@ class JWTValidator:
                 sub={"essential": True},
                 exp={"essential": True},
             ).validate(claims)
-        except (JoseError, ValueError) as exc:
+            expires_at = int(claims["exp"])
+        except (JoseError, ValueError, TypeError, OverflowError) as exc:
+            # TypeError: a header field of the wrong type that joserfc reads as it is (`crit`).
             raise InvalidToken(f"rejected: {exc}") from exc
-        scope = claims.get("scope", "")
+        scope, client_id = claims.get("scope", ""), claims.get("client_id")
         return AccessToken(
             issuer=issuer,
             subject=str(claims["sub"]),
             scopes=frozenset(scope.split() if isinstance(scope, str) else ()),
-            client_id=claims.get("client_id"),
-            expires_at=int(claims["exp"]),
+            client_id=client_id if isinstance(client_id, str) else None,
+            expires_at=expires_at,
         )
 
     async def _keys_for(self, issuer: str, kid: str | None) -> KeySet:
@@ -216,6 +229,9 @@ class ProtectedResource:
     - `validator`: turns a token into an `AccessToken` or raises `InvalidToken`.
     - `scopes_supported`: the scopes for basic use, published in the metadata.
     - `required_scopes(method, name)`: the scopes an operation needs; by default `scopes_supported`.
+    - `scope_implies`: which scopes a broader one covers, e.g. `{"mcp:admin": ["mcp:tools"]}`
+      (index.mdx, Step-Up Authorization Flow: servers account for scope hierarchies); followed
+      through, so `a` → `b` → `c` lets a token with `a` do what needs `c`. By default none: flat.
     """
 
     def __init__(
@@ -229,6 +245,7 @@ class ProtectedResource:
         required_scopes: ScopeRule | None = None,
         all_scopes: Sequence[str] | None = None,
         resource_name: str | None = None,
+        scope_implies: Mapping[str, Collection[str]] | None = None,
     ) -> None:
         self.endpoint = endpoint
         self.resource = resource
@@ -243,6 +260,8 @@ class ProtectedResource:
         self.required_scopes = required_scopes or (lambda method, name: self.scopes_supported)
         #: What a request that does not say what it is must hold (fail closed).
         self.all_scopes = list(all_scopes if all_scopes is not None else scopes_supported)
+        #: Each scope with every scope it covers, itself included, followed through.
+        self.covers = _closure(scope_implies or {})
         self.document: dict[str, Any] = {
             "resource": self.resource,
             "authorization_servers": list(authorization_servers),
@@ -295,7 +314,7 @@ class ProtectedResource:
             await self._challenge(send, 401, error="invalid_token", scope=self.scopes_supported, cors=cors)
             return
         needed = self._needed(headers)
-        if not set(needed) <= access.scopes:
+        if not set(needed) <= self.held(access.scopes):
             # Name every scope this operation needs and the token had, so one step-up serves both;
             # never offline_access, which is no resource's requirement (index.mdx, Refresh Tokens).
             wanted = (set(needed) | access.scopes) - {"offline_access"}
@@ -303,15 +322,29 @@ class ProtectedResource:
             return
         await self.endpoint({**scope, PRINCIPAL_SCOPE_KEY: access.principal}, receive, send)
 
+    def held(self, granted: frozenset[str]) -> frozenset[str]:
+        """The scopes a token with `granted` holds: those, and every scope they imply."""
+        if not self.covers:
+            return granted
+        return frozenset().union(granted, *(self.covers.get(scope, ()) for scope in granted))
+
     def _needed(self, headers: Mapping[str, str]) -> Collection[str]:
+        """The scopes the operation the headers name needs. The endpoint then refuses (-32020)
+        any request whose headers are not its body's, so these cannot lie about what runs."""
         method = headers.get(METHOD_HEADER.lower())
         if method is None:
-            return self.all_scopes
+            # A modern request without Mcp-Method is refused by the endpoint whatever the token
+            # holds (400, -32020): let it say so, rather than ask for every scope over a malformed
+            # request. Only a legacy request (2025-11-25 clients send no Mcp-Method) can run
+            # without one, so where the endpoint serves those it must hold every scope (fail closed).
+            return self.all_scopes if self.endpoint.server.serve_legacy else ()
         raw_name = headers.get(NAME_HEADER.lower())
         try:
             name = decode_value(raw_name.strip(" \t")) if raw_name is not None else None
-        except MCPError:  # a malformed base64 form: the endpoint answers -32020 to whoever may ask
-            return self.all_scopes
+        except MCPError:
+            # A malformed base64 form: the endpoint refuses it (-32020) for a method whose body
+            # it mirrors, and ignores it for any other. Either way the method alone decides.
+            name = None
         return self.required_scopes(method, name)
 
     async def _challenge(
@@ -332,6 +365,26 @@ class ProtectedResource:
         # No body: everything a client acts on is in the challenge (RFC 6750 §3), and an MCP client
         # reading this endpoint's JSON would take any JSON body for a JSON-RPC message.
         await _respond(send, status, b"", [(b"www-authenticate", ("Bearer " + ", ".join(parts)).encode()), *cors])
+
+
+def _closure(implies: Mapping[str, Collection[str]]) -> dict[str, frozenset[str]]:
+    """Each scope with all it covers, followed through (cycles included: each then covers all)."""
+    covers: dict[str, frozenset[str]] = {}
+    for scope in implies:
+        seen, todo = {scope}, [scope]
+        while todo:
+            for narrower in implies.get(todo.pop(), ()):
+                if narrower not in seen:
+                    seen.add(narrower)
+                    todo.append(narrower)
+        covers[scope] = frozenset(seen)
+    return covers
+
+
+def _shown(value: Any, limit: int = 100) -> str:
+    """A value from a token, for a log line: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _cors_for(origin: str) -> list[tuple[bytes, bytes]]:

@@ -4,6 +4,9 @@ Every error the protocol knows has its own answer (see `transports.http`). This 
 a bug: the client learns only that the server failed (`-32603`, no details, no traceback), and
 the log gets one line per failure, at most `LINES_PER_SECOND` a second, so a client that found
 a crashing input cannot flood the log by repeating it. The traceback is logged at DEBUG.
+
+A handler's own bug is caught nearer (the dispatcher answers -32603, a tool `isError`), and its
+traceback is worth logging: `log_bug` logs it within the same budget.
 """
 
 from __future__ import annotations
@@ -54,6 +57,15 @@ class LogBudget:
 
 
 _budget = LogBudget(LINES_PER_SECOND)
+
+
+def log_bug(log: logging.Logger, message: str, *args: Any) -> None:
+    """Log the exception being handled, traceback included, within the budget `internal_error`
+    spends: a client repeating an input that breaks a handler cannot flood the log either."""
+    dropped = _budget.take()
+    if dropped is not None:
+        more = f" ({dropped} more not logged)" if dropped else ""
+        log.error(message + "%s", *args, more, exc_info=True)
 
 
 async def internal_error(scope: Scope, send: Send, exc: BaseException) -> None:

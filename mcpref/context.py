@@ -15,6 +15,25 @@ from typing import Any
 from .jsonrpc import RequestId, notification
 from .meta import LOG_LEVELS, RequestMeta
 
+#: The caller of a request that came without a transport (`Server.handle`: tests, embedding).
+LOCAL_PEER = "local"
+
+
+def fair_share_caller(verified_principal: str | None, peer: str | None) -> str:
+    """Whose fair share a request counts against: listen slots, live tasks (the one definition).
+
+    A share means something only if a caller cannot name itself. So the caller is what the
+    server verified (the principal an authentication layer such as `auth.ProtectedResource`
+    put on the request) or, without one, the peer (the client's address; stdio's one process).
+    A header nobody verified never makes a new caller: a peer sending a thousand made-up
+    `Authorization` values is still one caller. Behind a reverse proxy every anonymous caller
+    is the proxy, and shares one share: authenticate, or bound callers at the proxy.
+    """
+    if verified_principal is not None:
+        return f"principal:{verified_principal}"
+    return f"peer:{peer or 'unknown'}"
+
+
 #: Sends one request-scoped notification on the request's own response stream.
 NotifySink = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -38,6 +57,8 @@ class RequestContext:
     _last_progress: float | None = field(default=None, init=False, repr=False)
     #: Who is asking, as the transport authenticated it (None when anonymous).
     principal: str | None = None
+    #: Whose fair share the request counts against (`fair_share_caller`).
+    caller: str = field(default=f"peer:{LOCAL_PEER}", kw_only=True)
     #: MRTR retries: the client's answers by input-request key, and the state the server sealed.
     input_responses: dict[str, dict[str, Any]] = field(default_factory=dict)
     state: Any = None

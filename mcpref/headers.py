@@ -225,6 +225,18 @@ def check_request_headers(
         _expect(headers, name, value, decode=True)
 
 
+def check_legacy_request_headers(headers: Mapping[str, str], method: str, params: Mapping[str, Any]) -> None:
+    """A 2025-11-25 request sends no `Mcp-Method`; one that sends it (or `Mcp-Name`) says what it
+    is as a modern request does, and is held to it (-32020): whatever decided on those headers
+    (`mcpref.auth.ProtectedResource`'s scopes, a proxy's routing) must see what really runs."""
+    if "mcp-method" not in headers and "mcp-name" not in headers:
+        return
+    _expect(headers, METHOD_HEADER, method, decode=False)
+    name_field = NAME_SOURCES.get(method)
+    if name_field:
+        _expect(headers, NAME_HEADER, params.get(name_field), decode=True)
+
+
 #: A header value `_expect` takes as it is: printable ASCII, no space at either end (none to
 #: strip), not starting with `=` (no base64 sentinel to decode). Equal to its body value, such a
 #: header can only pass.

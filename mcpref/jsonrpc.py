@@ -106,17 +106,19 @@ class Notification:
 Message = Request | Notification
 
 
-def decode_json(body: bytes) -> Any:
+def decode_json(body: bytes, *, yielding: bool = False) -> Any:
     """Decode one JSON text; bytes that are not JSON, or nest deeper than `MAX_NESTING_DEPTH`,
-    are a parse error (-32700) saying why. How it decodes, fast and strictly: `mcpref._codec`."""
+    are a parse error (-32700) saying why. How it decodes, fast and strictly: `mcpref._codec`
+    (`yielding=True` in a worker thread: see `_codec.decode`)."""
     try:
-        return decode(body, MAX_NESTING_DEPTH)
+        return decode(body, MAX_NESTING_DEPTH, yielding=yielding)
     except NotJSON as exc:
         raise MCPError(PARSE_ERROR, f"Parse error: {exc}") from None
 
 
-def parse_message(body: bytes) -> Message:
-    """Parse one client-to-server JSON-RPC message.
+def parse_message(body: bytes, *, yielding: bool = False) -> Message:
+    """Parse one client-to-server JSON-RPC message (`yielding=True` from a worker thread, so a
+    body of many small objects does not hold the GIL, and with it the event loop, for long).
 
     Checks run in this order, so the first failure names the most basic problem:
     encoding and JSON syntax (-32700), then the envelope (-32600): a single object (MCP has no
@@ -124,7 +126,7 @@ def parse_message(body: bytes) -> Message:
     (never null, a float or a boolean), and `params` that is an object when present.
     Responses are refused too: clients never send them.
     """
-    payload = decode_json(body)
+    payload = decode_json(body, yielding=yielding)
     if not isinstance(payload, dict):
         kind = "an array (batches are not part of MCP)" if isinstance(payload, list) else "not an object"
         raise MCPError(INVALID_REQUEST, f"Invalid Request: the message is {kind}")

@@ -9,14 +9,18 @@ servers) are not browser-driven and pass. By default only loopback pages are all
 The Host header is the second line. A rebinding page reaches 127.0.0.1 under the attacker's own
 name, so its requests say `Host: evil.example`; a server bound to loopback expects only loopback
 names there. `HostPolicy` refuses any other (421), unless `MCP_ALLOWED_HOSTS` lists it (a name
-that really points at this machine). A server bound elsewhere does not check Host: a reverse
-proxy in front of it decides which names reach it.
+that really points at this machine). It reads the header whole (`split_host`): a name, then an
+optional port of digits, nothing else; `127.0.0.1:8000@evil.example` is no loopback name, and
+whoever writes the Host into a URL (the authorization demo's issuer) gets only well-formed ones.
+A server bound elsewhere does not check Host: a reverse proxy in front of it decides which names
+reach it.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from urllib.parse import urlsplit
 
 ENV_VAR = "MCP_ALLOWED_ORIGINS"
@@ -82,19 +86,43 @@ class HostPolicy:
             loopback = self._loopback[server[0]] = _is_loopback(server[0])
         if not loopback:
             return True
-        name = _host_name(host.lower())
-        if name in LOOPBACK_HOSTS or name in self.allowed or "*" in self.allowed:
+        parts = split_host(host)
+        name = parts[0] if parts is not None else None
+        if name in LOOPBACK_HOSTS or name in self.allowed or (name is not None and "*" in self.allowed):
             if len(self.known_good) < 64:
                 self.known_good.add(host)
             return True
         return False
 
 
-def _host_name(host: str) -> str:
-    """`example.com:8000` → `example.com`; `[::1]:8000` → `::1`."""
-    if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+#: `Host` as RFC 9110 §7.2 has it, `uri-host [":" port]`: a bracketed IPv6 literal or a name of
+#: letters, digits, dots, hyphens and underscores (an IPv4 address is one), then a decimal port.
+#: The rest of what RFC 3986 allows in a reg-name (percent-escapes, sub-delims) no client sends.
+_HOST = re.compile(r"(?:\[(?P<literal>[0-9a-f:.]+)\]|(?P<name>[a-z0-9._-]+))(?::(?P<port>[0-9]{0,5}))?")
+
+
+def split_host(host: str) -> tuple[str, int | None] | None:
+    """A `Host` value read whole: its name in lower case (an IPv6 address without brackets) and
+    its port (None when it names none), or None when it is not one name and one port.
+    `[::1]:8000` → `("::1", 8000)`; `127.0.0.1:8000@evil.example` → None. A bare IPv6 address
+    (`::1`) is taken as a name without a port."""
+    host = host.lower()
+    if _is_ipv6(host):
+        return host, None
+    match = _HOST.fullmatch(host)
+    if match is None or (match["literal"] is not None and not _is_ipv6(match["literal"])):
+        return None
+    port = int(match["port"]) if match["port"] else None
+    if port is not None and port > 65535:
+        return None
+    return match["literal"] or match["name"], port
+
+
+def _is_ipv6(text: str) -> bool:
+    try:
+        return ipaddress.ip_address(text).version == 6
+    except ValueError:
+        return False
 
 
 def _is_loopback(address: str) -> bool:

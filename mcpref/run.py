@@ -60,13 +60,7 @@ def main(server: Server, app: Any = None, argv: Sequence[str] | None = None) -> 
     for stdin/stdout; `app` is what to serve over HTTP when it is more than `StreamableHTTP(server)`."""
     parser = argparse.ArgumentParser(prog=_prog(), description=f"Run the MCP server {server.info['name']!r}.")
     parser.add_argument("--stdio", action="store_true", help="serve stdin/stdout instead of HTTP")
-    parser.add_argument("--host", default="127.0.0.1", help="HTTP address to bind (default: loopback)")
-    parser.add_argument(
-        "--port",
-        type=int,
-        default=int(os.environ.get("PORT", "8000")),
-        help="HTTP port (default: the PORT environment variable, else 8000)",
-    )
+    add_address_options(parser)
     add_limit_options(parser)
     parser.add_argument("--max-listen-streams", type=int, help="open subscriptions/listen streams in all")
     parser.add_argument("--max-listen-per-caller", type=int, help="open listen streams for one caller")
@@ -93,6 +87,17 @@ def _prog() -> str | None:
     if spec is None or not spec.name:
         return None  # run as a script: argparse's own guess, the script's name, is right
     return f"python -m {spec.name.removesuffix('.__main__')}"
+
+
+def add_address_options(parser: argparse.ArgumentParser) -> None:
+    """`--host` (loopback unless told otherwise) and `--port` (`PORT`, else 8000)."""
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP address to bind (default: loopback)")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(os.environ.get("PORT", "8000")),
+        help="HTTP port (default: the PORT environment variable, else 8000)",
+    )
 
 
 def add_limit_options(parser: argparse.ArgumentParser) -> None:

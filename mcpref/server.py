@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .caching import CACHEABLE_METHODS, CacheHints
+from .catchall import log_bug
 from .completion import complete
-from .context import NotifySink, RequestContext
+from .context import LOCAL_PEER, NotifySink, RequestContext, fair_share_caller
 from .extensions import Extension, declared, requirement
-from .headers import check_request_headers
+from .headers import check_legacy_request_headers, check_request_headers
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -108,6 +109,8 @@ class Incoming:
     #: A 2025-era request, and the revision its transport named (None when it named none).
     legacy: bool = False
     legacy_version: str | None = None
+    #: Whose fair share it counts against (`context.fair_share_caller`).
+    caller: str = f"peer:{LOCAL_PEER}"
 
 
 class Server:
@@ -394,6 +397,7 @@ class Server:
         headers: Mapping[str, str] | None = None,
         principal: str | None = None,
         legacy_version: str | None = None,
+        caller: str | None = None,
     ) -> Incoming:
         """Read and check `request` once, or raise `MCPError`; `answer` runs what it returns.
 
@@ -409,11 +413,19 @@ class Server:
         revision makes a request without modern `_meta` a legacy one; for such a request, any
         other version this server does not serve is -32022. With modern `_meta` it is ignored
         here (the mirrored `headers` compare it with the body).
+
+        `caller` is whose fair share it counts against (`context.fair_share_caller`); without
+        one, the principal's, as `handle` assumes.
         """
+        caller = caller or fair_share_caller(principal, LOCAL_PEER)
         if is_legacy_request(request, legacy_version):
             if self.serve_legacy:
+                if headers is not None:
+                    check_legacy_request_headers(headers, request.method, request.params)
                 streams = read_progress_token(read_legacy_meta(request)) is not None
-                return Incoming(request, None, principal, streams=streams, legacy=True, legacy_version=legacy_version)
+                return Incoming(
+                    request, None, principal, streams=streams, legacy=True, legacy_version=legacy_version, caller=caller
+                )
             if request.method == "initialize":
                 # Modern-only: say which versions this server speaks (basic/versioning.mdx:
                 # modern-only servers SHOULD list them in any error they return to initialize).
@@ -436,8 +448,8 @@ class Server:
             raise unsupported_version(meta.protocol_version, self.supported_versions)
         streams = meta.progress_token is not None or meta.log_level is not None
         if method == LISTEN:
-            return Incoming(request, meta, principal, streams=streams, listens=True)
-        return Incoming(request, meta, principal, self.handler_for(method), streams)
+            return Incoming(request, meta, principal, streams=streams, listens=True, caller=caller)
+        return Incoming(request, meta, principal, self.handler_for(method), streams, caller=caller)
 
     def answer(self, incoming: Incoming, notify: NotifySink | None = None) -> Coroutine[Any, Any, dict[str, Any]]:
         """Run an accepted request: await it for the result, or `MCPError`. `notify` sends its
@@ -449,7 +461,7 @@ class Server:
             return handle_legacy(self, incoming.request, incoming.legacy_version, notify, principal=incoming.principal)
         if incoming.meta is None or incoming.handler is None:
             raise ValueError("a listen request is opened with open_subscription, not answered")
-        return self._run(incoming.request, incoming.meta, incoming.handler, notify, incoming.principal)
+        return self._run(incoming.request, incoming.meta, incoming.handler, notify, incoming.principal, incoming.caller)
 
     async def handle(
         self,
@@ -458,16 +470,19 @@ class Server:
         meta: RequestMeta | None = None,
         notify: NotifySink | None = None,
         principal: str | None = None,
+        caller: str | None = None,
     ) -> dict[str, Any]:
         """Answer one request with its result object, or raise `MCPError`: for callers without a
-        transport, which have no mirrored headers and no era to tell (tests, embedding).
+        transport, which have no mirrored headers and no era to tell (tests, embedding). The
+        `principal` given counts as verified: it is the caller for fair shares unless `caller` says.
 
         Order: `_meta` (-32602 if missing, -32022 if the version is unsupported; skipped when
         `meta` is given, already read), then the method (-32601), then the method's own checks.
         """
         if meta is None:
             meta = read_request_meta(request.params, self.supported_versions)
-        return await self._run(request, meta, self.handler_for(request.method), notify, principal)
+        caller = caller or fair_share_caller(principal, LOCAL_PEER)
+        return await self._run(request, meta, self.handler_for(request.method), notify, principal, caller)
 
     async def _run(
         self,
@@ -476,10 +491,11 @@ class Server:
         handler: Handler,
         notify: NotifySink | None,
         principal: str | None,
+        caller: str,
     ) -> dict[str, Any]:
         """Run a checked request: the MRTR parameters (-32602 for a refused `requestState`),
         the extensions around the handler, the handler, and the result's shape."""
-        ctx = RequestContext(request.id, request.method, request.params, meta, notify, principal)
+        ctx = RequestContext(request.id, request.method, request.params, meta, notify, principal, caller=caller)
         # Without `logging` declared, ctx.log is silent (server/utilities/logging.mdx §Capabilities).
         ctx.may_log = "logging" in (self._offered or self._offered_names())
         params = request.params
@@ -495,7 +511,7 @@ class Server:
             raise
         except Exception:
             # A bug in a handler: log it here, tell the client no more than that it happened.
-            logger.exception("%s handler raised", request.method)
+            log_bug(logger, "%s handler raised", request.method)
             raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
         if isinstance(result, InputRequired):
             try:
@@ -504,7 +520,7 @@ class Server:
                 raise
             except Exception:
                 # A handler that asked for nothing, or for a method no client serves: its bug, not the client's.
-                logger.exception("%s handler returned an unusable InputRequired", request.method)
+                log_bug(logger, "%s handler returned an unusable InputRequired", request.method)
                 raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
             return self._finish(asked)
         if request.method in CACHEABLE_METHODS:

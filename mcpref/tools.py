@@ -21,6 +21,7 @@ from urllib.parse import urljoin
 
 from ._handlers import call_handler, wants_context
 from ._quickcheck import quick_check
+from .catchall import log_bug
 from .context import RequestContext
 from .headers import annotation_problems, header_params
 from .jsonrpc import INTERNAL_ERROR, MCPError
@@ -128,7 +129,7 @@ class Tool:
         except (MCPError, ToolError):
             raise
         except Exception:
-            logger.exception("tool %r raised", self.name)
+            log_bug(logger, "tool %r raised", self.name)
             raise ToolError(f"Tool {self.name!r} failed with an unexpected error") from None
         return self._to_result(returned)
 

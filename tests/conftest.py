@@ -5,6 +5,7 @@ site built once for the run."""
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ import pytest
 import uvicorn
 
 from bench.messages import standard_headers
+from mcpref import catchall
 from mcpref.limits import ServerLimits, uvicorn_config
 from mcpref.validation import check_message
 
@@ -110,6 +113,54 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = others + readers
 
 
+@dataclass(frozen=True)
+class SystemPart:
+    """A part of the suite that needs a program from the system (scripts/system-packages)."""
+
+    tests: str
+    needs: tuple[str, ...]  # commands, or file globs: any one will do
+    packages: tuple[str, ...]
+
+    def installed(self) -> bool:
+        return any(glob.glob(need) if "/" in need else shutil.which(need) for need in self.needs)
+
+    @property
+    def command(self) -> str:
+        """The one command that brings what it needs."""
+        return f"sudo apt-get install -y --no-install-recommends {' '.join(self.packages)}"
+
+
+def system_parts(path: Path = ROOT / "scripts" / "system-packages") -> list[SystemPart]:
+    parts = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            tests, needs, *packages = line.split()
+            parts.append(SystemPart(tests, tuple(needs.split(",")), tuple(packages)))
+    return parts
+
+
+def skipped_parts(skipped_ids: list[str], parts: list[SystemPart]) -> list[str]:
+    """One line for each part whose tests skipped because what it needs is not installed."""
+    lines = []
+    for part in parts:
+        count = sum(1 for nodeid in skipped_ids if nodeid.startswith(part.tests + "/"))
+        if count and not part.installed():
+            needs = " or ".join(part.needs)
+            lines.append(f"{part.tests}: {count} skipped, {needs} not found; to run them: {part.command}")
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """End a run whose system-dependent parts skipped by naming each, with the command that brings
+    it (`./scripts/test` as root installs them itself)."""
+    skipped = [report.nodeid for report in terminalreporter.stats.get("skipped", [])]
+    lines = skipped_parts(skipped, system_parts())
+    if lines:
+        terminalreporter.write_sep("=", "parts of the suite that did not run on this machine")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     if SITE_BUILD in config.stash:
         config.stash[SITE_BUILD].discard()
@@ -140,6 +191,13 @@ class SteppedClock:
 
     def __call__(self) -> float:
         return self.now
+
+
+@pytest.fixture(autouse=True)
+def fresh_log_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with the whole per-second log budget (`catchall.log_bug`): a test that
+    expects a handler's traceback in the log must not find it spent by the test before."""
+    monkeypatch.setattr(catchall, "_budget", catchall.LogBudget(catchall.LINES_PER_SECOND))
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ demo's authorization server, is in tests/test_secure_server.py.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import time
@@ -387,17 +388,84 @@ async def test_the_scope_rule_gets_the_method_and_the_name_as_the_endpoint_reads
     ]
 
 
-async def test_a_request_that_does_not_say_what_it_is_needs_every_scope() -> None:
-    """No `Mcp-Method`, or an `Mcp-Name` that is no valid base64 form: fail closed."""
+async def test_a_malformed_request_gets_the_endpoints_400_not_a_step_up() -> None:
+    """Issue 25: without `Mcp-Method`, or with an `Mcp-Name` that is no valid base64 form, a request
+    was told (403) to ask its user for every scope; the endpoint refuses it whatever the token, so
+    its 400 -32020 is the answer. A token is still needed to learn that."""
     app = protected(scopes_supported=["mcp:tools"], all_scopes=["mcp:tools", "mcp:admin"])
-    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {mint()}"}
-    response = await request(app, headers=headers, body=mcp_body("tools/call", {"name": "whoami"}))
-    assert response.status_code == 403 and 'scope="mcp:admin mcp:tools"' in challenge(response)
-    response = await call(app, mint(), **{"Mcp-Name": "=?base64?!!!?="})
-    assert response.status_code == 403 and 'scope="mcp:admin mcp:tools"' in challenge(response)
-    # Without `all_scopes`, the supported ones are every scope this server knows.
-    response = await request(protected(scopes_supported=["mcp:read"]), headers=headers, body=mcp_body("tools/list"))
-    assert response.status_code == 403 and 'scope="mcp:read mcp:tools"' in challenge(response)
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    body = mcp_body("tools/call", {"name": "whoami", "arguments": {}})
+    for sent in (headers, {**mcp_headers("tools/call", "whoami"), "Mcp-Name": "=?base64?!!!?="}):
+        response = await request(app, headers={**sent, "Authorization": f"Bearer {mint()}"}, body=body)
+        assert response.status_code == 400 and "www-authenticate" not in response.headers, response.text
+        assert response.json()["error"]["code"] == -32020
+        assert (await request(app, headers=sent, body=body)).status_code == 401
+
+
+async def test_a_malformed_name_leaves_the_method_to_decide() -> None:
+    """A method whose body `Mcp-Name` does not mirror ignores it: the rule is asked with no name."""
+    seen: list[tuple[str | None, str | None]] = []
+
+    def needs(method: str | None, name: str | None) -> Collection[str]:
+        seen.append((method, name))
+        return ("mcp:admin",) if method == "tools/list" else ("mcp:tools",)
+
+    app = protected(required_scopes=needs)
+    headers = {**mcp_headers("tools/list"), "Mcp-Name": "=?base64?!!!?=", "Authorization": f"Bearer {mint()}"}
+    response = await request(app, headers=headers, body=mcp_body("tools/list"))
+    assert response.status_code == 403 and seen == [("tools/list", None)]
+
+
+async def test_where_legacy_clients_are_served_a_request_without_mcp_method_needs_every_scope() -> None:
+    """A 2025-11-25 request carries no `Mcp-Method`, so it does not say what it is: fail closed."""
+    server = Server("auth-test", "1.0.0")  # serves legacy clients too
+
+    @server.tool(input_schema={"type": "object", "properties": {}})
+    def whoami(ctx: RequestContext) -> str:
+        return str(ctx.principal)
+
+    validator = JWTValidator({ISSUER: KeySet([KEY])}, audience=RESOURCE)
+    settings = {"resource": RESOURCE, "authorization_servers": [ISSUER], "validator": validator}
+    app = ProtectedResource(StreamableHTTP(server, path=None), scopes_supported=["mcp:tools"], **settings)
+    legacy = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+    answer = await request(app, headers={**headers, "Authorization": f"Bearer {mint(scope='')}"}, body=legacy)
+    assert answer.status_code == 403 and 'scope="mcp:tools"' in challenge(answer)
+    answer = await request(app, headers={**headers, "Authorization": f"Bearer {mint()}"}, body=legacy)
+    assert answer.status_code == 200 and f"{ISSUER}#alice" in answer.text
+    # Headers that name a cheaper operation than the legacy body runs do not buy it: -32020.
+    lying = {**headers, "Mcp-Method": "tools/list", "Authorization": f"Bearer {mint(scope='')}"}
+    listing_is_free = ProtectedResource(
+        StreamableHTTP(server, path=None),
+        required_scopes=lambda method, name: ("mcp:tools",) if method == "tools/call" else (),
+        **settings,
+    )
+    answer = await request(listing_is_free, headers=lying, body=legacy)
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == -32020
+
+
+async def test_a_broader_scope_covers_the_narrower_ones_it_implies() -> None:
+    """index.mdx, Step-Up Authorization Flow: servers MUST account for scope hierarchies. With
+    `scope_implies`, `notes:admin` covers `notes:write`, which covers `notes:read`; by default
+    scopes are flat."""
+
+    def needs(method: str | None, name: str | None) -> Collection[str]:
+        return ("notes:read",)
+
+    hierarchy = {"notes:admin": ["notes:write"], "notes:write": ["notes:read"]}
+    app = protected(required_scopes=needs, scope_implies=hierarchy)
+    for granted in ("notes:read", "notes:write", "notes:admin", "other notes:admin"):
+        assert said(await call(app, mint(scope=granted))) == f"{ISSUER}#alice", granted
+    refused = await call(app, mint(scope="other"))
+    assert refused.status_code == 403 and 'scope="notes:read other"' in challenge(refused)
+    flat = protected(required_scopes=needs)
+    assert (await call(flat, mint(scope="notes:admin"))).status_code == 403
+    assert app.held(frozenset({"notes:write"})) == {"notes:write", "notes:read"}
+
+
+def test_a_cycle_of_implied_scopes_ends() -> None:
+    app = protected(scope_implies={"a": ["b"], "b": ["a", "c"]})
+    assert app.held(frozenset({"a"})) == app.held(frozenset({"b"})) == {"a", "b", "c"}
 
 
 # -- browsers, origins, and what passes through -------------------------------------------------
@@ -474,6 +542,44 @@ async def test_a_token_that_is_no_jwt_is_refused_as_such() -> None:
     validator = JWTValidator({ISSUER: KeySet([KEY])}, RESOURCE)
     for token in ("not-a-token", "é.é.é", "e30.bm90IGpzb24.c2ln", "e30.WzFd.c2ln"):
         assert await refusal(validator, token) == "not a JWT", token
+
+
+def forged(header: dict[str, Any], claims: dict[str, Any]) -> str:
+    """A compact JWS with exactly this header and these claims, and a signature of no one's."""
+    encoded = [base64.urlsafe_b64encode(json.dumps(part).encode()).rstrip(b"=").decode() for part in (header, claims)]
+    return ".".join([*encoded, "c2ln"])
+
+
+SIGNED_HEADER = {"alg": "ES256", "typ": "at+jwt", "kid": KEY.kid}
+SOUND_CLAIMS = {"iss": ISSUER, "sub": "alice", "aud": RESOURCE, "exp": 4_000_000_000}
+ANY_JSON = [["x"], {"a": 1}, 1, 1.5, None, True, ""]
+
+
+@pytest.mark.parametrize(
+    ("header", "claims"),
+    [
+        *[pytest.param(SIGNED_HEADER, {**SOUND_CLAIMS, "iss": value}, id=f"iss={value!r}") for value in ANY_JSON],
+        *[pytest.param({**SIGNED_HEADER, "typ": value}, SOUND_CLAIMS, id=f"typ={value!r}") for value in ANY_JSON],
+        *[pytest.param({**SIGNED_HEADER, "kid": value}, SOUND_CLAIMS, id=f"kid={value!r}") for value in ANY_JSON],
+        *[pytest.param({**SIGNED_HEADER, "crit": value}, SOUND_CLAIMS, id=f"crit={value!r}") for value in ANY_JSON],
+        *[pytest.param({**SIGNED_HEADER, "alg": value}, SOUND_CLAIMS, id=f"alg={value!r}") for value in ANY_JSON],
+    ],
+)
+async def test_a_header_or_claim_of_any_json_type_is_refused_before_any_signature_check(
+    header: dict[str, Any], claims: dict[str, Any]
+) -> None:
+    """Issue 25: a list as the unverified `iss`, an integer or null as `typ`, a number as `crit`
+    raised TypeError or AttributeError (an unauthenticated 500); any such token is just invalid."""
+    assert await refusal(JWTValidator({ISSUER: KeySet([KEY])}, RESOURCE), forged(header, claims))
+
+
+async def test_a_signed_token_with_claims_of_the_wrong_type_is_refused_or_read_safely() -> None:
+    """After the signature: an expiry past any integer is refused, a `client_id` that is no
+    string is none."""
+    validator = JWTValidator({ISSUER: KeySet([KEY])}, RESOURCE)
+    huge = jwt.encode(SIGNED_HEADER, {**SOUND_CLAIMS, "exp": 1e400}, KEY)
+    assert (await refusal(validator, huge)).startswith("rejected: ")
+    assert (await validator.validate(mint(client_id={"a": 1}))).client_id is None
 
 
 async def test_only_the_trusted_issuers_tokens_are_considered() -> None:

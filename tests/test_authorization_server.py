@@ -5,7 +5,15 @@ The suite's own checks of the happy path are in tests/conformance/test_authoriza
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import ipaddress
+import json
+import socket
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -15,7 +23,11 @@ from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
 from joserfc.jwk import KeySet
 
+from mcpref.examples import authorization_server
 from mcpref.examples.authorization_server import RegisteredClient, create_app
+from mcpref.examples.authorization_server import metadata_documents as metadata_documents_module
+from mcpref.examples.authorization_server.metadata_documents import MetadataDocuments
+from mcpref.examples.secure_server.demo import MAX_ORIGINS
 from tests.conftest import running
 
 REDIRECT = "http://127.0.0.1:1/callback"
@@ -33,6 +45,14 @@ class Deferred:
         await self.app(scope, receive, send)
 
 
+SERVERS: dict[str, Any] = {}
+
+
+def server_of(issuer: str) -> Any:
+    """The `AuthorizationServer` behind the `issuer` fixture (its codes and refresh tokens)."""
+    return SERVERS[issuer]
+
+
 @pytest.fixture(scope="module")
 def issuer() -> Iterator[str]:
     deferred = Deferred()
@@ -43,6 +63,7 @@ def issuer() -> Iterator[str]:
             auto_approve="alice",
             resources=[RESOURCE, "http://127.0.0.1:8000/other/mcp"],
         )
+        SERVERS[base] = deferred.app.state.server
         yield base
 
 
@@ -138,6 +159,78 @@ def test_a_loopback_redirect_registered_without_a_port_takes_any_port() -> None:
         assert httpx.get(f"{base}/authorize?{urlencode(query)}").status_code == 400
 
 
+@pytest.mark.parametrize("uri", [REDIRECT + "#frag", REDIRECT + "#", "http://127.0.0.1:45678/callback#x"])
+def test_a_redirect_uri_with_a_fragment_gets_no_redirect(issuer: str, uri: str) -> None:
+    """RFC 6749 §3.1.2: a redirection URI has no fragment (issue 25: the code went after `#`)."""
+    query = {"response_type": "code", "client_id": "app", "redirect_uri": uri, "resource": RESOURCE}
+    response = httpx.get(f"{issuer}/authorize?{urlencode({**query, 'code_challenge': 'c' * 43})}")
+    assert response.status_code == 400 and "location" not in response.headers
+
+
+def raw_post(issuer: str, path: str, head: str, body: bytes = b"") -> str:
+    """The status line and headers the server answers to a POST whose head is `head` (and whose
+    body, declared there, may never be sent at all)."""
+    address = urlsplit(issuer)
+    with socket.create_connection((address.hostname, address.port), timeout=5) as sock:
+        sock.sendall(f"POST {path} HTTP/1.1\r\nHost: {address.netloc}\r\n{head}\r\n".encode() + body)
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    return answer.decode("latin-1")
+
+
+@pytest.mark.parametrize("path", ["/token", "/authorize/decision"])
+def test_a_form_endpoint_reads_a_small_urlencoded_form_only(issuer: str, path: str) -> None:
+    """Issue 25: both took multipart bodies of any size, spooled to disk. A 200 MB multipart body
+    is refused from its head, before a byte of it is read; so is a urlencoded one too large."""
+    mount = urlsplit(issuer).path
+    multipart = "Content-Type: multipart/form-data; boundary=x\r\nContent-Length: 200000000\r\n"
+    assert raw_post(issuer, mount + path, multipart).startswith("HTTP/1.1 415 ")
+    urlencoded = "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 200000000\r\n"
+    assert raw_post(issuer, mount + path, urlencoded).startswith("HTTP/1.1 413 ")
+    chunked = "Content-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n"
+    body = b"4000\r\n" + b"a" * 0x4000 + b"\r\n" + b"10\r\n" + b"b" * 16 + b"\r\n0\r\n\r\n"
+    assert raw_post(issuer, mount + path, chunked, body).startswith("HTTP/1.1 413 ")
+
+
+def test_the_token_endpoint_refuses_a_form_it_cannot_read_plainly(issuer: str) -> None:
+    sent = {"grant_type": "refresh_token", "refresh_token": "r", "client_id": "app"}
+    multipart = httpx.post(f"{issuer}/token", data=sent, files={"f": b"x"})
+    assert (multipart.status_code, multipart.json()["error"]) == (415, "invalid_request")
+    twice = httpx.post(
+        f"{issuer}/token",
+        content=b"client_id=app&client_id=backend&grant_type=refresh_token",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert (twice.status_code, twice.json()["error_description"]) == (400, "client_id is sent twice")
+    many = "&".join(f"f{n}=1" for n in range(40)).encode()
+    crowded = httpx.post(f"{issuer}/token", content=many, headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert crowded.status_code == 400
+
+
+def test_a_flood_of_sign_ins_pushes_out_no_code_nor_refresh_token(issuer: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_PENDING live entries the new one is refused: a code's authorization response says
+    `temporarily_unavailable`, a token response comes without a refresh token. Before, the oldest
+    went: anyone could log everyone out."""
+    server = server_of(issuer)
+    server.codes.clear()
+    server.refresh_tokens.clear()
+    monkeypatch.setattr(authorization_server, "MAX_PENDING", 3)
+    codes = [authorize(issuer)["code"][0] for _ in range(3)]
+    assert authorize(issuer)["error"] == ["temporarily_unavailable"]
+    refresh_tokens = [exchange(issuer, code).json().get("refresh_token") for code in codes]
+    assert all(refresh_tokens)  # each code still worked
+    for _ in range(2):
+        assert "refresh_token" not in exchange(issuer, authorize(issuer)["code"][0]).json()
+    form = {"grant_type": "refresh_token", "client_id": "app", "resource": RESOURCE}
+    assert token(issuer, refresh_token=refresh_tokens[0], **form).status_code == 200  # rotated in place
+    server.codes.clear()
+    server.refresh_tokens.clear()
+
+
 def test_refresh_tokens_rotate(issuer: str) -> None:
     first = exchange(issuer, authorize(issuer)["code"][0]).json()["refresh_token"]
     form = {"grant_type": "refresh_token", "client_id": "app", "resource": RESOURCE}
@@ -223,45 +316,252 @@ def test_access_tokens_are_short_lived(issuer: str) -> None:
     assert 0 < claims["exp"] - claims["iat"] <= 3600 and body["expires_in"] <= 3600
 
 
+class Documents:
+    """Client ID metadata documents served on loopback (HTTPS in real life; see
+    `MetadataDocuments(insecure_hosts=...)`), each URL's name saying how it answers:
+    `good.json` names itself, under the `Host` it was asked by; `elsewhere.json` names another
+    URL; `nameless.json` has no `client_name`; `big.json` is over the size bound (sent chunked,
+    with no length); `drip.json` comes a byte every 0.3 s; `no-store.json` may not be cached;
+    `slow-*.json` come after `slow` seconds. `fetches` counts the requests for each name."""
+
+    def __init__(self) -> None:
+        self.base = ""
+        self.fetches: dict[str, int] = {}
+        self.slow = 0.0
+
+    def reset(self) -> None:
+        self.fetches.clear()
+        self.slow = 0.0
+
+    def app(self) -> Any:
+        from starlette.applications import Starlette
+        from starlette.requests import Request
+        from starlette.responses import JSONResponse, Response, StreamingResponse
+        from starlette.routing import Route
+
+        async def document(request: Request) -> Response:
+            name = request.path_params["name"]
+            self.fetches[name] = self.fetches.get(name, 0) + 1
+            own = f"http://{request.headers['host']}/clients/{name}"
+            body: dict[str, Any] = {"client_id": own, "client_name": "CIMD app", "redirect_uris": [REDIRECT]}
+            if name == "elsewhere.json":
+                body["client_id"] = f"http://{request.headers['host']}/clients/good.json"
+            if name == "nameless.json":
+                del body["client_name"]
+            if name == "big.json":
+                body["padding"] = "x" * 6000
+
+                async def chunks() -> Any:
+                    yield json.dumps(body).encode()
+
+                return StreamingResponse(chunks(), media_type="application/json")
+            if name == "drip.json":
+
+                async def drip() -> Any:
+                    for byte in json.dumps(body).encode():
+                        await asyncio.sleep(0.3)
+                        yield bytes([byte])
+
+                return StreamingResponse(drip(), media_type="application/json")
+            if name.startswith("slow-"):
+                await asyncio.sleep(self.slow)
+            headers = {"Cache-Control": "no-store"} if name == "no-store.json" else {}
+            return JSONResponse(body, headers=headers)
+
+        return Starlette(routes=[Route("/clients/{name:str}", document)])
+
+
 @pytest.fixture(scope="module")
-def metadata_documents() -> Iterator[str]:
-    """Client ID metadata documents served on loopback (HTTPS in real life; see insecure_cimd_hosts):
-    `good.json` names itself; `elsewhere.json` names another URL as its client_id."""
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse
-    from starlette.routing import Route
+def document_server() -> Iterator[Documents]:
+    documents = Documents()
+    with running(documents.app()) as base:
+        documents.base = base
+        yield documents
 
+
+@pytest.fixture
+def metadata_documents(document_server: Documents) -> str:
+    document_server.reset()
+    return document_server.base
+
+
+@contextmanager
+def fetching(**options: Any) -> Iterator[str]:
+    """An authorization server (auto-approving) fetching documents with these `MetadataDocuments`
+    options (by default from loopback, over http); yields its issuer."""
     deferred = Deferred()
+    with running(deferred) as issuer:
+        documents = MetadataDocuments(**{"insecure_hosts": ["127.0.0.1"], **options})
+        deferred.app = create_app(issuer, auto_approve="alice", resources=[RESOURCE], documents=documents)
+        yield issuer
 
-    async def document(request: Request) -> JSONResponse:
-        name = "good.json" if request.path_params["name"] == "good.json" else "someone-else.json"
-        body = {"client_id": f"{deferred.base}/clients/{name}", "client_name": "CIMD app", "redirect_uris": [REDIRECT]}
-        return JSONResponse(body)
 
-    deferred.app = Starlette(routes=[Route("/clients/{name:str}", document)])
-    with running(deferred) as base:
-        deferred.base = base
-        yield base
+def ask(issuer: str, client_id: str, redirect_uri: str = REDIRECT) -> httpx.Response:
+    """The authorization request of `client_id`, answered without following any redirect."""
+    query = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": redirect_uri,
+        "code_challenge": create_s256_code_challenge(VERIFIER),
+        "code_challenge_method": "S256",
+        "resource": RESOURCE,
+    }
+    return httpx.get(f"{issuer}/authorize?{urlencode(query)}")
 
 
 def test_a_client_id_metadata_document_is_fetched_and_checked(metadata_documents: str) -> None:
-    deferred = Deferred()
-    with running(deferred) as issuer:
-        deferred.app = create_app(issuer, auto_approve="alice", resources=[RESOURCE], insecure_cimd_hosts=["127.0.0.1"])
+    with fetching() as issuer:
         client_id = f"{metadata_documents}/clients/good.json"
         code = authorize(issuer, client_id=client_id)["code"][0]
         assert exchange(issuer, code, client_id=client_id).status_code == 200
         # The document must name itself, and list the redirect URI.
         for bad in (f"{metadata_documents}/clients/elsewhere.json", f"{metadata_documents}/nothing-here"):
-            query = {"response_type": "code", "client_id": bad, "redirect_uri": REDIRECT}
-            assert httpx.get(f"{issuer}/authorize?{urlencode(query)}").status_code == 400
-        query = {"response_type": "code", "client_id": client_id, "redirect_uri": "http://127.0.0.1:1/other"}
-        assert httpx.get(f"{issuer}/authorize?{urlencode(query)}").status_code == 400
+            assert ask(issuer, bad).status_code == 400
+        assert ask(issuer, client_id, "http://127.0.0.1:1/other").status_code == 400
     # Plain http is refused unless the host is allowed (loopback tests only).
-    deferred = Deferred()
-    with running(deferred) as issuer:
-        deferred.app = create_app(issuer, auto_approve="alice", resources=[RESOURCE])
-        client_id = f"{metadata_documents}/clients/good.json"
-        query = {"response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT}
-        assert httpx.get(f"{issuer}/authorize?{urlencode(query)}").status_code == 400
+    with fetching(insecure_hosts=()) as issuer:
+        assert ask(issuer, f"{metadata_documents}/clients/good.json").status_code == 400
+
+
+def test_a_document_without_a_client_name_gets_no_code(metadata_documents: str) -> None:
+    """client-registration.mdx: the document MUST include `client_name`, and the server MUST
+    check the required fields (issue 25: a code was issued without it)."""
+    with fetching() as issuer:
+        response = ask(issuer, f"{metadata_documents}/clients/nameless.json")
+        assert response.status_code == 400 and "location" not in response.headers
+
+
+class Listener:
+    """A loopback port that counts the connections made to it (and answers none)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.accepted = 0
+        self.sock.settimeout(0.05)
+
+    def count(self) -> int:
+        with contextlib.suppress(TimeoutError):
+            while True:
+                connection, _ = self.sock.accept()
+                connection.close()
+                self.accepted += 1
+        return self.accepted
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "https://127.0.0.1:{port}/client.json",
+        "https://localhost:{port}/client.json",
+        "https://[::ffff:127.0.0.1]:{port}/client.json",
+        "https://127.0.0.1.nip.invalid:{port}/client.json",
+        "http://127.0.0.1:{port}/client.json",
+    ],
+)
+def test_documents_are_fetched_from_public_addresses_only(template: str) -> None:
+    """Issue 25: the server connected to any host and port named as `client_id` (an SSRF, and
+    with its answer times a port scanner). Unless configured for tests, loopback is never asked."""
+    listener = Listener()
+    with fetching(insecure_hosts=()) as issuer:
+        assert ask(issuer, template.format(port=listener.port)).status_code == 400
+    assert listener.count() == 0
+    listener.sock.close()
+
+
+@pytest.mark.parametrize(
+    ("address", "public"),
+    [
+        ("93.184.216.34", True),
+        ("2606:2800:220:1:248:1893:25c8:1946", True),
+        ("127.0.0.1", False),
+        ("10.1.2.3", False),
+        ("172.16.0.1", False),
+        ("192.168.1.1", False),
+        ("169.254.169.254", False),  # a cloud's metadata service
+        ("100.64.0.1", False),  # shared address space (carrier-grade NAT)
+        ("0.0.0.0", False),
+        ("224.0.0.1", False),
+        ("::1", False),
+        ("fe80::1", False),
+        ("fc00::1", False),
+        ("::ffff:127.0.0.1", False),
+        ("::ffff:10.0.0.1", False),
+    ],
+)
+def test_which_addresses_are_public(address: str, public: bool) -> None:
+    assert metadata_documents_module._public(ipaddress.ip_address(address)) is public
+
+
+def test_a_document_sent_a_byte_at_a_time_is_given_up_on_at_one_deadline(metadata_documents: str) -> None:
+    """Issue 25: the limit was per read, so a byte every 3 s held a request 30 s; the deadline is
+    now for the whole fetch."""
+    with fetching(timeout=1.0) as issuer:
+        started = time.monotonic()
+        assert ask(issuer, f"{metadata_documents}/clients/drip.json").status_code == 400
+        assert time.monotonic() - started < 2.5
+
+
+def test_a_document_past_the_size_bound_is_refused(metadata_documents: str) -> None:
+    with fetching() as issuer:
+        assert ask(issuer, f"{metadata_documents}/clients/big.json").status_code == 400
+
+
+def test_a_document_is_fetched_once_and_kept_unless_it_says_no_store(
+    metadata_documents: str, document_server: Documents
+) -> None:
+    with fetching() as issuer:
+        for _ in range(3):
+            assert "code=" in ask(issuer, f"{metadata_documents}/clients/good.json").headers["location"]
+            assert "code=" in ask(issuer, f"{metadata_documents}/clients/no-store.json").headers["location"]
+            assert ask(issuer, f"{metadata_documents}/clients/nameless.json").status_code == 400
+    assert document_server.fetches == {"good.json": 1, "no-store.json": 3, "nameless.json": 1}
+
+
+@pytest.mark.anyio
+async def test_fetches_are_shared_by_url_and_capped_at_once(
+    metadata_documents: str, document_server: Documents
+) -> None:
+    """One fetch per URL at a time, `max_concurrent` URLs at once; one more is 503 at once."""
+    document_server.slow = 1.0
+    with fetching(max_concurrent=2) as issuer:
+        async with httpx.AsyncClient(timeout=10) as http:
+
+            async def get(name: str) -> httpx.Response:
+                client_id = f"{metadata_documents}/clients/{name}"
+                query = {"response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT}
+                return await http.get(f"{issuer}/authorize?{urlencode(query)}")
+
+            first = [asyncio.create_task(get(name)) for name in ("slow-a.json", "slow-b.json")]
+            deadline = time.monotonic() + 5
+            while len(document_server.fetches) < 2 and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            started = time.monotonic()
+            refused = await get("slow-c.json")
+            assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
+            assert time.monotonic() - started < 0.9, "refused at once, not queued"
+            again = await asyncio.gather(*first, get("slow-a.json"), get("slow-a.json"))
+    assert [response.status_code for response in again] == [302] * 4
+    assert document_server.fetches == {"slow-a.json": 1, "slow-b.json": 1}
+
+
+def test_the_authorization_servers_limits_have_their_lines_in_the_limits_table() -> None:
+    table = (Path(__file__).parents[1] / "docs/patterns/production.md").read_text("utf-8")
+    rows = {
+        line.split("|")[1].strip(): line.split("|")[2].strip() for line in table.splitlines() if line.startswith("| ")
+    }
+    documents = metadata_documents_module
+    assert rows["fetching a client ID metadata document (the example authorization server)"] == (
+        f"{documents.TIMEOUT:g} s for the whole fetch; {documents.MAX_BYTES // 1024} KiB;"
+        f" {documents.MAX_CONCURRENT} URLs at once, one fetch per URL; kept {documents.CACHE_SECONDS // 60} min"
+        f" (its `Cache-Control: max-age` up to {documents.CACHE_MAX_SECONDS // 3600} h),"
+        f" a failure {documents.FAILURE_CACHE_SECONDS} s, {documents.MAX_CACHED} URLs"
+    )
+    assert rows["a form at the token endpoint and the consent decision"] == (
+        f"{authorization_server.MAX_FORM_BYTES // 1024} KiB, {authorization_server.MAX_FORM_FIELDS} fields,"
+        " `application/x-www-form-urlencoded` only"
+    )
+    assert rows["consents in flight, unused codes, refresh tokens (each)"] == f"{authorization_server.MAX_PENDING:,}"
+    assert rows["origins the authorization demo serves"].endswith(
+        f"others (a `Host` naming another port): {MAX_ORIGINS}"
+    )

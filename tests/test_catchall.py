@@ -5,6 +5,7 @@ answers over a real server are in tests/hostile/test_defences.py."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import MutableMapping
@@ -12,8 +13,10 @@ from typing import Any
 
 import pytest
 
-from mcpref import catchall
+from mcpref import Server, catchall
 from mcpref.catchall import INTERNAL_ERROR_BODY, CatchAll, LogBudget, internal_error, plain_response
+from mcpref.jsonrpc import MCPError, Request
+from mcpref.meta import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY
 from tests.conftest import SteppedClock
 
 HTTP_SCOPE = {"type": "http", "method": "POST", "path": "/mcp"}
@@ -165,3 +168,36 @@ def test_internal_error_answers_even_without_a_method_or_path_in_scope(
         asyncio.run(internal_error({"type": "http"}, sent, ValueError("x")))
     assert sent[0]["status"] == 500
     assert [record.getMessage() for record in caplog.records] == ["-  failed: ValueError"]
+
+
+def test_failing_handlers_log_their_tracebacks_within_the_same_budget(
+    clock: SteppedClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 25: every failing handler logged a whole traceback, with no budget (1,000 requests,
+    16,500 lines in 2.3 s). Now `log_bug` spends the catch-all's budget: a few a second, with their
+    tracebacks, then a count of what was not logged."""
+    server = Server("bugs", "1")
+
+    @server.tool()
+    def crash() -> str:
+        raise RuntimeError("a bug")
+
+    @server.prompt()
+    def crash_prompt() -> str:
+        raise RuntimeError("a bug")
+
+    async def calls(method: str, name: str, times: int) -> None:
+        meta = {PROTOCOL_VERSION_KEY: "2026-07-28", CLIENT_CAPABILITIES_KEY: {}}
+        for _ in range(times):
+            with contextlib.suppress(MCPError):
+                await server.handle(Request(1, method, {"name": name, "_meta": meta}))
+
+    with caplog.at_level(logging.ERROR):
+        asyncio.run(calls("tools/call", "crash", 30))
+        asyncio.run(calls("prompts/get", "crash_prompt", 30))
+        clock.now += 1
+        asyncio.run(calls("prompts/get", "crash_prompt", 1))
+    logged = [(record.getMessage(), record.exc_info is not None) for record in caplog.records]
+    assert logged == [("tool 'crash' raised", True)] * catchall.LINES_PER_SECOND + [
+        ("prompts/get handler raised (55 more not logged)", True)
+    ]

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mcpref import _codec
 from mcpref._codec import NotJSON, decode
 from mcpref.jsonrpc import PARSE_ERROR, MCPError, decode_json, encode
 
@@ -25,6 +26,12 @@ values = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
     max_leaves=12,
 )
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module() -> Any:
+    """A MonkeyPatch hypothesis may reuse between examples (each use is a `context()`)."""
+    return pytest.MonkeyPatch()
 
 
 def stdlib_encode(message: Any) -> bytes:
@@ -66,7 +73,7 @@ def _has_non_finite(value: Any) -> bool:
 
 @pytest.mark.parametrize(
     "body",
-    [b'{"id":123456789012345678901234567890}', b'{"id":-9223372036854775809}', b'{"s":"\\ud800"}', b"[1e400]"],
+    [b'{"id":123456789012345678901234567890}', b'{"id":-9223372036854775809}', b'{"s":"\\ud83d\\ude00"}', b"[1e400]"],
 )
 def test_what_orjson_reads_differently_or_refuses_goes_the_stdlib_way(body: bytes) -> None:
     try:
@@ -78,6 +85,56 @@ def test_what_orjson_reads_differently_or_refuses_goes_the_stdlib_way(body: byte
             decode_json(body)
     else:
         assert repr(decode_json(body)) == repr(expected)
+
+
+@pytest.mark.parametrize(
+    "body", [b'{"s":"\\ud800"}', b'["a\\uDFFFb"]', b'{"\\udbff":1}', b'{"n":12345678901234567890,"s":"\\ud800"}']
+)
+def test_a_lone_surrogate_is_refused(body: bytes) -> None:
+    """Issue 25: accepted, it reached handlers as a string that failed the first time anything
+    encoded it (a prompt's digest: a 500). UTF-8 has no form for it; I-JSON forbids it."""
+    with pytest.raises(MCPError) as caught:
+        decode_json(body)
+    assert caught.value.code == PARSE_ERROR
+    assert "lone surrogate" in caught.value.message
+
+
+def test_a_surrogate_pair_and_an_escaped_backslash_are_read() -> None:
+    assert decode_json(b'{"s":"\\ud83d\\ude00","t":"\\\\ud800"}') == {"s": "\U0001f600", "t": "\\ud800"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=values)
+def test_the_yielding_decoder_reads_what_the_fast_one_reads(value: Any, monkeypatch_module: Any) -> None:
+    body = stdlib_encode({"v": value})
+    try:
+        expected = repr(decode_json(body))
+    except MCPError as exc:
+        expected = f"refused {exc.code}"
+    with monkeypatch_module.context() as patch:
+        patch.setattr(_codec, "YIELDING_CONTAINERS", -1)
+        try:
+            got = repr(decode_json(body, yielding=True))
+        except MCPError as exc:
+            got = f"refused {exc.code}"
+    assert got == expected
+
+
+def test_many_containers_read_yielding_never_reach_orjson(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 25: orjson holds the GIL for a whole body, so in a worker thread it still held up the
+    loop; past `YIELDING_CONTAINERS` objects and arrays the Python scanner reads instead."""
+    body = b"[" + b",".join([b'[{"a":[1.5]}]'] * (_codec.YIELDING_CONTAINERS // 2)) + b"]"
+    expected = json.loads(body)
+
+    def refuse(_: bytes) -> None:
+        raise AssertionError("orjson read a body with many containers")
+
+    monkeypatch.setattr(_codec.orjson, "loads", refuse)
+    assert decode(body, 64, yielding=True) == expected
+    with pytest.raises(NotJSON, match="deeper than 3"):
+        decode(body, 3, yielding=True)
+    with pytest.raises(AssertionError, match="orjson read"):
+        decode(body, 64)  # without yielding: the fast way
 
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])

@@ -85,3 +85,11 @@ def test_every_dependency_is_imported() -> None:
     imported = _distributions_imported()
     unused = sorted(_name(r) for r in PYPROJECT["dependencies"] if _name(r) not in imported)
     assert not unused, f"[project].dependencies that mcpref/ never imports (move them to an extra): {unused}"
+
+
+def test_the_checks_that_run_before_the_tests_are_pinned() -> None:
+    """`./scripts/test` runs ruff and mypy on the code before any test: an unpinned release of
+    either (or of the stubs mypy reads) could turn a clean clone red with no change of ours."""
+    dev = PYPROJECT["optional-dependencies"]["dev"]
+    pinned = {_name(requirement) for requirement in dev if "==" in requirement}
+    assert {"ruff", "mypy", "types-jsonschema", "types-authlib"} <= pinned, dev

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpref.origins import HostPolicy, OriginPolicy
+from mcpref.origins import HostPolicy, OriginPolicy, split_host
 
 
 @pytest.mark.parametrize(
@@ -72,10 +72,44 @@ def test_a_loopback_bind_answers_loopback_names(host: str) -> None:
         "localhost:8000:1",
         "[evil]:8000",
         "",
+        # Read whole (issue 25): what follows a loopback name is a port or nothing.
+        "127.0.0.1:8000@evil.example",
+        "localhost@evil.example",
+        "[::1]:8000@evil.example",
+        "127.0.0.1:8000/",
+        "127.0.0.1:80000",
+        "127.0.0.1:8o",
+        "127.0.0.1 ",
+        "localhost:+80",
+        "[127.0.0.1]:8000",
     ],
 )
 def test_a_loopback_bind_refuses_other_names(host: str) -> None:
     assert not HostPolicy().allows(host, LOOPBACK)
+
+
+def test_a_malformed_host_is_refused_even_where_any_name_is_allowed() -> None:
+    assert HostPolicy(["*"]).allows("anything.example:8000", LOOPBACK)
+    assert not HostPolicy(["*"]).allows("127.0.0.1:8000@evil.example", LOOPBACK)
+
+
+@pytest.mark.parametrize(
+    ("host", "parts"),
+    [
+        ("127.0.0.1:8000", ("127.0.0.1", 8000)),
+        ("LocalHost", ("localhost", None)),
+        ("[::1]:8000", ("::1", 8000)),
+        ("[::1]", ("::1", None)),
+        ("::1", ("::1", None)),
+        ("mcp_box.internal:", ("mcp_box.internal", None)),
+        ("127.0.0.1:8000@evil.example", None),
+        ("[::1]x", None),
+        ("[zz]:1", None),
+        ("host:65536", None),
+    ],
+)
+def test_split_host_reads_a_name_and_a_port_and_nothing_else(host: str, parts: tuple[str, int | None] | None) -> None:
+    assert split_host(host) == parts
 
 
 def test_a_request_without_host_or_local_address_is_not_judged() -> None:

@@ -9,6 +9,8 @@ a handle or a `requestState` that belongs to another user, a hostile Origin befo
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import re
 import socket
 import time
@@ -25,6 +27,7 @@ from joserfc.jwk import ECKey, KeySet
 
 from mcpref.client import AuthorizationError, Client, ClientRegistration, LoopbackRedirect, OAuth
 from mcpref.examples.authorization_server import Grant
+from mcpref.examples.secure_server import demo as demo_module
 from mcpref.examples.secure_server.demo import DOCS_CLIENT, AuthDemo
 from tests.conftest import META, checked, mcp_body, mcp_headers, running
 
@@ -232,6 +235,33 @@ def test_a_hostile_origin_is_refused_before_authentication(origin: str) -> None:
     assert response.status_code == 403 and "www-authenticate" not in response.headers
 
 
+@pytest.mark.parametrize(
+    "path", ["/.well-known/oauth-authorization-server/auth", "/.well-known/oauth-protected-resource/secure/mcp"]
+)
+def test_a_host_that_is_a_loopback_name_and_more_is_421_and_written_nowhere(origin: str, path: str) -> None:
+    """Issue 25: `127.0.0.1:PORT@evil.example` passed the loopback check and went into the
+    metadata (`authorization_endpoint` then named evil.example) and the 401 challenge."""
+    host = urlsplit(origin).netloc
+    with httpx.Client(base_url=origin) as http:
+        for forged in (f"{host}@evil.example", f"{host}@evil.example:{urlsplit(origin).port}", f"{host}/x"):
+            assert http.get(path, headers={"Host": forged}).status_code == 421, forged
+            response = http.post("/secure/mcp", json={}, headers={"Host": forged})
+            assert response.status_code == 421 and "evil" not in response.headers.get("www-authenticate", "")
+
+
+def test_made_up_ports_in_host_never_push_out_the_real_origins_grants(origin: str) -> None:
+    """Issue 25: 64 requests naming other ports in `Host` evicted the real origin's authorization
+    server, its refresh tokens and pending codes with it: every demo user was logged out."""
+    tokens = sign_in(origin, "alice")
+    port = urlsplit(origin).port
+    with httpx.Client(base_url=origin) as http:
+        for made_up in range(1, 2 * demo_module.MAX_ORIGINS):
+            host = f"127.0.0.1:{made_up if made_up != port else 0}"
+            metadata = http.get("/.well-known/oauth-authorization-server/auth", headers={"Host": host})
+            assert metadata.json()["issuer"] == f"http://{host}/auth"  # a proxy in front may forward its Host
+    assert refresh(origin, tokens["refresh_token"])["access_token"]
+
+
 def test_a_token_for_another_resource_is_refused(origin: str, demo_server: Any) -> None:
     """What a server that passed tokens through would do: take a token meant for someone else."""
     grant = Grant("mcpref-docs", "alice", ["mcp:tools"], "https://api.example/", 0)
@@ -258,6 +288,19 @@ def test_missing_scope_is_403_with_the_scopes_to_ask_for(origin: str) -> None:
     response = call(origin, tokens["access_token"], "delete_notebook", {"notebook": notebook})
     assert response.status_code == 403
     assert 'error="insufficient_scope"' in challenge(response) and 'scope="mcp:admin mcp:tools"' in challenge(response)
+
+
+def test_a_malformed_request_is_the_endpoints_400_not_a_step_up(origin: str) -> None:
+    """Issue 25: a request without `Mcp-Method`, or with a malformed `Mcp-Name`, got a 403 asking
+    the user for every scope (admin rights over a malformed request)."""
+    tokens = sign_in(origin, "alice")
+    body = mcp_body("tools/call", {"name": "delete_notebook", "arguments": {"notebook": "n"}}, meta=ELICITING)
+    correct = {**mcp_headers("tools/call", "delete_notebook"), "Authorization": f"Bearer {tokens['access_token']}"}
+    without_method = {name: value for name, value in correct.items() if name != "Mcp-Method"}
+    for headers in (without_method, {**correct, "Mcp-Name": "=?base64?!!!?="}):
+        response = httpx.post(f"{origin}/secure/mcp", json=body, headers=headers)
+        assert response.status_code == 400 and "www-authenticate" not in response.headers
+        assert response.json()["error"]["code"] == -32020
 
 
 def test_another_users_handle_is_refused(origin: str) -> None:
@@ -405,6 +448,22 @@ def test_a_token_not_meant_for_this_server_gets_nothing(origin: str, demo_server
     response = call(origin, token_for(origin, demo_server, case), "whoami", {})
     assert response.status_code == 401 and 'error="invalid_token"' in challenge(response)
     assert "alice" not in response.text  # nothing of the tool's answer reaches an unauthorized caller
+
+
+@pytest.mark.parametrize(
+    ("header", "claims"),
+    [({}, {"iss": ["x"]}), ({}, {"iss": {"a": 1}}), ({"typ": 1}, {}), ({"typ": None}, {}), ({"crit": 1}, {})],
+    ids=["iss-list", "iss-object", "typ-integer", "typ-null", "crit-integer"],
+)
+def test_a_token_of_the_wrong_shape_is_401_before_any_signature_check(
+    origin: str, header: dict[str, Any], claims: dict[str, Any]
+) -> None:
+    """Issue 25: these raised in the validator, an unauthenticated 500."""
+    sound = {"iss": f"{origin}/auth", "sub": "alice", "aud": f"{origin}/secure/mcp", "exp": int(time.time()) + 60}
+    parts = ({"alg": "ES256", "typ": "at+jwt", **header}, {**sound, **claims})
+    token = ".".join(base64.urlsafe_b64encode(json.dumps(part).encode()).rstrip(b"=").decode() for part in parts)
+    response = call(origin, f"{token}.c2ln", "whoami", {})
+    assert response.status_code == 401 and 'error="invalid_token"' in challenge(response)
 
 
 # -- what the client's flow sends, recorded once ----------------------------------------------------

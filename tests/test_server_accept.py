@@ -201,6 +201,28 @@ def test_a_legacy_request_with_a_progress_token_streams(server: Server) -> None:
     assert [tool["name"] for tool in asyncio.run(server.answer(plain))["tools"]] == ["echo"]
 
 
+@pytest.mark.parametrize(
+    ("headers", "problem"),
+    [
+        ({"mcp-method": "tools/list"}, "Mcp-Method is 'tools/list' but the body says 'tools/call'"),
+        ({"mcp-method": "tools/call", "mcp-name": "other"}, "Mcp-Name is 'other' but the body says 'echo'"),
+        ({"mcp-method": "tools/call"}, "required header Mcp-Name is missing"),
+        ({"mcp-name": "echo"}, "required header Mcp-Method is missing"),
+    ],
+)
+def test_a_legacy_request_that_sends_mirrored_headers_is_held_to_them(
+    server: Server, headers: dict[str, str], problem: str
+) -> None:
+    """2025-11-25 clients send no `Mcp-Method`; a request that does says what it is, and whatever
+    decided on it (ProtectedResource's scopes) must see what runs: a lying one is -32020."""
+    call = Request(1, "tools/call", {"name": "echo", "arguments": {}})
+    error = refused(lambda: server.accept(call, headers=headers, legacy_version="2025-11-25"))
+    assert (error.code, error.message, error.http_status) == (HEADER_MISMATCH, f"Header mismatch: {problem}", 400)
+    sent = {"mcp-method": "tools/call", "mcp-name": "echo"}
+    assert server.accept(call, headers=sent, legacy_version="2025-11-25").legacy
+    assert server.accept(call, headers={}, legacy_version="2025-11-25").legacy
+
+
 def test_a_modern_only_server_answers_initialize_with_the_versions_it_speaks() -> None:
     server = Server("unit", "1", serve_legacy=False)
     init = Request(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})

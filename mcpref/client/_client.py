@@ -23,6 +23,7 @@ from typing import Any
 
 import httpx
 
+from .. import __version__
 from ..headers import annotation_problems, header_params
 from ..jsonrpc import same_id
 from ..meta import (
@@ -51,7 +52,7 @@ from ._listen import Subscription, listen_filter
 from ._tasks import CANCEL, GET, UPDATE, StatusCallback, TaskWaiter, task_params
 from ._transport import HeaderParams, Transport
 
-CLIENT_INFO = {"name": "mcpref-client", "version": "0.1.0"}
+CLIENT_INFO = {"name": "mcpref-client", "version": __version__}
 
 #: Requests that get a `progressToken` when a progress callback is set: the ones that do work.
 PROGRESS_METHODS = MRTR_METHODS | {"completion/complete"}

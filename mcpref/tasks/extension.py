@@ -31,6 +31,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..catchall import log_bug
 from ..context import RequestContext
 from ..extensions import CallNext, Extension, declared, requirement
 from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, MCPError
@@ -225,7 +226,7 @@ class TasksExtension(Extension):
         except asyncio.CancelledError:
             raise
         except Exception:
-            logger.exception("task work of tool %r raised", ctx.params.get("name"))
+            log_bug(logger, "task work of tool %r raised", ctx.params.get("name"))
             error = MCPError(INTERNAL_ERROR, f"Internal error while running {ctx.params.get('name')}")
             return (FAILED, {"error": error.to_error_object(), "status_message": error.message})
         if isinstance(result, InputRequired):

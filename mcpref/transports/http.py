@@ -31,6 +31,7 @@ framing: one JSON object, or SSE when the request asked for notifications (`Inco
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import types
@@ -39,6 +40,7 @@ from typing import Any, TypeVar
 
 from .. import jsonrpc
 from ..catchall import NOSNIFF, internal_error, plain_response
+from ..context import fair_share_caller
 from ..headers import ACCEPT
 from ..jsonrpc import MCPError, Notification, Request, encode, error_response, result_response
 from ..origins import HostPolicy, OriginPolicy
@@ -58,6 +60,8 @@ T = TypeVar("T")
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 #: Bodies at least this large are parsed in a worker thread: orjson reads 64 KiB in well under a
 #: millisecond, but a megabyte of nested brackets takes long enough to stall every other request.
+#: orjson holds the GIL throughout, so such a body is read by a parser that gives it up
+#: (`_codec.YIELDING_CONTAINERS`): a thread alone would not let the loop run.
 PARSE_IN_THREAD_BYTES = 64 * 1024
 #: Refusals after which the rest of the body is not worth reading: the connection is closed.
 CLOSE = [(b"connection", b"close")]
@@ -153,8 +157,8 @@ class StreamableHTTP:
 
         if len(body) < PARSE_IN_THREAD_BYTES:
             message = jsonrpc.parse_message(body)
-        else:
-            message = await asyncio.to_thread(jsonrpc.parse_message, body)
+        else:  # in a thread, and by a parser that lets the loop run meanwhile (see `_codec.decode`)
+            message = await asyncio.to_thread(functools.partial(jsonrpc.parse_message, body, yielding=True))
         del body  # a listen stream may last for hours; it keeps only what it still needs
         if isinstance(message, Notification):
             await send({"type": "http.response.start", "status": 202, "headers": []})
@@ -209,14 +213,18 @@ class StreamableHTTP:
         version, method) and answer it the way the `Incoming` says: a listen stream, an SSE
         stream, or one JSON object."""
         principal = _principal(scope, headers)
+        caller = fair_share_caller(scope.get(PRINCIPAL_SCOPE_KEY), _peer(scope))
         incoming = self.server.accept(
-            request, headers=headers, principal=principal, legacy_version=headers.get("mcp-protocol-version")
+            request,
+            headers=headers,
+            principal=principal,
+            legacy_version=headers.get("mcp-protocol-version"),
+            caller=caller,
         )
         if incoming.legacy:
             await self._answer_legacy(incoming, receive, send)
             return
         if incoming.listens:
-            caller = principal or _peer(scope)
             # Checked and done with: a listen stream may stay idle for hours, holding only what it needs.
             headers.clear()
             del incoming
@@ -511,17 +519,17 @@ async def _json(
     await send({"type": "http.response.body", "body": body})
 
 
-def _peer(scope: Scope) -> str:
-    """An anonymous caller, as far as the transport can tell: its address (behind a reverse proxy
-    that is the proxy's, so every anonymous caller shares one fair share)."""
+def _peer(scope: Scope) -> str | None:
+    """The client's address (behind a reverse proxy, the proxy's): see `fair_share_caller`."""
     client = scope.get("client")
-    return f"peer:{client[0]}" if client else "peer:unknown"
+    return str(client[0]) if client else None
 
 
 #: The ASGI scope key an authentication layer in front of the endpoint sets to the caller it
 #: verified (`mcpref.auth.ProtectedResource`: the access token's issuer and subject). It wins over
 #: the header digest, so `requestState`, handles and private cache entries stay bound to the
-#: user across token refreshes, and no two users share one.
+#: user across token refreshes, and no two users share one. Only it (or else the peer) is the
+#: caller for fair shares (`context.fair_share_caller`): the digest binds, it does not count.
 PRINCIPAL_SCOPE_KEY = "mcpref.principal"
 
 

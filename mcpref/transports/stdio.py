@@ -26,11 +26,14 @@ import threading
 from typing import Any, BinaryIO
 
 from .. import jsonrpc
+from ..context import fair_share_caller
 from ..jsonrpc import MCPError, Notification, Request, encode, error_response, notification, result_response
 from ..legacy import negotiate
 from ..server import Server
 from ..subscriptions import ListenStream
 
+#: The one process at the other end of stdin and stdout: one caller, one fair share.
+STDIO_CALLER = fair_share_caller(None, "stdio")
 logger = logging.getLogger("mcpref.stdio")
 
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -118,7 +121,7 @@ class StdioServerTransport:
 
     async def _answer(self, request: Request) -> None:
         try:
-            incoming = self.server.accept(request, legacy_version=self.legacy_version)
+            incoming = self.server.accept(request, legacy_version=self.legacy_version, caller=STDIO_CALLER)
             if incoming.listens:
                 await self._listen(request)
                 return

@@ -55,7 +55,7 @@ def chromium_path() -> str | None:
 def chromium() -> str:
     path = chromium_path()
     if path is None:
-        reason = "no Chromium: `apt-get install chromium` (Debian) to run the browser tests; .ci/run does"
+        reason = "no Chromium: `apt-get install chromium` (Debian) for the browser tests; ./scripts/test as root does"
         if os.environ.get("CI") == "true":
             pytest.fail(reason)
         pytest.skip(reason)

@@ -127,6 +127,7 @@ async ({ withContrast }) => {
     coveredByCopy,
     errorGraphics,
     sidewaysScroll: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    height: document.documentElement.scrollHeight,
     syntaxErrorText: document.body.innerText.includes("Syntax error in text"),
     markdownLink: document.querySelector("a[rel=alternate][type='text/markdown']")?.getAttribute("href") || null,
   };

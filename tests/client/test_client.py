@@ -10,6 +10,10 @@ import threading
 import time
 
 import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 import mcpref.client
 from mcpref import Server, StreamableHTTP, ToolError
@@ -289,6 +293,42 @@ async def test_progress_and_log_notifications_reach_callbacks(url):
     meta = traffic.bodies[-1]["params"]["_meta"]
     assert meta["io.modelcontextprotocol/logLevel"] == "info"
     assert meta["progressToken"] == progress[0]["progressToken"]
+
+
+def foreign_progress_app(tokens: list[object]) -> Starlette:
+    """A server that answers `tools/call` over SSE with a progress notification for each of
+    `tokens` (`None` stands for the request's own), then the result."""
+
+    async def mcp(request: Request) -> Response:
+        message = await request.json()
+        if message["method"] == "tools/list":  # what the client asks first, for the tool's headers
+            tools = {"resultType": "complete", "tools": [{"name": "anything", "inputSchema": {"type": "object"}}]}
+            answer = {"jsonrpc": "2.0", "id": message["id"], "result": tools}
+            return Response(json.dumps(answer), media_type="application/json")
+        own = message["params"]["_meta"]["progressToken"]
+        events = []
+        for index, token in enumerate(tokens, start=1):
+            params = {"progressToken": own if token is None else token, "progress": index}
+            events.append({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+        result = {"resultType": "complete", "content": [{"type": "text", "text": "done"}]}
+        events.append({"jsonrpc": "2.0", "id": message["id"], "result": result})
+        body = "".join(f"event: message\ndata: {json.dumps(event)}\n\n" for event in events)
+        return Response(body, media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/mcp", mcp, methods=["POST"])])
+
+
+async def test_progress_reaches_the_callback_only_with_the_requests_own_token() -> None:
+    """basic/utilities/progress.mdx: a progress notification names the token of the request it is
+    about. One with another request's token, a number that equals none, or none at all, is not
+    this call's progress, and must not reach its callback."""
+    progress: list[dict] = []
+    with endpoint(foreign_progress_app(["progress-999", 1, "", None])) as url:
+        async with connect(url, version="2026-07-28") as (client, traffic):
+            result = await client.call_tool("anything", on_progress=progress.append)
+    assert result["content"][0]["text"] == "done"
+    own = traffic.bodies[-1]["params"]["_meta"]["progressToken"]
+    assert progress == [{"progressToken": own, "progress": 4}]
 
 
 async def test_no_progress_token_without_a_callback(url):

@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from mcpref.client import ProtocolError
 from tests.client.conftest import connect, endpoint
 
 pytestmark = pytest.mark.anyio
@@ -37,3 +38,37 @@ async def test_an_empty_string_cursor_is_followed() -> None:
             tools = await client.list_tools()
     assert [tool["name"] for tool in tools] == ["first", "second"]
     assert [body["params"].get("cursor") for body in traffic.bodies] == [None, ""]
+
+
+def cursors_from(sequence: list[str]) -> Starlette:
+    """A server whose pages hand out `sequence` as their `nextCursor`s, one per page, then end."""
+    served: list[int] = []
+
+    async def pages(request: Request) -> JSONResponse:
+        message: dict[str, Any] = await request.json()
+        page = len(served)
+        served.append(page)
+        result: dict[str, Any] = {"resultType": "complete", "tools": [{"name": f"tool{page}", **TOOL}]}
+        if page < len(sequence):
+            result["nextCursor"] = sequence[page]
+        return JSONResponse({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+    return Starlette(routes=[Route("/mcp", pages, methods=["POST"])])
+
+
+@pytest.mark.parametrize(
+    ("sequence", "asked"),
+    [
+        # The same cursor again: without the check, a hostile server keeps list_tools() looping
+        # forever (here it gives in after 20 pages, so a client without the check returns 21 tools).
+        (["a"] * 20, [None, "a"]),
+        # A cycle: a cursor seen two pages ago is as much a loop.
+        (["a", "b"] * 10, [None, "a", "b"]),
+    ],
+)
+async def test_a_repeated_cursor_is_refused_not_followed(sequence: list[str], asked: list[str | None]) -> None:
+    with endpoint(cursors_from(sequence)) as url:
+        async with connect(url, version="2026-07-28") as (client, traffic):
+            with pytest.raises(ProtocolError, match="repeated nextCursor"):
+                await client.list_tools()
+    assert [body["params"].get("cursor") for body in traffic.bodies] == asked

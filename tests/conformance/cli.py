@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from .results import counts, expected_failures, judge, load_baseline, load_checks
+from .results import counts, dropped_connections, expected_failures, judge, load_baseline, load_checks
 
 ROOT = Path(__file__).parent.parent.parent
 #: Where `scripts/_node_setup` installs Node 22 and the suite.
@@ -45,6 +45,25 @@ def conformance_command() -> tuple[str, dict[str, str]]:
     if found is None:
         pytest.fail("the conformance CLI is not installed: `bash scripts/_node_setup` installs it into .tools/")
     return found, env
+
+
+def loaded_machine(output_dir: Path, side: str, scenarios: set[str]) -> str:
+    """What to add to a failure whose scenarios lost their connection to the CLI's mock server."""
+    dropped = dropped_connections(output_dir, side, scenarios)
+    if not dropped:
+        return ""
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    return (
+        f"\nA symptom of a loaded machine, not of the code (load average {load} on {os.cpu_count()} cores): "
+        "the connection to the CLI's mock server broke in " + "; ".join(dropped)
+        + ". Run this test again on a quieter machine before reading it as a regression."
+    )
+
+
+def client_slots() -> int:
+    """How many client scenarios run at once (`slots.py`): the cores, at least two, unless
+    MCPREF_CONFORMANCE_JOBS says otherwise."""
+    return int(os.environ.get("MCPREF_CONFORMANCE_JOBS") or max(2, os.cpu_count() or 1))
 
 
 def run_and_judge(
@@ -108,6 +127,7 @@ def run_and_judge(
     assert verdict.ok, (
         f"conformance run does not match {baseline_file.name}: unexpected={verdict.unexpected} "
         f"stale={verdict.stale} unknown={verdict.unknown}; per-check details are in {output_dir}/**/checks.json"
+        + loaded_machine(output_dir, side, {item.split(":")[0] for item in verdict.unexpected})
     )
     # The CLI's own baseline verdict (scored scenarios only) must agree.
     assert completed.returncode == 0, f"conformance exited {completed.returncode}:\n{output[-3000:]}"

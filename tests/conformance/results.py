@@ -86,6 +86,30 @@ def load_checks(output_dir: Path, side: str = "server") -> dict[str, dict[str, s
     return scenarios
 
 
+#: A broken connection to the CLI's mock server, as the client logs it (httpx's exceptions) or a
+#: check reports it (Node's): what a mock server starved of CPU does, not a rule the client broke.
+DROPPED = re.compile(
+    r"\b(?:ReadError|WriteError|ConnectError|RemoteProtocolError|ReadTimeout|WriteTimeout|ConnectTimeout"
+    r"|PoolTimeout|ECONNRESET|ECONNREFUSED|socket hang up)\b[^\n]{0,160}"
+)
+
+
+def dropped_connections(output_dir: Path, side: str, scenarios: set[str]) -> list[str]:
+    """For each of `scenarios` whose stderr (or checks) shows a dropped connection: the file and
+    the line, so that a failure on a loaded machine says so instead of only naming checks."""
+    found = []
+    for path in sorted(output_dir.rglob("checks.json")):
+        named = RESULT_DIR[side].fullmatch(path.parent.relative_to(output_dir).as_posix())
+        if named is None or named["scenario"] not in scenarios:
+            continue
+        for file in (path.with_name("stderr.txt"), path):
+            text = file.read_text(errors="replace") if file.exists() else ""
+            if hit := DROPPED.search(text):
+                found.append(f"{named['scenario']}: {file} holds {hit[0].strip()!r}")
+                break
+    return found
+
+
 def load_baseline(path: Path, side: str = "server") -> list[str]:
     """The `server:` or `client:` entries of an expected-failures file, in the CLI's format."""
     document: Any = yaml.safe_load(path.read_text()) or {}

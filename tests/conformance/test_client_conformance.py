@@ -21,16 +21,27 @@ from pathlib import Path
 
 import pytest
 
-from .cli import run_and_judge
+from .cli import client_slots, run_and_judge
 from .results import REQUIREMENTS
 
-#: The command the CLI runs, with the mock server's URL appended, from the repository root;
-#: `run` starts this interpreter for the scenarios the client takes part in.
-CLIENT = f"PYTHON={shlex.quote(sys.executable)} sh mcpref/examples/conformance_client/run"
+#: The CLI's time for one client scenario, from its start: a client waits for a slot first.
+TIMEOUT_MS = 120_000
+
+
+def client_command(slots: Path, count: int) -> str:
+    """The command the CLI runs, with the mock server's URL appended, from the repository root:
+    `run` (which starts this interpreter for the scenarios the client takes part in), once one of
+    `count` slots is free (slots.py)."""
+    slots.mkdir(exist_ok=True)
+    python, wrapper = shlex.quote(sys.executable), shlex.quote(str(Path(__file__).with_name("slots.py")))
+    run = "sh mcpref/examples/conformance_client/run"
+    return f"PYTHON={python} {python} -S {wrapper} {shlex.quote(str(slots))} {count} {run}"
 
 
 @pytest.mark.parametrize("requirements", REQUIREMENTS)
 def test_conformance_client_matches_the_expected_failures(  # type: ignore[no-untyped-def]
     requirements: str, tmp_path: Path, terminal_report
 ) -> None:
-    run_and_judge("client", ["--command", CLIENT], requirements, tmp_path, terminal_report)
+    command = client_command(tmp_path / "slots", client_slots())
+    target = ["--command", command, "--timeout", str(TIMEOUT_MS)]
+    run_and_judge("client", target, requirements, tmp_path, terminal_report)

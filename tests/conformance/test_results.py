@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from mcpref.examples.conformance_client import DONE
 
-from .results import CLIENT_DONE, REQUIREMENTS, SIDES, expected_failures, judge, load_baseline, load_checks
+from . import slots
+from .cli import loaded_machine
+from .results import (
+    CLIENT_DONE,
+    REQUIREMENTS,
+    SIDES,
+    dropped_connections,
+    expected_failures,
+    judge,
+    load_baseline,
+    load_checks,
+)
+from .slots import take_slot
 
 RUN = {
     "tools-list": {"tools-list": "SUCCESS", "tools-name-format": "SUCCESS"},
@@ -149,3 +165,52 @@ def test_a_scenario_that_checked_nothing_fails() -> None:
     # On the client side the added ran-to-completion check does not count as checking anything.
     client = {"sse-retry": {"reconnect": "SKIPPED", CLIENT_DONE: "SUCCESS"}}
     assert judge(client, []).unexpected == ["sse-retry:reconnect (SKIPPED, and nothing in the scenario was checked)"]
+
+
+def test_a_scenario_that_lost_its_connection_is_named_with_the_file_that_says_so(tmp_path: Path) -> None:
+    """A failure on a loaded machine says so: the CLI's mock server dropped the connection."""
+    for scenario, stderr in [
+        ("tools_call", "Traceback (most recent call last):\nhttpx.ReadError: ReadError('')\n"),
+        ("request-metadata", "AssertionError: the server sent no version header\n"),
+        ("initialize", "httpx.ConnectError: [Errno 111] Connection refused\n"),
+    ]:
+        folder = tmp_path / f"{scenario}-2026-11-29T14-18-50-057Z"
+        folder.mkdir()
+        (folder / "checks.json").write_text(json.dumps([{"id": "a-check", "status": "FAILURE"}]))
+        (folder / "stderr.txt").write_text(stderr)
+    found = dropped_connections(tmp_path, "client", {"tools_call", "request-metadata"})
+    stderr = tmp_path / "tools_call-2026-11-29T14-18-50-057Z" / "stderr.txt"
+    assert found == [f"tools_call: {stderr} holds \"ReadError: ReadError('')\""]
+    message = loaded_machine(tmp_path, "client", {"tools_call"})
+    assert "A symptom of a loaded machine" in message and f"on {os.cpu_count()} cores" in message
+    assert found[0] in message
+    assert loaded_machine(tmp_path, "client", {"request-metadata"}) == ""
+
+
+def test_a_client_takes_a_free_slot_keeps_it_while_it_runs_and_gives_it_back(tmp_path: Path) -> None:
+    held = take_slot(str(tmp_path), 2)
+    probe = (
+        "import fcntl, os, sys\n"
+        "for index in range(2):\n"
+        "    fd = os.open(os.path.join(sys.argv[1], f'slot-{index}'), os.O_RDWR)\n"
+        "    try:\n"
+        "        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+        "        print(index, 'free')\n"
+        "    except BlockingIOError:\n"
+        "        print(index, 'busy')\n"
+    )
+    wrapper = str(Path(slots.__file__))
+    command = [sys.executable, "-S", wrapper, str(tmp_path), "2", sys.executable, "-c", probe, str(tmp_path)]
+    ran = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    # Slot 0 is the test's; the client took slot 1 and still holds it while its command runs.
+    assert ran.stdout.split("\n")[:2] == ["0 busy", "1 busy"], ran.stdout + ran.stderr
+    # It gave slot 1 back when it exited; with both taken, a waiting client gets the one freed.
+    again = take_slot(str(tmp_path), 2)
+    waiting: list[int] = []
+    thread = threading.Thread(target=lambda: waiting.append(take_slot(str(tmp_path), 2)))
+    thread.start()
+    os.close(held)
+    thread.join(timeout=30)
+    assert waiting, "no slot after one was freed"
+    os.close(again)
+    os.close(waiting[0])

@@ -1,7 +1,7 @@
 """The compliance matrix: every normative statement of the 2026-07-28 specification, what mcpref
 does about it, and the evidence (tests and executed frames) that shows it.
 
-The data lives in `docs/reference/requirements*.yaml` (one entry per obligation) and
+The data lives in `docs/reference/requirements.yaml` (one entry per obligation) and
 `docs/reference/spec-pages.yaml` (each spec page's normative keyword count and headings, recorded
 from the spec text so a clone without the spec can still be checked). This module loads both,
 finds what is wrong with them (`problems`), and renders the Reference → Compliance page
@@ -29,7 +29,7 @@ from markdown.extensions.toc import slugify
 from sybil import Document
 
 ROOT = Path(__file__).resolve().parents[2]
-REQUIREMENTS = [ROOT / "docs/reference/requirements.yaml", ROOT / "docs/reference/requirements-b.yaml"]
+REQUIREMENTS = [ROOT / "docs/reference/requirements.yaml"]
 SPEC_PAGES = ROOT / "docs/reference/spec-pages.yaml"
 REVISION = "2026-07-28"
 PUBLISHED = f"https://modelcontextprotocol.io/specification/{REVISION}"
@@ -377,15 +377,11 @@ def coverage(good: list[Entry], pages: dict[str, dict[str, Any]]) -> dict[str, t
     return {page: (counted[page], info["keywords"]) for page, info in pages.items()}
 
 
-def coverage_problems(good: list[Entry], pages: dict[str, dict[str, Any]], pending: Iterable[str] = ()) -> list[str]:
-    """Each spec page has entries for at least COVERAGE of its normative keywords; a page still
-    `pending` (its entries being written elsewhere) must have none yet, so it leaves the list."""
+def coverage_problems(good: list[Entry], pages: dict[str, dict[str, Any]]) -> list[str]:
+    """Each spec page has entries for at least COVERAGE of its normative keywords."""
     found = []
     for page, (count, keywords) in coverage(good, pages).items():
-        if page in pending:
-            if count:
-                found.append(f"{page} has entries now: take it off the pending list")
-        elif count < COVERAGE * keywords:
+        if count < COVERAGE * keywords:
             found.append(f"{page}: {count} entries for {keywords} normative keywords (at least {COVERAGE:.0%})")
     return found
 
@@ -439,43 +435,99 @@ def citation_problems(text: str, where: str, pages: dict[str, dict[str, Any]]) -
     return found
 
 
-# -- the page --------------------------------------------------------------------------------
+# -- the pages -------------------------------------------------------------------------------
+
+#: Reference → Compliance: an overview page, and one page per area of the spec, in this order; a
+#: spec page belongs to the first area with a prefix its path starts with, else to the base protocol.
+AREAS = (
+    ("base", "Base protocol", ()),
+    ("transports", "Transports", ("basic/transports/",)),
+    ("patterns", "Patterns: MRTR, cancellation, progress, subscriptions", ("basic/patterns/",)),
+    ("server", "Server features", ("server/",)),
+    ("client", "Client features", ("client/",)),
+    (
+        "authorization",
+        "Authorization",
+        ("basic/authorization/index.mdx", "basic/authorization/authorization-server-discovery.mdx"),
+    ),
+    ("client-registration", "Authorization: client registration and security", ("basic/authorization/",)),
+    ("schema", "Schema", ("schema.mdx",)),
+)
+
+
+def area_of(spec_page: str) -> str:
+    """The slug of the compliance page that holds a spec page's entries."""
+    return next((slug for slug, _, prefixes in AREAS if prefixes and spec_page.startswith(prefixes)), "base")
+
+
+def render_summary(good: list[Entry], pages: dict[str, dict[str, Any]]) -> str:
+    """The overview page's part: the totals, then each area with its spec pages and their counts."""
+    totals = Counter(e.status for e in good)
+    out = [f"**{len(good)} entries**: " + ", ".join(f"{totals[s]} {s}" for s in STATUSES) + ".", ""]
+    for slug, title, _ in AREAS:
+        in_area = [e for e in good if area_of(e.spec) == slug]
+        counts = Counter(e.status for e in in_area)
+        shown = ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s])
+        out += [f"### [{title}]({slug}.md)", "", f"{len(in_area)} entries: {shown or 'none'}.", ""]
+        for page, info in pages.items():
+            if area_of(page) != slug:
+                continue
+            entries = [e for e in in_area if e.spec == page]
+            name = f"[`{page}`]({slug}.md#{slugify(page, '-')})" if entries else f"`{page}`"
+            out.append(f"- {name}: {len(entries)} entries for {info['keywords']} normative keywords")
+        out.append("")
+    return "\n".join(out)
 
 
 def render(
-    good: list[Entry], pages: dict[str, dict[str, Any]], page_dir: str = "reference", repo_url: str | None = None
+    good: list[Entry],
+    pages: dict[str, dict[str, Any]],
+    page_dir: str = "reference/compliance",
+    repo_url: str | None = None,
+    area: str | None = None,
 ) -> str:
-    """The matrix as markdown, for docs/reference/compliance.md. Tests link to their file in the
-    repository when mkdocs.yml names one (`repo_url`); frames link to their section of the site."""
-    by_page: dict[str, list[Entry]] = defaultdict(list)
-    for entry in good:
-        by_page[entry.spec].append(entry)
-    totals = Counter(e.status for e in good)
+    """One area's entries (all of them without `area`) as markdown: a filter by status, then each
+    spec page's entries as cards, each with its id as its anchor, readable at any width. Tests link
+    to their file in the repository when mkdocs.yml names one (`repo_url`); frames link to their
+    section of the site."""
+    chosen = [e for e in good if area is None or area_of(e.spec) == area]
+    counts = Counter(e.status for e in chosen)
+    choices = [("all", len(chosen))] + [(s, counts[s]) for s in STATUSES if counts[s]]
     out = [
-        f"**{len(good)} entries**: " + ", ".join(f"{totals[s]} {s}" for s in STATUSES) + ".",
-        "",
-        "| spec page | normative keywords | entries | " + " | ".join(STATUSES) + " |",
-        "|---|---:|---:|" + "---:|" * len(STATUSES),
+        '<fieldset class="mcpref-filter"><legend>Show entries</legend>',
+        *(
+            f'<label><input type="radio" name="mcpref-status" value="{status}"'
+            f"{' checked' if status == 'all' else ''}> {status} ({count})</label>"
+            for status, count in choices
+        ),
+        "</fieldset>",
     ]
     for page, info in pages.items():
-        counts = Counter(e.status for e in by_page[page])
-        link = f"[`{page}`](#{slugify(page, '-')})" if by_page[page] else f"`{page}`"
-        cells = " | ".join(str(counts[s]) for s in STATUSES)
-        out.append(f"| {link} | {info['keywords']} | {len(by_page[page])} | {cells} |")
-    for page, info in pages.items():
-        if not by_page[page]:
+        entries = [e for e in chosen if e.spec == page]
+        if not entries:
             continue
-        out += ["", f"## {page}", "", f"[The spec page]({spec_url(page)}) · {info['keywords']} normative keywords", ""]
-        out += ["| id | rule | level | applies to | status | evidence |", "|---|---|---|---|---|---|"]
-        for entry in by_page[page]:
-            rule = f"{_cell(entry.says)} ([§{_cell(entry.section)}]({spec_url(page, entry.section)}))"
-            status = f"**{entry.status}**" + (f": {_cell(entry.why)}" if entry.why else "")
-            if entry.issue:
-                status += f" (issue {entry.issue})"
-            evidence = "<br>".join(_evidence_link(item, page_dir, repo_url) for item in entry.evidence) or "—"
-            roles = ", ".join(entry.applies_to)
-            out.append(f"| `{entry.id}` | {rule} | {entry.level} | {roles} | {status} | {evidence} |")
+        out += ["", f"## {page}", "", f"[The spec page]({spec_url(page)}) · {info['keywords']} normative keywords"]
+        for entry in entries:
+            out += ["", *_card(entry, page_dir, repo_url)]
     return "\n".join(out) + "\n"
+
+
+def _card(entry: Entry, page_dir: str, repo_url: str | None) -> list[str]:
+    status = f"**{entry.status}**" + (f" (issue {entry.issue})" if entry.issue else "")
+    lines = [
+        f'<div class="mcpref-req" id="{entry.id}" data-status="{entry.status}" markdown>',
+        "",
+        f"[`{entry.id}`](#{entry.id}) · {entry.level} · {', '.join(entry.applies_to)} · {status}",
+        "{: .mcpref-req__head }",
+        "",
+        f"{_cell(entry.says)} ([§{_cell(entry.section)}]({spec_url(entry.spec, entry.section)}))",
+    ]
+    if entry.why:
+        lines += ["", f"*Why:* {_cell(entry.why)}", "{: .mcpref-req__why }"]
+    if entry.evidence:
+        shown = " · ".join(_evidence_link(item, page_dir, repo_url) for item in entry.evidence)
+        lines += ["", f"Evidence: {shown}", "{: .mcpref-req__evidence }"]
+    return [*lines, "", "</div>"]
 
 
 def _cell(text: str) -> str:

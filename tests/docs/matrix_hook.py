@@ -1,12 +1,15 @@
-"""mkdocs hook: renders the compliance matrix into docs/reference/compliance.md at build time.
+"""mkdocs hook: renders the compliance matrix into Reference → Compliance at build time.
 
-The page holds the marker `<!-- compliance-matrix -->`; the tables replace it. A matrix with problems
-(see `tests.docs.matrix.problems`) is a warning, so `mkdocs build --strict` stops on it too.
+The overview, docs/reference/compliance/index.md, holds `<!-- compliance-summary -->`; each area's
+page, docs/reference/compliance/<area>.md, holds `<!-- compliance-matrix: <area> -->`, which its
+entries replace (`tests.docs.matrix.AREAS`). A matrix with problems (see `tests.docs.matrix.problems`)
+is a warning, so `mkdocs build --strict` stops on it too.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,19 +18,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # `mkdocs serve` r
 
 from tests.docs import matrix  # noqa: E402
 
-MARKER = "<!-- compliance-matrix -->"
-PAGE = "reference/compliance.md"
+SUMMARY = "<!-- compliance-summary -->"
+MARKER = re.compile(r"<!-- compliance-matrix: (?P<area>[a-z-]+) -->")
+FOLDER = "reference/compliance"
 log = logging.getLogger("mkdocs.hooks.compliance")
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, **_: Any) -> str:
-    if page.file.src_uri != PAGE:
+    if not page.file.src_uri.startswith(FOLDER + "/"):
         return markdown
-    if MARKER not in markdown:
-        log.warning("%s lost its %s marker: the matrix has nowhere to go", PAGE, MARKER)
+    found = MARKER.search(markdown)
+    if SUMMARY not in markdown and found is None:
+        log.warning("%s has no matrix marker: nothing to render there", page.file.src_uri)
         return markdown
     raw, pages = matrix.load_raw(), matrix.load_pages()
-    for problem in matrix.problems(raw, pages):
-        log.warning("compliance matrix: %s", problem)
-    rendered = matrix.render(matrix.entries(raw), pages, str(Path(PAGE).parent), config.get("repo_url"))
-    return markdown.replace(MARKER, rendered)
+    good = matrix.entries(raw)
+    if SUMMARY in markdown:
+        for problem in matrix.problems(raw, pages):
+            log.warning("compliance matrix: %s", problem)
+        return markdown.replace(SUMMARY, matrix.render_summary(good, pages))
+    assert found is not None
+    if found["area"] not in {slug for slug, _, _ in matrix.AREAS}:
+        log.warning("%s: no area %r in tests/docs/matrix.py AREAS", page.file.src_uri, found["area"])
+        return markdown
+    rendered = matrix.render(good, pages, FOLDER, config.get("repo_url"), area=found["area"])
+    return markdown.replace(found.group(0), rendered)

@@ -64,10 +64,10 @@ def test_every_page_is_built_and_diagrams_load_mermaid_from_the_site(built_site:
         text = html.read_text(encoding="utf-8")
         assert "unpkg.com" not in text and "cdn.jsdelivr" not in text and "fonts.googleapis" not in text, html
     assert not (built_site / "conftest.py").exists()
-    # The compliance page holds the matrix rendered from requirements.yaml, linked to the spec.
-    compliance = (built_site / "reference/compliance/index.html").read_text(encoding="utf-8")
-    assert "<!-- compliance-matrix -->" not in compliance
-    assert "http.header-body-mismatch-rejected" in compliance
+    # The compliance pages hold the matrix rendered from requirements.yaml, linked to the spec.
+    compliance = (built_site / "reference/compliance/transports/index.html").read_text(encoding="utf-8")
+    assert "<!-- compliance-matrix" not in compliance
+    assert 'id="http.header-body-mismatch-rejected"' in compliance
     spec = "https://modelcontextprotocol.io/specification/2026-07-28"
     assert f'href="{spec}/basic/transports/streamable-http#server-validation"' in compliance
 

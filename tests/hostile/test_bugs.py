@@ -12,6 +12,7 @@ import pytest
 
 import docsite
 from mcpref import StreamableHTTP
+from mcpref.demo import meant_endpoint
 from mcpref.examples.reference_server import create_dual_app
 from tests.conftest import error_answer, mcp_body, mcp_headers
 from tests.hostile.conftest import Record, hostile_server
@@ -68,7 +69,7 @@ def test_a_near_miss_of_an_mcp_endpoint_gets_a_json_rpc_404_naming_it(site_http,
     response = site_http.post(path, json=mcp_body("tools/list"), headers=mcp_headers("tools/list"))
     error = error_answer(response, 404)
     assert error["code"] == -32600
-    assert docsite._meant_endpoint(path) in error["message"]
+    assert meant_endpoint(path) in error["message"]
 
 
 def test_options_star_is_not_a_500(site_http) -> None:

@@ -19,7 +19,14 @@ PAGE = "http://localhost:3000"
 def test_a_foreign_host_on_a_loopback_bind_is_421(serve) -> None:
     http = serve(StreamableHTTP(hostile_server()))
     port = http.base_url.port
-    for host in ("evil.example", f"evil.example:{port}", "127.0.0.1.evil.example"):
+    # Read whole (issue 25): a loopback name followed by anything but a port is not a loopback name.
+    tails = ("@evil.example", "@evil.example:1", ".evil.example", ":1@evil.example", "/evil", "#x", "\\evil", " x")
+    for host in (
+        "evil.example",
+        f"evil.example:{port}",
+        "127.0.0.1.evil.example",
+        *(f"127.0.0.1:{port}{t}" for t in tails),
+    ):
         response = http.post("/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/list", Host=host))
         assert error_answer(response, 421)["code"] == -32600, host
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", "localhost", f"[::1]:{port}"):

@@ -7,20 +7,45 @@ import socket
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from typing import Any
 
 import httpx
 import pytest
 
 from mcpref import StreamableHTTP
 from mcpref.limits import ServerLimits
+from mcpref.transports.http import PRINCIPAL_SCOPE_KEY
 from tests.conftest import error_answer, mcp_body, mcp_headers
 from tests.hostile.conftest import guarded, hostile_server, raw_request
 
 LIMITS = ServerLimits(header_timeout=5)
 
 
+def verifying(endpoint: StreamableHTTP) -> Any:
+    """An authentication layer in front of `endpoint` that takes `Bearer NAME` as verified
+    principal NAME, as `auth.ProtectedResource` sets a validated token's principal: the fair
+    share follows what such a layer verified."""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        authorization = dict(scope.get("headers", [])).get(b"authorization", b"")
+        if scope["type"] == "http" and authorization.startswith(b"Bearer "):
+            scope = {**scope, PRINCIPAL_SCOPE_KEY: authorization[7:].decode()}
+        await endpoint(scope, receive, send)
+
+    return app
+
+
 @pytest.fixture
 def address() -> Iterator[tuple[str, int]]:
+    """A server whose callers are verified (see `verifying`)."""
+    server = hostile_server(max_subscriptions=5, max_subscriptions_per_caller=2)
+    with guarded(verifying(StreamableHTTP(server)), LIMITS) as address:
+        yield address
+
+
+@pytest.fixture
+def anonymous_address() -> Iterator[tuple[str, int]]:
+    """The same server with no authentication in front: every caller is its peer address."""
     server = hostile_server(max_subscriptions=5, max_subscriptions_per_caller=2)
     with guarded(StreamableHTTP(server), LIMITS) as address:
         yield address
@@ -60,9 +85,23 @@ def test_each_caller_gets_a_fair_share_of_the_listen_slots(address) -> None:
         assert error["code"] == -32603 and "one caller" in error["message"]
 
 
-def test_anonymous_callers_share_by_peer_address(address) -> None:
-    with streams(address, None, None, None) as answers:
+def test_anonymous_callers_share_by_peer_address(anonymous_address) -> None:
+    with streams(anonymous_address, None, None, None) as answers:
         assert [answer[:12] for answer in answers] == [b"HTTP/1.1 200"] * 2 + [b"HTTP/1.1 503"]
+
+
+def test_an_unverified_authorization_header_never_makes_a_new_caller(anonymous_address) -> None:
+    """Issue 25: without authorization the caller was a digest of whatever `Authorization` came,
+    so one peer naming itself anew each time took every slot and an honest listener got 503."""
+    made_up = ["Bearer a", "Bearer b", "Bearer c", "Basic d", "e"]
+    with streams(anonymous_address, *made_up) as answers:
+        assert [answer[:12] for answer in answers] == [b"HTTP/1.1 200"] * 2 + [b"HTTP/1.1 503"] * 3
+        assert all(b"one caller" in answer for answer in answers[2:])
+
+
+def test_a_verified_principal_is_the_caller_wherever_it_connects_from(address) -> None:
+    with streams(address, "Bearer alice", "Bearer alice", None, None, "Bearer alice") as answers:
+        assert [answer[:12] for answer in answers] == [b"HTTP/1.1 200"] * 4 + [b"HTTP/1.1 503"]
 
 
 def test_past_every_slot_a_listen_is_503_with_retry_after(address) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from mcpref.examples.reference_server import create_app as create_reference_app
 from mcpref.jsonrpc import MAX_NESTING_DEPTH, PARSE_ERROR, MCPError, decode_json
 from mcpref.validation import check_message
 from tests.conftest import ACCEPT, META, error_answer, mcp_body, mcp_headers
@@ -40,46 +41,40 @@ def no_server_errors(server_errors: ErrorLog):
 
 
 # -- 1. a lone surrogate could not be written: 500 and a traceback -------------------------------
-
-
-def test_a_lone_surrogate_in_an_id_comes_back_as_the_same_escape(fuzz_http: httpx.Client) -> None:
-    body = b'{"jsonrpc":"2.0","id":"\\ud800","method":"tools/list"}'
-    response = post(fuzz_http, body, mcp_headers("tools/list"))
-    assert response.status_code == 400
-    assert b'"id":"\\ud800"' in response.content
-    assert response.json()["id"] == "\ud800"
-    assert response.json()["error"]["code"] == -32602
-
-
-def test_a_lone_surrogate_in_a_tool_result_and_an_error_message(fuzz_http: httpx.Client) -> None:
-    echoed = post(
-        fuzz_http,
-        call("tools/call", {"name": "echo", "arguments": {"message": "a\udfffb"}}),
-        mcp_headers("tools/call", "echo"),
-    )
-    assert echoed.status_code == 200
-    assert echoed.json()["result"]["content"][0]["text"] == "a\udfffb"
-    # A 2025-era request naming an unknown method: the method is quoted in the error message.
-    legacy = post(fuzz_http, b'{"jsonrpc":"2.0","id":2,"method":"\\ud800"}', {"MCP-Protocol-Version": "2025-11-25"})
-    assert legacy.json()["error"] == {"code": -32601, "message": "Method not found: \ud800"}
-
-
 # -- 2. a lone surrogate in an MRTR request could not be digested or sealed: 500 -----------------
+# Both were fixed by writing and digesting lone surrogates as escapes. Issue 25 found the next
+# place (a prompt hashing its argument: a 500 and a traceback per request), and one after another
+# would follow; the codec now refuses them (-32700), so no handler ever holds one.
+
+LONE_SURROGATES = [
+    (b'{"jsonrpc":"2.0","id":"\\ud800","method":"tools/list"}', {}),
+    (call("tools/call", {"name": "echo", "arguments": {"message": "a\udfffb"}}), mcp_headers("tools/call", "echo")),
+    (call("tools/call", {"name": "book", "arguments": {"seat": "\ud800"}}, meta=ELICITING), {}),
+    (b'{"jsonrpc":"2.0","id":2,"method":"\\ud800"}', {"MCP-Protocol-Version": "2025-11-25"}),
+]
 
 
-def test_a_lone_surrogate_in_mrtr_arguments_is_digested_and_sealed(fuzz_http: httpx.Client) -> None:
-    params = {"name": "book", "arguments": {"seat": "\ud800"}}
-    first = post(fuzz_http, call("tools/call", params, meta=ELICITING), mcp_headers("tools/call", "book"))
-    assert first.status_code == 200, first.text
-    state = first.json()["result"]["requestState"]
-    retry = {
-        **params,
-        "inputResponses": {"confirm": {"action": "accept", "content": {"ok": True}}},
-        "requestState": state,
-    }
-    second = post(fuzz_http, call("tools/call", retry, 2, ELICITING), mcp_headers("tools/call", "book"))
-    assert second.status_code == 200, second.text
-    assert second.json()["result"]["content"][0]["text"].startswith("Booked \ud800")
+@pytest.mark.parametrize(("body", "headers"), LONE_SURROGATES)
+def test_a_lone_surrogate_anywhere_is_a_parse_error(
+    fuzz_http: httpx.Client, body: bytes, headers: dict[str, str]
+) -> None:
+    response = post(fuzz_http, body, headers)
+    error = error_answer(response, 400)
+    assert error["code"] == PARSE_ERROR and "lone surrogate" in error["message"], error
+    assert "id" not in response.json()
+
+
+def test_a_lone_surrogate_in_a_prompt_argument_is_refused_not_a_500(
+    serve: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 25: the reference server's `briefing` prompt digests its argument; `"\\ud800"` made
+    that raise, a 500 and a full traceback per request."""
+    http = serve(create_reference_app())
+    body = call("prompts/get", {"name": "briefing", "arguments": {"city": "\ud800"}})
+    with caplog.at_level("ERROR"):
+        response = http.post("/mcp", content=body, headers=mcp_headers("prompts/get", "briefing"))
+    assert error_answer(response, 400)["code"] == PARSE_ERROR
+    assert [record for record in caplog.records if record.levelname == "ERROR"] == []
 
 
 # -- 3. U+0085/U+2028/U+2029 raw in an SSE data line: splitlines-based readers cut the event ------

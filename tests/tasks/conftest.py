@@ -2,8 +2,8 @@
 
 The server is a throwaway cluster in a temporary directory (initdb, then pg_ctl start on a free
 loopback port), started once per test session and stopped at its end. Without PostgreSQL's
-binaries the PostgreSQL tests skip, saying so; under CI=true they fail instead (.ci/run installs
-the `postgresql` package).
+binaries the PostgreSQL tests skip, saying so; under CI=true they fail instead (./scripts/test,
+run as root, installs the `postgresql` package).
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ Each answer is checked against the official schema by the `MCPClient` in conftes
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import hashlib
 import json
@@ -20,7 +21,17 @@ from mcpref.meta import SERVER_INFO_KEY
 from mcpref.mrtr import InputRequired, elicit_form
 from mcpref.transports import http
 from mcpref.validation import check_message
-from tests.conftest import ACCEPT, META, VERSION, MCPClient, error_answer, mcp_body, mcp_headers, sse_messages
+from tests.conftest import (
+    ACCEPT,
+    META,
+    VERSION,
+    MCPClient,
+    error_answer,
+    mcp_body,
+    mcp_headers,
+    running,
+    sse_messages,
+)
 
 server = Server("http-test-server", "0.1.0", page_size=2)
 
@@ -803,9 +814,10 @@ async def _exchange(
     *,
     client: tuple[str, int] | None = ("127.0.0.1", 50000),
     leave: asyncio.Event | None = None,
+    principal: str | None = None,
 ) -> list[dict[str, Any]]:
     """Every ASGI message `app` sends for one POST of `body`; the client disconnects once `leave`
-    is set (never, without one)."""
+    is set (never, without one). `principal`: as an authentication layer in front verified it."""
     sent: list[dict[str, Any]] = []
     requested = False
 
@@ -820,7 +832,10 @@ async def _exchange(
     async def send(message: Any) -> None:
         sent.append(message)
 
-    await app(_scope(headers, client), receive, send)
+    scope = _scope(headers, client)
+    if principal is not None:
+        scope[http.PRINCIPAL_SCOPE_KEY] = principal
+    await app(scope, receive, send)
     return sent
 
 
@@ -842,14 +857,16 @@ def _status(sent: list[dict[str, Any]]) -> int:
 def test_an_anonymous_caller_is_its_peer_address() -> None:
     """The fair share of listen slots an anonymous caller counts against is its address, and a
     name a principal digest (hex) can never take."""
-    assert http._peer({"client": ("10.0.0.7", 51234)}) == "peer:10.0.0.7"
-    assert http._peer({"client": None}) == "peer:unknown"
-    assert http._peer({}) == "peer:unknown"
+    caller = http.fair_share_caller
+    assert caller(None, http._peer({"client": ("10.0.0.7", 51234)})) == "peer:10.0.0.7"
+    assert caller(None, http._peer({"client": None})) == "peer:unknown"
+    assert caller(None, http._peer({})) == "peer:unknown"
+    assert caller("https://as.example#alice", "10.0.0.7") == "principal:https://as.example#alice"
 
 
 def test_listen_slots_are_shared_per_peer_address_or_per_principal() -> None:
-    """`max_subscriptions_per_caller` counts a principal's streams together, and an anonymous
-    caller's by its address (not its port: a second connection from the same host shares it)."""
+    """`max_subscriptions_per_caller` counts a verified principal's streams together, and an
+    anonymous caller's by its address (not its port: a second connection from the same host shares it)."""
     listen_server = Server("fair", "1", max_subscriptions_per_caller=1)
     app = StreamableHTTP(listen_server)
 
@@ -859,12 +876,12 @@ def test_listen_slots_are_shared_per_peer_address_or_per_principal() -> None:
             asyncio.ensure_future(_exchange(app, *_listen_request(1), client=("10.0.0.1", 5000), leave=leave)),
             asyncio.ensure_future(_exchange(app, *_listen_request(2), client=("10.0.0.2", 5000), leave=leave)),
             asyncio.ensure_future(
-                _exchange(app, *_listen_request(3, Authorization="Bearer alice"), client=("10.0.0.1", 1), leave=leave)
+                _exchange(app, *_listen_request(3), client=("10.0.0.1", 1), leave=leave, principal="alice")
             ),
         ]
         await _until(lambda: len(listen_server.subscriptions) == 3 or any(stream.done() for stream in streams))
         same_host = await _exchange(app, *_listen_request(4), client=("10.0.0.1", 5002))
-        alice_again = await _exchange(app, *_listen_request(5, Authorization="Bearer alice"), client=("10.0.0.3", 1))
+        alice_again = await _exchange(app, *_listen_request(5), client=("10.0.0.3", 1), principal="alice")
         leave.set()
         opened = await asyncio.gather(*streams)
         return [_status(sent) for sent in [*opened, same_host, alice_again]]
@@ -1200,6 +1217,53 @@ def test_a_body_over_64_kib_is_parsed_off_the_event_loop_and_served_alike() -> N
     start, answer = asyncio.run(_answer_to(app, "POST", mcp_headers("tools/call", "echo"), body=body))
     assert start["status"] == 200
     assert json.loads(answer["body"])["result"]["content"] == [{"type": "text", "text": message}]
+
+
+def test_while_a_body_of_many_small_objects_is_parsed_the_loop_answers_other_requests(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 25: a legal megabyte of small arrays and objects held the event loop for its whole
+    parse although the parse ran in a worker thread: orjson keeps the GIL from start to end. Now
+    such a body is read by a parser that gives the GIL up, and the loop answers other requests
+    (here counted by a tool they call) while the parse runs."""
+    served = 0
+    during: list[int] = []
+    busy_server = Server("busy", "1")
+
+    @busy_server.tool()
+    def count() -> str:
+        nonlocal served
+        served += 1
+        return "counted"
+
+    real_parse = http.jsonrpc.parse_message
+
+    def parse(body: bytes, **options: Any) -> Any:
+        before = served
+        try:
+            return real_parse(body, **options)
+        finally:
+            if len(body) > http.PARSE_IN_THREAD_BYTES:
+                during.append(served - before)
+
+    monkeypatch.setattr(http.jsonrpc, "parse_message", parse)
+    rows = ",".join(['[{"a":[1]}]'] * 75_000)  # 225,000 containers, nested 8 deep at most
+    big = json.dumps(mcp_body("tools/call", {"name": "count", "arguments": {}, "rows": "ROWS"})).encode()
+    big = big.replace(b'"ROWS"', b"[" + rows.encode() + b"]")
+    assert len(big) < http.DEFAULT_MAX_BODY_BYTES
+    small = json.dumps(mcp_body("tools/call", {"name": "count"})).encode()
+    with running(StreamableHTTP(busy_server)) as url, httpx.Client(base_url=url, timeout=30) as client:
+
+        def post(body: bytes) -> httpx.Response:
+            return client.post("/mcp", content=body, headers=mcp_headers("tools/call", "count"))
+
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            answer = pool.submit(post, big)
+            while not answer.done():
+                assert post(small).status_code == 200
+        assert answer.result().status_code == 200, answer.result().text[:300]
+    # Before the fix about 5 were (between the GIL-holding steps), after it over a hundred.
+    assert len(during) == 1 and during[0] >= 40, f"requests answered during the parse: {during}"
 
 
 async def _post_messages(

@@ -37,12 +37,11 @@ import html
 import os
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import unquote_plus, urlencode, urlsplit
+from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit
 
-import httpx
 from authlib.common.security import generate_token
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
@@ -54,16 +53,23 @@ from starlette.routing import Route
 
 from mcpref.auth import public_cors
 
+from .metadata_documents import Busy, MetadataDocuments, Refused
+
 #: How long an authorization code, an access token and a refresh token live, in seconds.
 CODE_LIFETIME = 60
 ACCESS_TOKEN_LIFETIME = 3600
 REFRESH_TOKEN_LIFETIME = 30 * 24 * 3600
-#: Limits on fetching a client ID metadata document (client-registration.mdx: the server fetches
-#: a URL the client chose, so it must not wait long nor read much).
-CIMD_TIMEOUT = 5.0
-CIMD_MAX_BYTES = 5 * 1024
-#: What the server keeps in memory at most: pending consents, unused codes, refresh tokens.
+#: What the server keeps in memory at most, of each: pending consents, unused codes, refresh
+#: tokens. Past it the expired go; if none has, the new one is refused, never an old one dropped.
 MAX_PENDING = 10_000
+#: The largest form the token endpoint and the consent decision read, in bytes (a token request
+#: is a few hundred); they read `application/x-www-form-urlencoded` only (no multipart).
+MAX_FORM_BYTES = 16 * 1024
+#: Fields in one form, at most.
+MAX_FORM_FIELDS = 32
+FORM_TYPE = "application/x-www-form-urlencoded"
+#: How soon a client refused for load (503) may try again, in seconds.
+RETRY_AFTER = "5"
 
 SCOPES = ("mcp:tools", "mcp:admin", "offline_access")
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
@@ -102,8 +108,8 @@ class AuthorizationServer:
     #: Resource URIs tokens may be minted for; empty means any absolute URI without a fragment.
     resources: Sequence[str] = ()
     auto_approve: str | None = None
-    #: Hosts whose `http://` client ID metadata documents are fetched too (loopback tests only).
-    insecure_cimd_hosts: Sequence[str] = ()
+    #: Fetches client ID metadata documents (public https URLs only, unless configured for tests).
+    documents: MetadataDocuments = field(default_factory=MetadataDocuments)
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)
     codes: dict[str, Grant] = field(default_factory=dict)
     refresh_tokens: dict[str, Grant] = field(default_factory=dict)
@@ -154,18 +160,65 @@ class AuthorizationServer:
             "scope": " ".join(grant.scope),
         }
         refresh = generate_token(48)
-        self._keep(
+        kept = self._keep(
             self.refresh_tokens,
             refresh,
             Grant(grant.client_id, grant.user, grant.scope, grant.resource, now + REFRESH_TOKEN_LIFETIME),
         )
-        body["refresh_token"] = refresh
+        if kept:  # else this sign-in gets none (OAuth 2.1 §3.2.3 makes it optional) and no one loses theirs
+            body["refresh_token"] = refresh
         return JSONResponse(body, headers=NO_STORE)
 
-    def _keep(self, table: dict[str, Any], key: str, value: Any) -> None:
+    def _keep(self, table: dict[str, Any], key: str, value: Any) -> bool:
+        """Keep `value` unless `table` holds MAX_PENDING live entries: memory stays bounded, and
+        a flood of sign-ins cannot push out anyone's code or refresh token, only wait for them
+        to expire. Whether it was kept."""
         if len(table) >= MAX_PENDING:
-            table.pop(next(iter(table)))  # the oldest goes: memory stays bounded
+            now = time.time()
+            for stale in [k for k, v in table.items() if _expires_at(v) < now]:
+                del table[stale]
+            if len(table) >= MAX_PENDING:
+                return False
         table[key] = value
+        return True
+
+
+def _expires_at(entry: Grant | dict[str, Any]) -> float:
+    return entry.expires_at if isinstance(entry, Grant) else float(entry["expires_at"])
+
+
+RETRY_LATER = {"Retry-After": RETRY_AFTER}
+
+
+async def read_form(request: Request, refuse: Callable[[int, str], Response]) -> dict[str, str] | Response:
+    """The request's form, or `refuse(status, why)`'s answer: 415 for anything but
+    `application/x-www-form-urlencoded` (OAuth 2.1 §3.2; a multipart body is never read, nor
+    spooled to disk), 413 past `MAX_FORM_BYTES` (read no further), 400 for more than
+    `MAX_FORM_FIELDS` fields, a field sent twice (RFC 6749 §3.2) or bytes that are not ASCII."""
+    media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media_type != FORM_TYPE:
+        return refuse(415, f"the body must be {FORM_TYPE}")
+    length = request.headers.get("content-length")
+    too_large = f"the form is larger than {MAX_FORM_BYTES} bytes"
+    if length is not None and (not length.isdigit() or int(length) > MAX_FORM_BYTES):
+        return refuse(413, too_large)
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            return refuse(413, too_large)
+    try:
+        pairs = parse_qsl(body.decode("ascii"), keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS)
+    except UnicodeDecodeError:
+        return refuse(400, "a form is ASCII, anything else percent-encoded")
+    except ValueError:
+        return refuse(400, f"a form has {MAX_FORM_FIELDS} fields at most")
+    form: dict[str, str] = {}
+    for name, value in pairs:
+        if name in form:
+            return refuse(400, f"{name} is sent twice")
+        form[name] = value
+    return form
 
 
 def oauth_error(error: str, description: str, status: int = 400, **headers: str) -> JSONResponse:
@@ -175,7 +228,9 @@ def oauth_error(error: str, description: str, status: int = 400, **headers: str)
 def redirect_allowed(registered: Sequence[str], requested: str) -> bool:
     """Exact match, except that a registered loopback IP redirect takes any port (RFC 8252 §7.3,
     OAuth 2.1 §8.4.2: a native app listens on whatever port the OS gives it), registered with a
-    port or without one."""
+    port or without one. A URI with a fragment never matches."""
+    if "#" in requested:
+        return False  # a redirection URI has no fragment (RFC 6749 §3.1.2): the code would go after it
     if requested in registered:
         return True
     asked = urlsplit(requested)
@@ -205,35 +260,13 @@ def valid_resource(server: AuthorizationServer, resource: str | None) -> bool:
     return bool(parts.scheme and parts.netloc) and "#" not in resource
 
 
-async def client_for(server: AuthorizationServer, client_id: str) -> RegisteredClient | None:
-    """A pre-registered client, or the one a client ID metadata document describes."""
+async def client_for(server: AuthorizationServer, client_id: str) -> RegisteredClient:
+    """A pre-registered client, or the one a client ID metadata document describes; `Refused`
+    (`Busy` when too many documents are being fetched) for any other."""
     if client_id in server.clients:
         return server.clients[client_id]
-    parts = urlsplit(client_id)
-    insecure_ok = parts.scheme == "http" and parts.hostname in server.insecure_cimd_hosts
-    if not (parts.scheme == "https" or insecure_ok) or parts.path in ("", "/") or parts.fragment:
-        return None
-    try:
-        async with (
-            httpx.AsyncClient(timeout=CIMD_TIMEOUT, follow_redirects=False) as http,
-            http.stream("GET", client_id, headers={"Accept": "application/json"}) as response,
-        ):
-            if response.status_code != 200:
-                return None
-            body = b""
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) > CIMD_MAX_BYTES:
-                    return None
-        document = httpx.Response(200, content=body).json()
-    except (httpx.HTTPError, ValueError):
-        return None
-    if not isinstance(document, dict) or document.get("client_id") != client_id:
-        return None  # the document must name itself exactly (client-registration.mdx)
-    uris = document.get("redirect_uris")
-    if not isinstance(uris, list) or not all(isinstance(uri, str) for uri in uris):
-        return None
-    return RegisteredClient(client_id, uris, None, str(document.get("client_name", "")))
+    document = await server.documents.get(client_id)
+    return RegisteredClient(client_id, list(document.redirect_uris), None, document.client_name)
 
 
 def create_app(
@@ -243,10 +276,12 @@ def create_app(
     users: Sequence[str] = ("alice", "bob"),
     resources: Sequence[str] = (),
     auto_approve: str | None = None,
-    insecure_cimd_hosts: Sequence[str] = (),
+    documents: MetadataDocuments | None = None,
     signing_key_pem: str | None = None,
 ) -> Starlette:
-    """The authorization server as a Starlette app, serving `issuer` (its own base URL)."""
+    """The authorization server as a Starlette app, serving `issuer` (its own base URL);
+    `documents` fetches client ID metadata documents (`MetadataDocuments(insecure_hosts=...)` to
+    fetch them from loopback in tests)."""
     pem = signing_key_pem or os.environ.get("MCPREF_AS_SIGNING_KEY")
     key = ECKey.import_key(pem) if pem else ECKey.generate_key("P-256")
     key.ensure_kid()
@@ -257,7 +292,7 @@ def create_app(
         users,
         resources,
         auto_approve,
-        insecure_cimd_hosts,
+        documents or MetadataDocuments(),
     )
     prefix = urlsplit(server.issuer).path
 
@@ -277,7 +312,12 @@ def create_app(
     async def authorize(request: Request) -> Response:
         """The authorization endpoint: check the request, then ask the user (or auto-approve)."""
         query = request.query_params
-        client = await client_for(server, query.get("client_id", ""))
+        try:
+            client = await client_for(server, query.get("client_id", ""))
+        except Busy:
+            return HTMLResponse("<h1>Too many sign-ins at once: try again shortly</h1>", 503, RETRY_LATER)
+        except Refused:
+            client = None
         redirect_uri = query.get("redirect_uri", "")
         if client is None or not redirect_allowed(client.redirect_uris, redirect_uri):
             # Never redirect to a URI that is not the client's (OAuth 2.1 §4.1.2.1): say so here.
@@ -296,7 +336,7 @@ def create_app(
         if not set(scope) <= set(SCOPES):
             return refuse("invalid_scope", f"unknown scope; offered: {' '.join(SCOPES)}")
         request_id = secrets.token_urlsafe(24)
-        server._keep(
+        kept = server._keep(
             server.pending,
             request_id,
             {
@@ -309,6 +349,8 @@ def create_app(
                 "expires_at": time.time() + 600,
             },
         )
+        if not kept:
+            return refuse("temporarily_unavailable", "too many sign-ins in progress; try again shortly")
         if server.auto_approve is not None:
             return approve(request_id, server.auto_approve)
         return consent_page(client, scope, query["resource"], request_id, redirect_uri)
@@ -341,7 +383,9 @@ def create_app(
         return HTMLResponse(page, headers={"X-Frame-Options": "DENY", "Cache-Control": "no-store"})
 
     async def decision(request: Request) -> Response:
-        form = await request.form()
+        form = await read_form(request, lambda status, why: HTMLResponse(f"<h1>{html.escape(why)}</h1>", status))
+        if isinstance(form, Response):
+            return form
         request_id, user = str(form.get("request", "")), str(form.get("user", ""))
         pending = server.pending.get(request_id)
         if pending is None or user not in server.users:
@@ -359,7 +403,7 @@ def create_app(
         if now > pending["expires_at"]:
             return HTMLResponse("<h1>This authorization request has expired</h1>", 400)
         code = generate_token(32)
-        server._keep(
+        kept = server._keep(
             server.codes,
             code,
             Grant(
@@ -372,6 +416,9 @@ def create_app(
                 pending["code_challenge"],
             ),
         )
+        if not kept:
+            busy = {"error": "temporarily_unavailable", "error_description": "too many sign-ins; try again shortly"}
+            return redirect_back(pending["redirect_uri"], pending["state"], **busy)
         return redirect_back(pending["redirect_uri"], pending["state"], code=code)
 
     def redirect_back(redirect_uri: str, state: str | None, **params: str) -> Response:
@@ -382,7 +429,9 @@ def create_app(
         return RedirectResponse(location, 302, headers={"Cache-Control": "no-store"})
 
     async def token(request: Request) -> Response:
-        form = await request.form()
+        form = await read_form(request, lambda status, why: oauth_error("invalid_request", why, status))
+        if isinstance(form, Response):
+            return form
         client = await authenticate(request, form)
         if isinstance(client, Response):
             return client
@@ -430,8 +479,11 @@ def create_app(
                 client_id, secret = _decode_basic(basic[6:])
             except ValueError:
                 return oauth_error("invalid_client", "malformed Basic credentials", 401)
-        client = await client_for(server, client_id)
-        if client is None:
+        try:
+            client = await client_for(server, client_id)
+        except Busy as busy:
+            return oauth_error("temporarily_unavailable", str(busy), 503, **RETRY_LATER)
+        except Refused:
             return oauth_error("invalid_client", "unknown client", 401)
         if client.client_secret is not None and not (
             isinstance(secret, str) and secrets.compare_digest(secret, client.client_secret)

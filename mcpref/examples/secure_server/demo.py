@@ -9,6 +9,13 @@ reached at, for loopback origins only. Any other `Host` is answered 421 (Misdire
 real deployment configures its URLs instead: `mcpref.examples.secure_server.create_app` and
 `mcpref.examples.authorization_server.create_app` take them.
 
+The origin is the request's `Host` read whole (`mcpref.origins.split_host`): a loopback name and
+a port, nothing after them, since it goes into the metadata and every challenge. Its state (codes,
+refresh tokens, consents in flight) must outlive any number of made-up `Host` values: the origins
+at the port the server really listens on are kept for the life of the process (three loopback
+names, two schemes: six at most per port); the others (a proxy in front forwarding its own `Host`)
+share `MAX_ORIGINS` places, the oldest leaving first, and can never push out the first kind.
+
 The authorization server approves at once as "alice" (`auto_approve`) so the docs' code runs
 unattended; `MCPREF_DEMO_CONSENT=1` shows the consent page instead, to click through in a browser.
 """
@@ -22,6 +29,7 @@ from joserfc.jwk import ECKey, KeySet
 
 from mcpref.examples import authorization_server
 from mcpref.examples.authorization_server import DOCS_CLIENT
+from mcpref.origins import LOOPBACK_HOSTS, split_host
 
 from . import create_app
 
@@ -43,9 +51,9 @@ FRAME_PATHS = (
     AUTH_PREFIX + "/token",
     AUTH_PREFIX + "/jwks",
 )
-LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
-#: Origins remembered at most (each is a few objects; loopback ports are what vary).
+#: Origins at another port than the server's own remembered at most (each is a few objects).
 MAX_ORIGINS = 64
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def handles(path: str) -> bool:
@@ -59,13 +67,18 @@ class AuthDemo:
         self.key = ECKey.generate_key("P-256")
         self.key.ensure_kid()
         self.auto_approve = None if os.environ.get("MCPREF_DEMO_CONSENT") == "1" else auto_approve
+        #: The pairs of the origins at the server's own port, kept for the life of the process.
         self.apps: dict[str, tuple[Any, Any]] = {}
+        #: The pairs of other origins (`Host` naming another port): MAX_ORIGINS at most.
+        self.elsewhere: dict[str, tuple[Any, Any]] = {}
 
-    def pair(self, origin: str) -> tuple[Any, Any]:
-        """The authorization server and the protected server for `origin`."""
-        if origin not in self.apps:
-            if len(self.apps) >= MAX_ORIGINS:
-                self.apps.pop(next(iter(self.apps)))
+    def pair(self, origin: str, own: bool = True) -> tuple[Any, Any]:
+        """The authorization server and the protected server for `origin`; `own`: reached at the
+        port the server listens on."""
+        table = self.apps if own else self.elsewhere
+        if origin not in table:
+            if not own and len(table) >= MAX_ORIGINS:
+                table.pop(next(iter(table)))
             issuer = origin + AUTH_PREFIX
             server = authorization_server.create_app(
                 issuer,
@@ -75,21 +88,26 @@ class AuthDemo:
                 signing_key_pem=self.key.as_pem(private=True).decode(),
             )
             protected = create_app(origin + SECURE_PATH, issuer, KeySet([self.key]))
-            self.apps[origin] = (server, protected)
-        return self.apps[origin]
+            table[origin] = (server, protected)
+        return table[origin]
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
         host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-        hostname = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-        if hostname not in LOOPBACK:
+        parts = split_host(host)
+        if parts is None or parts[0] not in LOOPBACK_HOSTS:
             body = b"This demo answers loopback origins only."
             length = str(len(body)).encode()
             await send({"type": "http.response.start", "status": 421, "headers": [(b"content-length", length)]})
             await send({"type": "http.response.body", "body": body})
             return
-        server, protected = self.pair(f"{scope.get('scheme', 'http')}://{host}")
+        name, port = parts
+        scheme = scope.get("scheme", "http")
+        origin = f"{scheme}://{f'[{name}]' if ':' in name else name}{'' if port is None else f':{port}'}"
+        listening = scope.get("server")
+        own = listening is not None and listening[1] == (port or DEFAULT_PORTS.get(scheme))
+        server, protected = self.pair(origin, own)
         path = scope["path"]
         app = protected if path == SECURE_PATH or path.endswith(SECURE_PATH) else server
         await app(scope, receive, send)

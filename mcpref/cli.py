@@ -1,0 +1,52 @@
+"""The `mcpref` command: `mcpref demo` serves every endpoint the site's pages call.
+
+A reader who installed the package, and nothing else, runs `mcpref demo` and every `curl` command
+and client block on the pages works as written against http://127.0.0.1:8000. It serves the same
+app and under the same bounds as `./scripts/serve` does in a clone (`mcpref.demo`,
+`mcpref.limits`, the Origin allowlist of `mcpref.origins`), without the built pages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .run import add_address_options, add_limit_options, limits_from, serve_http
+
+__all__ = ["main"]
+
+DEMO_EXTRA = 'mcpref demo needs Starlette, the demo extra: pip install "mcpref[demo]"'
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="mcpref", description="mcpref, MCP 2026-07-28 explained by code that runs.")
+    top.add_argument("--version", action="version", version=f"mcpref {__version__}")
+    commands = top.add_subparsers(dest="command", metavar="command", required=True)
+    demo = commands.add_parser(
+        "demo",
+        help="serve every endpoint the site's pages call (/mcp, /modern/mcp, /secure/mcp, /auth, ...)",
+        description="Serve every endpoint the site's pages call, on one origin, as ./scripts/serve does.",
+    )
+    add_address_options(demo)
+    add_limit_options(demo)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parser().parse_args(argv)
+    if args.command == "demo":
+        serve_demo(args)
+
+
+def serve_demo(args: argparse.Namespace) -> None:
+    try:
+        from . import demo
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "starlette":
+            raise
+        sys.exit(DEMO_EXTRA)
+    base = f"http://{args.host}:{args.port}"
+    print(f"mcpref demo: the pages' endpoints at {base}/, the reference server at {base}/mcp", file=sys.stderr)
+    serve_http(demo.make_app(), demo.servers(), args.host, args.port, limits_from(args))

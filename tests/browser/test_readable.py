@@ -1,0 +1,92 @@
+"""Pages a reader finishes, frames that show what matters (issue 23), in a real browser."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import goto, open_context
+
+
+@pytest.fixture(scope="module")
+def page(browser: Any, site_url: str) -> Iterator[Any]:
+    context = open_context(browser, site_url, "desktop", "light")
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+def test_boilerplate_is_folded_on_load_and_opens_in_place(page: Any, site_url: str) -> None:
+    """Was: every frame showed the same `_meta` and `serverInfo` lines in full."""
+    goto(page, site_url + "/internals/transports/")
+    state = page.evaluate(
+        """() => [...document.querySelectorAll('.mcpref-fold')].map(f => ({
+            label: getComputedStyle(f.querySelector('.mcpref-fold__toggle'), '::before').content,
+            shown: f.querySelector('.mcpref-fold__body').getClientRects().length > 0,
+            expanded: f.querySelector('.mcpref-fold__toggle').getAttribute('aria-expanded'),
+        }))"""
+    )
+    assert len(state) > 10, state
+    assert not any(s["shown"] for s in state), "folds are closed on load"
+    assert {s["expanded"] for s in state} == {"false"}
+    assert '"… _meta as in every request"' in {s["label"] for s in state}, state
+    fold = page.locator(".mcpref-fold", has=page.locator("[data-label='… _meta as in every request']")).first
+    code = fold.locator("xpath=ancestor::code")
+    before = code.evaluate("c => c.getBoundingClientRect().height")
+    fold.locator(".mcpref-fold__toggle").click()
+    assert fold.locator(".mcpref-fold__body").is_visible()
+    assert fold.locator(".mcpref-fold__toggle").get_attribute("aria-expanded") == "true"
+    assert "io.modelcontextprotocol/protocolVersion" in code.inner_text()
+    assert code.evaluate("c => c.getBoundingClientRect().height") > before, "opened in place"
+    fold.locator(".mcpref-fold__toggle").click()
+    assert not fold.locator(".mcpref-fold__body").is_visible()
+
+
+def test_copying_a_folded_frame_copies_all_of_it(page: Any, site_url: str) -> None:
+    goto(page, site_url + "/internals/transports/")
+    block = page.locator("pre", has=page.locator("[data-label='… _meta as in every request']")).first
+    whole = block.locator("code").evaluate("c => c.textContent").rstrip()
+    assert "io.modelcontextprotocol/clientCapabilities" in whole
+    block.hover()
+    block.locator(".md-code__button[data-md-type=copy]").click()
+    assert page.evaluate("navigator.clipboard.readText()") == whole
+
+
+VISIBLE_CARDS = "[...document.querySelectorAll('.mcpref-req')].filter(c => c.getClientRects().length)"
+
+
+def test_compliance_filters_by_status_and_anchors_each_entry(page: Any, site_url: str) -> None:
+    """Was: one 103,000 px page of 32 six-column tables, no filter and no anchor per entry."""
+    goto(page, site_url + "/reference/compliance/transports/#http.header-body-mismatch-rejected")
+    top = page.locator("[id='http.header-body-mismatch-rejected']").evaluate("e => e.getBoundingClientRect().top")
+    assert 0 <= top < 300, top
+    cards = page.locator(".mcpref-req")
+    total = cards.count()
+    label = page.locator(".mcpref-filter label", has_text="divergent")
+    wanted = int(label.inner_text().split("(")[1].rstrip(")"))
+    label.click()
+    shown = page.evaluate(f"() => {VISIBLE_CARDS}.map(c => c.dataset.status)")
+    assert shown == ["divergent"] * wanted and 0 < wanted < total
+    page.locator(".mcpref-filter label", has_text="all").click()
+    assert (
+        page.evaluate(
+            "() => [...document.querySelectorAll('.mcpref-req')].filter(c => c.getClientRects().length).length"
+        )
+        == total
+    )
+
+
+def test_compliance_entries_are_stacked_cards_on_a_phone(browser: Any, site_url: str) -> None:
+    context = open_context(browser, site_url, "mobile", "light")
+    phone = context.new_page()
+    goto(phone, site_url + "/reference/compliance/transports/")
+    widths = phone.evaluate(
+        "() => [...document.querySelectorAll('.mcpref-req')].map(c => c.getBoundingClientRect().right)"
+    )
+    assert widths and max(widths) <= 390, max(widths)
+    assert phone.locator(".md-content table").count() == 0
+    context.close()

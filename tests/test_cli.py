@@ -1,0 +1,126 @@
+"""The `mcpref` command: `mcpref demo` as a real process (the console script the package installs),
+serving every endpoint the pages call, under the limits and Origin rules of `./scripts/serve`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bench.procs import free_port
+from mcpref import demo
+from mcpref.cli import parser
+from mcpref.limits import ServerLimits
+from tests.conftest import mcp_body, mcp_headers
+
+#: The console script pip put next to this interpreter (`[project.scripts]` in pyproject.toml).
+MCPREF = str(Path(sys.executable).with_name("mcpref"))
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([MCPREF, *args], capture_output=True, text=True, timeout=30, env=env)
+
+
+def test_help_names_the_demo_and_its_port() -> None:
+    top = run("--help")
+    assert top.returncode == 0 and top.stdout.startswith("usage: mcpref ")
+    assert "demo" in top.stdout and "/secure/mcp" in top.stdout
+    sub = run("demo", "--help")
+    assert sub.returncode == 0 and sub.stdout.startswith("usage: mcpref demo ")
+    assert "--port" in sub.stdout and "PORT environment variable" in sub.stdout and "--max-header-bytes" in sub.stdout
+
+
+def test_the_port_is_8000_unless_port_or_the_option_says_otherwise(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("PORT", raising=False)
+    assert (parser().parse_args(["demo"]).host, parser().parse_args(["demo"]).port) == ("127.0.0.1", 8000)
+    monkeypatch.setenv("PORT", "8123")
+    assert parser().parse_args(["demo"]).port == 8123
+    assert parser().parse_args(["demo", "--port", "9001"]).port == 9001
+
+
+#: `mcpref demo` in a Python where importing starlette fails as it does when it is not installed.
+WITHOUT_STARLETTE = """
+import sys
+
+class NotInstalled:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "starlette":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+sys.meta_path.insert(0, NotInstalled())
+from mcpref.cli import main
+main(["demo"])
+"""
+
+
+def test_without_the_demo_extra_it_says_what_to_install() -> None:
+    """A plain `pip install mcpref` has no Starlette: the demo names the extra, no traceback."""
+    done = subprocess.run([sys.executable, "-c", WITHOUT_STARLETTE], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 1
+    assert done.stderr.strip() == 'mcpref demo needs Starlette, the demo extra: pip install "mcpref[demo]"'
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[str]:
+    """`PORT=N mcpref demo`, from an empty folder, until it answers."""
+    port = free_port()
+    env = {**os.environ, "PORT": str(port)}
+    env.pop("MCP_ALLOWED_ORIGINS", None)
+    with subprocess.Popen(
+        [MCPREF, "demo"], env=env, cwd="/", stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as proc:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+            try:
+                httpx.get(base + "/", timeout=1)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "mcpref demo did not answer within 30 s"
+                time.sleep(0.05)
+        yield base
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.mark.parametrize("path", list(demo.ENDPOINTS))
+def test_every_mcp_endpoint_of_the_pages_answers(served, path) -> None:
+    response = httpx.post(served + path, json=mcp_body("server/discover"), headers=mcp_headers("server/discover"))
+    assert response.status_code == 200, response.text
+    assert "io.modelcontextprotocol/serverInfo" in response.json()["result"]["_meta"]
+
+
+def test_the_authorization_demo_answers_for_the_origin_it_is_reached_at(served) -> None:
+    metadata = httpx.get(served + "/.well-known/oauth-authorization-server/auth").json()
+    assert metadata["issuer"] == served + "/auth"
+    resource = httpx.get(served + "/.well-known/oauth-protected-resource/secure/mcp").json()
+    assert resource["resource"] == served + "/secure/mcp"
+    challenge = httpx.post(served + "/secure/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/list"))
+    assert challenge.status_code == 401 and challenge.headers["www-authenticate"].startswith("Bearer ")
+
+
+def test_the_demo_lists_its_endpoints_and_is_a_static_site_elsewhere(served) -> None:
+    index = httpx.get(served + "/")
+    assert index.status_code == 200 and index.headers["content-type"].startswith("text/plain")
+    assert all(f"  {path}\n" in index.text for path in (*demo.ENDPOINTS, "/secure/mcp", "/auth/"))
+    assert httpx.get(served + "/nope").status_code == 404
+    refused = httpx.post(served + "/", content=b"{}")
+    assert refused.status_code == 405 and refused.headers["allow"] == "GET, HEAD"
+    near_miss = httpx.post(served + "/MCP/", json=mcp_body("tools/list"), headers=mcp_headers("tools/list"))
+    assert near_miss.status_code == 404 and "/mcp (exact path)" in near_miss.json()["error"]["message"]
+
+
+def test_the_demo_has_the_limits_and_origin_rules_of_scripts_serve(served) -> None:
+    foreign = {**mcp_headers("tools/list"), "Origin": "https://evil.example"}
+    assert httpx.post(served + "/mcp", json=mcp_body("tools/list"), headers=foreign).status_code == 403
+    loopback = {**mcp_headers("tools/list"), "Origin": served}
+    assert httpx.post(served + "/mcp", json=mcp_body("tools/list"), headers=loopback).status_code == 200
+    too_large = {**mcp_headers("tools/list"), "X-Padding": "a" * ServerLimits().max_header_bytes}
+    assert httpx.post(served + "/mcp", json=mcp_body("tools/list"), headers=too_large).status_code == 431
