@@ -103,6 +103,24 @@ def required_capability(input_request: dict[str, Any]) -> dict[str, Any]:
     raise ValueError(f"not an input request method: {method!r}")
 
 
+#: The client capabilities input requests depend on, and the features of each `required_capability` asks for.
+INPUT_CAPABILITIES = {"elicitation": ("form", "url"), "sampling": ("tools", "context"), "roots": ()}
+
+
+def input_capabilities(declared: dict[str, Any]) -> dict[str, Any]:
+    """What of a client's declared capabilities decides which input requests it can answer: for
+    work that asks long after the request (a task), which need not keep the rest (the rest may
+    be most of a megabyte)."""
+    kept: dict[str, Any] = {}
+    for name, features in INPUT_CAPABILITIES.items():
+        value = declared.get(name)
+        if isinstance(value, dict):
+            kept[name] = {feature: {} for feature in features if feature in value}
+            if value and not kept[name]:
+                kept[name] = {"other": {}}  # not bare: a bare `elicitation: {}` means form mode
+    return kept
+
+
 def _sampling_features(params: dict[str, Any]) -> dict[str, Any]:
     """What a sampling request needs beyond `sampling` (client/sampling.mdx): `tools` to offer the
     model tools (MUST NOT otherwise), `context` for the deprecated `includeContext` values."""

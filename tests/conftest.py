@@ -26,6 +26,7 @@ import pytest
 import uvicorn
 
 from bench.messages import standard_headers
+from bench.procs import free_port
 from mcpref import catchall
 from mcpref.limits import ServerLimits, uvicorn_config
 from mcpref.validation import check_message
@@ -205,6 +206,32 @@ def anyio_backend() -> str:
     """The `anyio`-marked tests run on asyncio, the loop mcpref's users run (one place to say so;
     session-wide, so fixtures of any scope can use it)."""
     return "asyncio"
+
+
+@contextmanager
+def demo_process(mcpref: Path, cwd: Path, env: dict[str, str]) -> Iterator[str]:
+    """`mcpref demo` (the console script at `mcpref`) as a real process on a free port, started in
+    `cwd`; yield its base URL once it answers. Its output is in `cwd/demo.log`."""
+    port = free_port()
+    log = cwd / "demo.log"
+    with log.open("w") as out, subprocess.Popen(
+        [str(mcpref), "demo", "--port", str(port)], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT
+    ) as proc:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, log.read_text()
+            try:
+                httpx.get(base + "/", timeout=1)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, f"mcpref demo did not answer within 30 s: {log.read_text()}"
+                time.sleep(0.05)
+        try:
+            yield base
+        finally:
+            proc.terminate()
+            proc.wait(10)
 
 
 class _Asgi3:

@@ -172,11 +172,63 @@
     });
   });
 
-  /* ---------------------------------------------------------------- SSE blocks
-   * A stream shown on its own (```sse) has no lexer, so no language class: mark it to wrap like the
-   * HTTP frames do (site.css), so that long `data:` lines are read whole. */
+  /* ---------------------------------------------------------------- SSE streams
+   * A stream has no lexer (a ```sse block, or the body of an HTTP frame whose Content-Type is
+   * text/event-stream), so its lines reached the reader as plain text, and a compact JSON `data:`
+   * line wrapped at the column's edge, mid-token. Each field line is highlighted here with
+   * Pygments' own token classes (the colours Material gives every other frame), and a `data:`
+   * line's JSON gets a break opportunity (<wbr>, which copies as nothing) after each `,` `:` `{`
+   * `[`, so it wraps between tokens. The text itself is untouched: copy and the console read it
+   * as written. A stream shown on its own is marked to wrap like the HTTP frames (site.css). */
+  const SSE_FIELD = /^(data|event|id|retry)(:)( ?)(.*)$/;
+  const JSON_TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b|([{}[\],:])|([^"{}[\],:\d-]+|[\s\S])/g;
+  const token = (className, text) => Object.assign(document.createElement("span"), { className, textContent: text });
+
+  function jsonFragment(text) {
+    const out = [];
+    for (const m of text.matchAll(JSON_TOKEN)) {
+      const [, string, colon, number, literal, punctuation, other] = m;
+      if (string) {
+        out.push(token(colon ? "nt" : "s2", string));
+        if (colon) out.push(token("p", colon), document.createElement("wbr"));
+      } else if (number) out.push(token(/[.eE]/.test(number) ? "mf" : "mi", number));
+      else if (literal) out.push(token("kc", literal));
+      else if (punctuation) out.push(token("p", punctuation), document.createElement("wbr"));
+      else out.push(other);
+    }
+    return out;
+  }
+
+  function streamLine(line) {
+    if (line.startsWith(":")) return [token("c", line)]; // an SSE comment
+    const m = SSE_FIELD.exec(line);
+    if (!m) return [line];
+    const [, name, colon, space, value] = m;
+    const shown = [token("na", name), token("o", colon), space];
+    if (name === "data" && /^[[{]/.test(value)) {
+      const data = token("mcpref-sse-data", "");
+      data.append(...jsonFragment(value));
+      shown.push(data);
+    } else shown.push(token(name === "event" ? "l" : "m", value));
+    return shown;
+  }
+
   for (const code of document.querySelectorAll(".md-typeset pre > code")) {
-    if (/^data: /m.test(code.textContent)) code.parentElement.classList.add("mcpref-wrap");
+    if (!/^data: /m.test(code.textContent)) continue;
+    code.parentElement.classList.add("mcpref-wrap");
+    // The lines are text right in the block (a stream, an HTTP frame's body) or a console's output
+    // lines (Pygments' `go` spans).
+    const texts = [...code.childNodes, ...[...code.querySelectorAll(":scope > .go")].map((span) => span.firstChild)];
+    for (const node of texts) {
+      if (!node || node.nodeType !== Node.TEXT_NODE || !/^(data|event|id|retry):|^:/m.test(node.data)) continue;
+      const lines = node.data.split("\n");
+      const fragment = document.createDocumentFragment();
+      lines.forEach((line, i) => {
+        fragment.append(...streamLine(line));
+        if (i < lines.length - 1) fragment.append("\n");
+      });
+      node.replaceWith(fragment);
+    }
   }
 
   /* ---------------------------------------------------------------- copy buttons

@@ -19,10 +19,12 @@ async def build(target: str, ctx):
 ```
 
 `mcpref.tasks.postgres.PostgresTaskStore` keeps them in PostgreSQL instead, for several instances.
+`TaskQuota` bounds the live tasks of each caller and of all (`TasksExtension(quota=...)`).
 """
 
 from .extension import Task, TasksExtension
+from .quota import TaskQuota
 from .record import TASKS_EXTENSION, TaskRecord
 from .store import SQLiteTaskStore, TaskStore
 
-__all__ = ["TASKS_EXTENSION", "SQLiteTaskStore", "Task", "TaskRecord", "TaskStore", "TasksExtension"]
+__all__ = ["TASKS_EXTENSION", "SQLiteTaskStore", "Task", "TaskQuota", "TaskRecord", "TaskStore", "TasksExtension"]

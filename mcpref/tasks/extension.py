@@ -18,6 +18,18 @@ That instance holds a lease on the task and renews it while the work runs; if it
 runs out and the next instance asked about the task marks it `failed` (-32603, "the instance
 running it stopped"). mcpref does not re-run the work elsewhere: a tool's work is arbitrary code
 that may not be safe to run twice.
+
+What a task may cost (issue 25), each bound a parameter with a default:
+
+- Live tasks per caller and in all (`TaskQuota`: 16 and 1,000): past either, -32603 with 503.
+- The bytes a task keeps of its request (`max_task_bytes`, 256 KiB): its arguments, the client
+  capabilities input requests depend on (`mrtr.input_capabilities`; not the whole declaration),
+  and the input responses `tasks/update` brings. A call or an update past it is -32602.
+- Time: at its TTL a task's work is stopped and the task deleted, by this instance's own clock
+  (a `tasks/get` on an expired task is refused even before that).
+- Waiting: work waiting for input waits on an event, not in a thread. One heartbeat per instance
+  watches every task it runs with one store read (`TaskStore.states`), renews their leases with
+  one write, and purges expired tasks when they are due.
 """
 
 from __future__ import annotations
@@ -25,7 +37,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import heapq
 import logging
+import math
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -34,10 +48,11 @@ from typing import Any
 from ..catchall import log_bug
 from ..context import RequestContext
 from ..extensions import CallNext, Extension, declared, requirement
-from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, MCPError
-from ..meta import require_capabilities
-from ..mrtr import InputRequired, read_input_responses, required_capability
+from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, MCPError, encode
+from ..meta import RequestMeta, require_capabilities
+from ..mrtr import InputRequired, input_capabilities, read_input_responses, required_capability
 from ..tools import ToolError, ToolResult, text
+from .quota import TaskQuota
 from .record import (
     ACTIVE,
     CANCEL,
@@ -59,6 +74,11 @@ from .store import SQLiteTaskStore, TaskStore
 DEFAULT_TTL_MS = 3_600_000
 DEFAULT_POLL_INTERVAL_MS = 1000
 DEFAULT_LEASE_SECONDS = 15.0
+#: What one task may keep of its request: arguments, input capabilities, input responses (bytes of JSON).
+DEFAULT_MAX_TASK_BYTES = 256 * 1024
+#: How often an instance looks at the tasks waiting for input for answers or cancels that reached
+#: another instance (one store read for all of them), and the granularity of purging on time.
+DEFAULT_WATCH_SECONDS = 0.5
 
 CANCELLED_MESSAGE = "Cancelled at the client's request"
 
@@ -123,11 +143,18 @@ class TasksExtension(Extension):
         ttl_ms: int | None = DEFAULT_TTL_MS,
         poll_interval_ms: int = DEFAULT_POLL_INTERVAL_MS,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        quota: TaskQuota | None = None,
+        max_task_bytes: int = DEFAULT_MAX_TASK_BYTES,
+        watch_seconds: float = DEFAULT_WATCH_SECONDS,
     ) -> None:
         self.store: TaskStore = store if store is not None else SQLiteTaskStore()
         self.ttl_ms = ttl_ms
         self.poll_interval_ms = poll_interval_ms
         self.lease_seconds = lease_seconds
+        #: Live tasks per caller and in all (see `TaskQuota`).
+        self.quota = quota or TaskQuota()
+        self.max_task_bytes = max_task_bytes
+        self.watch_seconds = watch_seconds
         #: Names this instance in the store, as the owner of the tasks it runs.
         self.instance = secrets.token_hex(8)
         self.methods = {GET: self._get, UPDATE: self._update, CANCEL: self._cancel}
@@ -138,6 +165,17 @@ class TasksExtension(Extension):
         self._running: dict[str, asyncio.Task[None]] = {}
         self._wakeups: dict[str, asyncio.Event] = {}
         self._cancelling: set[str] = set()
+        #: Work waiting for input: what it last read of its task (status, cancel asked, updated),
+        #: so the heartbeat wakes it when that changes on another instance.
+        self._seen: dict[str, tuple[str, bool, float]] = {}
+        #: Each running task's timer for its TTL, and the bytes its request keeps.
+        self._expiry: dict[str, asyncio.TimerHandle] = {}
+        self._kept: dict[str, int] = {}
+        #: When tasks created here expire (rounded up to `watch_seconds`): when to purge.
+        self._purge_at: list[float] = []
+        self._heartbeat: asyncio.Task[None] | None = None
+        #: Set when there is something new to watch, so the heartbeat does not sleep past it.
+        self._rethink = asyncio.Event()
 
     def added_to(self, server: Any) -> None:
         self._server = server
@@ -159,13 +197,45 @@ class TasksExtension(Extension):
                     {"requiredCapabilities": requirement(TASKS_EXTENSION)},
                 )
             return await work(Task(None, None, ctx))
-        record = await self._create(ctx)
+        background, kept = self._what_a_task_keeps(ctx)
+        task_id = secrets.token_urlsafe(24)  # 192 random bits: the id is a bearer handle
+        self.quota.admit(ctx.caller, task_id)
+        try:
+            record = await self._create(task_id, background)
+        except BaseException:
+            self.quota.release(task_id)
+            raise
         self._handed_off[id(ctx)] = record
-        background = dataclasses.replace(ctx, notify=None)
-        runner = asyncio.create_task(self._run(record.task_id, background, work))
-        self._running[record.task_id] = runner
+        self._kept[task_id] = kept
+        runner = asyncio.create_task(self._run(task_id, background, work))
+        self._running[task_id] = runner
+        if record.ttl_ms is not None:
+            expires = record.created_at + record.ttl_ms / 1000
+            delay = expires - time.time()
+            self._expiry[task_id] = asyncio.get_running_loop().call_later(delay, self._expired, task_id)
+            slot = math.ceil(expires / self.watch_seconds) * self.watch_seconds
+            if slot not in self._purge_at:
+                heapq.heappush(self._purge_at, slot)
+        self._beat()
         # A placeholder the core turns into a result that `around` then replaces by the task.
         return ToolResult(content=[], is_error=True)
+
+    def _what_a_task_keeps(self, ctx: RequestContext) -> tuple[RequestContext, int]:
+        """The request as the task's work keeps it, and its size: the arguments and what input
+        requests depend on, not the whole `_meta` (-32602 past `max_task_bytes`)."""
+        capabilities = input_capabilities(ctx.client_capabilities)
+        if declared(ctx, TASKS_EXTENSION):
+            capabilities["extensions"] = {TASKS_EXTENSION: {}}
+        params = {key: value for key, value in ctx.params.items() if key != "_meta"}
+        meta = RequestMeta(ctx.meta.protocol_version, capabilities)
+        kept = len(encode(params)) + len(encode(capabilities))
+        if kept > self.max_task_bytes:
+            raise MCPError(
+                INVALID_PARAMS,
+                f"Invalid params: a task keeps at most {self.max_task_bytes} bytes of its request; "
+                f"this one would keep {kept}",
+            )
+        return dataclasses.replace(ctx, params=params, meta=meta, notify=None), kept
 
     async def around(self, ctx: RequestContext, call_next: CallNext) -> Any:
         if ctx.method != "tools/call" or not declared(ctx, TASKS_EXTENSION):
@@ -179,10 +249,10 @@ class TasksExtension(Extension):
             return result
         return {"resultType": "task", **record.task()}
 
-    async def _create(self, ctx: RequestContext) -> TaskRecord:
+    async def _create(self, task_id: str, ctx: RequestContext) -> TaskRecord:
         now = time.time()
         record = TaskRecord(
-            task_id=secrets.token_urlsafe(24),  # 192 random bits: the id is a bearer handle
+            task_id=task_id,
             principal=ctx.principal,
             status=WORKING,
             created_at=now,
@@ -193,14 +263,12 @@ class TasksExtension(Extension):
             owner=self.instance,
             lease_until=now + self.lease_seconds,
         )
-        await self._store_call("purge", now)
         await self._store_call("create", record)  # durable before the CreateTaskResult leaves
         return record
 
     # -- running work ------------------------------------------------------------------------
 
     async def _run(self, task_id: str, ctx: RequestContext, work: Work) -> None:
-        lease = asyncio.create_task(self._keep_lease(task_id))
         try:
             status, fields = await self._outcome(ctx, work, task_id)
             await self._store_call("move", task_id, status, **fields)
@@ -209,10 +277,15 @@ class TasksExtension(Extension):
                 await self._store_call("move", task_id, CANCELLED, status_message=CANCELLED_MESSAGE)
             # Otherwise the server is shutting down: the lease runs out and others report the task failed.
         finally:
-            lease.cancel()
             self._running.pop(task_id, None)
             self._wakeups.pop(task_id, None)
+            self._seen.pop(task_id, None)
+            self._kept.pop(task_id, None)
             self._cancelling.discard(task_id)
+            expiry = self._expiry.pop(task_id, None)
+            if expiry is not None:
+                expiry.cancel()
+            self.quota.release(task_id)
 
     async def _outcome(self, ctx: RequestContext, work: Work, task_id: str) -> tuple[str, dict[str, Any]]:
         """(status, fields) the task ends with: what the tool would have answered synchronously."""
@@ -235,17 +308,67 @@ class TasksExtension(Extension):
             return (FAILED, {"error": error.to_error_object(), "status_message": error.message})
         return (COMPLETED, {"result": result})
 
-    async def _keep_lease(self, task_id: str) -> None:
-        """Renew this instance's lease, and notice a cancel asked for on another instance."""
-        while True:
-            await asyncio.sleep(self.lease_seconds / 3)
-            record = await self._store_call("get", task_id)
-            if record is None or record.status in TERMINAL:
-                return
-            if record.cancel_requested:
+    def _expired(self, task_id: str) -> None:
+        """The task's TTL ran out: stop its work (no store write: the purge deletes the task)."""
+        runner = self._running.get(task_id)
+        if runner is not None:
+            runner.cancel()
+
+    def _beat(self) -> None:
+        """Start the heartbeat, or have it look again at what it watches and when."""
+        if self._heartbeat is None or self._heartbeat.done():
+            self._rethink = asyncio.Event()  # of this loop (a test may run the extension in several)
+            self._heartbeat = asyncio.create_task(self._beats())
+        else:
+            self._rethink.set()
+
+    async def _beats(self) -> None:
+        """This instance's one watcher of its tasks, for as long as it runs any or has any to purge:
+        renew the leases (every third of one), look at the tasks waiting for input (every
+        `watch_seconds`) and at the running ones (with the leases), purge the expired when due."""
+        next_lease = time.monotonic() + self.lease_seconds / 3
+        while self._running or self._purge_at:
+            due = [next_lease - time.monotonic()]
+            if self._wakeups:
+                due.append(self.watch_seconds)
+            if self._purge_at:
+                due.append(self._purge_at[0] - time.time())
+            self._rethink.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(max(0.0, min(due))):
+                    await self._rethink.wait()
+                continue  # something new to watch: work out the next due time again
+            try:
+                next_lease = await self._beat_once(next_lease)
+            except Exception:  # a store that failed once: the next beat tries again
+                log_bug(logger, "the tasks heartbeat failed")
+
+    async def _beat_once(self, next_lease: float) -> float:
+        now = time.time()
+        if self._purge_at and self._purge_at[0] <= now:
+            while self._purge_at and self._purge_at[0] <= now:
+                heapq.heappop(self._purge_at)
+            await self._store_call("purge", now)
+        watched = list(self._wakeups)
+        if time.monotonic() >= next_lease:
+            next_lease = time.monotonic() + self.lease_seconds / 3
+            if self._running:
+                await self._store_call("renew", self.instance, time.time() + self.lease_seconds)
+            watched = list(self._running)
+        if watched:
+            self._look_at(watched, await self._store_call("states", watched))
+        return next_lease
+
+    def _look_at(self, task_ids: list[str], states: dict[str, tuple[str, bool, float]]) -> None:
+        """Stop the work of tasks gone, ended or cancelled elsewhere; wake work whose task changed."""
+        for task_id in task_ids:
+            state = states.get(task_id)
+            if state is None or state[0] in TERMINAL:
+                self._expired(task_id)  # deleted, or ended by another instance: nobody waits for it
+            elif state[1]:
                 self._cancel_here(task_id)
-                return
-            await self._store_call("touch", task_id, lease_until=time.time() + self.lease_seconds)
+            elif task_id in self._wakeups and state != self._seen.get(task_id):
+                self._wakeups[task_id].set()
 
     async def _ask(
         self, task_id: str, requests: dict[str, dict[str, Any]], message: str | None
@@ -258,20 +381,25 @@ class TasksExtension(Extension):
         wakeup = self._wakeups.setdefault(task_id, asyncio.Event())
         if not await self._store_call("ask", task_id, requests, message):
             raise asyncio.CancelledError  # no longer working: cancelled, or failed by another instance
-        while True:
-            record = await self._store_call("get", task_id)
-            if record is None or record.status in TERMINAL:
-                raise asyncio.CancelledError
-            if record.cancel_requested:
-                self._cancel_here(task_id)
-            if all(key in record.input_responses for key in requests):
-                await self._store_call("move", task_id, WORKING, status_message=None)
-                return {key: record.input_responses[key] for key in requests}
-            wakeup.clear()
-            # An answer on this instance wakes the work at once; one on another within half a second.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(0.5):
-                    await wakeup.wait()
+        self._beat()
+        try:
+            while True:
+                wakeup.clear()  # before reading, so an answer arriving meanwhile still wakes the wait
+                record = await self._store_call("get", task_id)
+                if record is None or record.status in TERMINAL:
+                    raise asyncio.CancelledError
+                if record.cancel_requested:
+                    self._cancel_here(task_id)
+                if all(key in record.input_responses for key in requests):
+                    await self._store_call("move", task_id, WORKING, status_message=None)
+                    return {key: record.input_responses[key] for key in requests}
+                self._seen[task_id] = (record.status, record.cancel_requested, record.updated_at)
+                # No thread, no polling: an answer or a cancel on this instance sets the event at
+                # once, the heartbeat when one reaches another instance (within `watch_seconds`).
+                await wakeup.wait()
+        finally:
+            self._wakeups.pop(task_id, None)
+            self._seen.pop(task_id, None)
 
     def _cancel_here(self, task_id: str) -> None:
         runner = self._running.get(task_id)
@@ -293,11 +421,29 @@ class TasksExtension(Extension):
             raise MCPError(INVALID_PARAMS, "Invalid params: tasks/update needs inputResponses")
         record = await self._load(ctx)
         if responses and record.status not in TERMINAL:
+            self._check_kept_size(record, responses)
             await self._store_call("answer", record.task_id, responses)
             wakeup = self._wakeups.get(record.task_id)
             if wakeup is not None:
                 wakeup.set()
         return {}
+
+    def _check_kept_size(self, record: TaskRecord, responses: dict[str, Any]) -> None:
+        """-32602 if keeping these answers would take the task past `max_task_bytes`. Only the
+        answers it would keep count: those to outstanding requests, as `TaskStore.answer` keeps."""
+        fresh = {key: value for key, value in responses.items() if key in record.outstanding}
+        if not fresh:
+            return
+        request = self._kept.get(record.task_id)
+        if request is None:  # run by another instance: what the store holds of the request
+            request = len(encode(record.client_capabilities))
+        kept = request + len(encode({**record.input_responses, **fresh}))
+        if kept > self.max_task_bytes:
+            raise MCPError(
+                INVALID_PARAMS,
+                f"Invalid params: a task keeps at most {self.max_task_bytes} bytes of its request and "
+                f"answers; these answers would make it {kept}",
+            )
 
     async def _cancel(self, ctx: RequestContext) -> dict[str, Any]:
         record = await self._load(ctx)

@@ -15,7 +15,9 @@ of status is a compare-and-set on the status it comes from (`record.TRANSITIONS`
 instances racing (a worker finishing, a client cancelling) cannot move a task out of a terminal
 state or through an illegal transition: the loser's update matches no row.
 
-The methods are synchronous and short; the extension calls them in a worker thread.
+The methods are synchronous and short; the extension calls them in a worker thread. An instance
+watches the tasks it runs with one `states` read and renews their leases with one `renew` write
+per tick, however many there are.
 """
 
 from __future__ import annotations
@@ -83,6 +85,13 @@ class TaskStore(Protocol):
 
     def purge(self, now: float) -> int:
         """Delete tasks whose TTL ran out; how many."""
+
+    def renew(self, owner: str, lease_until: float) -> int:
+        """Extend the lease of every active task `owner` runs, in one statement; how many."""
+
+    def states(self, task_ids: list[str]) -> dict[str, tuple[str, bool, float]]:
+        """(status, cancel_requested, updated_at) of each of `task_ids` that still exists, in one
+        read: how an instance watches every task it runs at once, rather than one read per task."""
 
 
 class SQLTaskStore:
@@ -186,6 +195,31 @@ class SQLTaskStore:
             purged: int = cursor.rowcount
             return purged
 
+    def renew(self, owner: str, lease_until: float) -> int:
+        with self._transaction() as cursor:
+            cursor.execute(
+                self._sql("UPDATE mcp_tasks SET lease_until = ? WHERE owner = ? AND status IN (?, ?)"),
+                (lease_until, owner, *sorted(ACTIVE)),
+            )
+            renewed: int = cursor.rowcount
+            return renewed
+
+    def states(self, task_ids: list[str]) -> dict[str, tuple[str, bool, float]]:
+        found: dict[str, tuple[str, bool, float]] = {}
+        with self._transaction() as cursor:
+            for start in range(0, len(task_ids), _IDS_PER_QUERY):
+                chunk = task_ids[start : start + _IDS_PER_QUERY]
+                cursor.execute(
+                    self._sql(
+                        "SELECT task_id, status, cancel_requested, updated_at FROM mcp_tasks "
+                        f"WHERE task_id IN ({', '.join('?' * len(chunk))})"
+                    ),
+                    tuple(chunk),
+                )
+                for task_id, status, cancel_requested, updated_at in cursor.fetchall():
+                    found[task_id] = (status, bool(cancel_requested), float(updated_at))
+        return found
+
     def _locking(self, select: str) -> str:
         """A read that locks its row until the transaction ends (PostgreSQL: FOR UPDATE)."""
         return select
@@ -222,6 +256,9 @@ class SQLiteTaskStore(SQLTaskStore):
         with self._lock:
             self._connection.close()
 
+
+#: Task ids per `states` query: well under SQLite's smallest limit on parameters (999).
+_IDS_PER_QUERY = 500
 
 _JSON_FIELDS = frozenset({"client_capabilities", "input_requests", "input_responses", "result", "error"})
 

@@ -68,6 +68,23 @@ def site_url(built_site: Path) -> Iterator[str]:
         yield url
 
 
+#: Where a static host (GitHub Pages) serves the site: under the project's sub-path.
+STATIC_PREFIX = "/mcpref"
+
+
+@pytest.fixture(scope="package")
+def static_site_url(built_site: Path) -> Iterator[str]:
+    """The built site as a static host serves it: plain files under a sub-path, no MCP endpoint,
+    404.html for anything missing. The URL of its root, without the final slash."""
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+    from starlette.staticfiles import StaticFiles
+
+    app = Starlette(routes=[Mount(STATIC_PREFIX, StaticFiles(directory=built_site, html=True))])
+    with running(app) as url:
+        yield url + STATIC_PREFIX
+
+
 @pytest.fixture(scope="package")
 def pages(built_site: Path) -> list[str]:
     """Every page's path, as a reader types it: `/`, `/internals/overview/`, ..."""

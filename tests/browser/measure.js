@@ -118,6 +118,32 @@ async ({ withContrast }) => {
     }
   }
 
+  // The console's request editor: hidden until "Edit request" is pressed (it was always shown,
+  // under the frame that already shows the same request).
+  const shownEditors = [...document.querySelectorAll(".mcpref-tryit__editor")].filter((el) => el.getClientRects().length > 0).length;
+
+  // A TL;DR in smaller type than the body text around it.
+  const bodySize = parseFloat(getComputedStyle(document.querySelector(".md-content__inner > p") || document.body).fontSize);
+  const smallTldr = [...document.querySelectorAll(".md-typeset .admonition")]
+    .filter((el) => el.querySelector(".admonition-title")?.textContent.trim() === "TL;DR")
+    .map((el) => parseFloat(getComputedStyle(el.querySelector("p:not(.admonition-title)") || el).fontSize))
+    .filter((size) => size < bodySize - 0.1);
+
+  // SSE `data:` lines: each highlighted, and no JSON token that would fit on one line broken across two.
+  const plainData = [];
+  const brokenTokens = [];
+  for (const code of document.querySelectorAll(".md-typeset pre > code")) {
+    const lines = code.textContent.split("\n").filter((line) => /^data: [[{]/.test(line)).length;
+    const highlighted = code.querySelectorAll(".mcpref-sse-data").length;
+    if (lines !== highlighted) plainData.push(`${highlighted} of ${lines}: ${code.textContent.slice(0, 60)}`);
+    for (const span of code.querySelectorAll(".mcpref-sse-data > span")) {
+      const rects = [...span.getClientRects()].filter((r) => r.width > 0);
+      const width = rects.reduce((sum, r) => sum + r.width, 0);
+      // A string with spaces may wrap at one, as prose does; a token without any may not.
+      if (rects.length > 1 && width < code.clientWidth * 0.8 && !/\s/.test(span.textContent)) brokenTokens.push(span.textContent);
+    }
+  }
+
   const errorGraphics = document.querySelectorAll("[id^='dmcpref-diagram'], svg[aria-roledescription='error']").length;
   window.scrollTo(0, 0);
   return {
@@ -126,6 +152,10 @@ async ({ withContrast }) => {
     hiddenCode,
     coveredByCopy,
     errorGraphics,
+    shownEditors,
+    smallTldr,
+    plainData,
+    brokenTokens,
     sidewaysScroll: document.documentElement.scrollWidth - document.documentElement.clientWidth,
     height: document.documentElement.scrollHeight,
     syntaxErrorText: document.body.innerText.includes("Syntax error in text"),

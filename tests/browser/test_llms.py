@@ -10,8 +10,7 @@ import httpx
 import yaml
 
 from tests.browser.conftest import ROOT
-
-SITE_URL = "http://127.0.0.1:8000/"
+from tests.browser.test_published import SITE as SITE_URL
 
 
 def nav_pages() -> list[str]:

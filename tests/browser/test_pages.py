@@ -16,7 +16,8 @@ MIN_DIAGRAM_TEXT_PX = 11
 
 def source_of(path: str) -> Path:
     stem = path.strip("/") or "index"
-    for candidate in (ROOT / "docs" / f"{stem}.md", ROOT / "docs" / stem / "index.md"):
+    # The changelog page is built from CHANGELOG.md at the root (overrides/published.py).
+    for candidate in (ROOT / "docs" / f"{stem}.md", ROOT / "docs" / stem / "index.md", ROOT / f"{stem.upper()}.md"):
         if candidate.exists():
             return candidate
     raise AssertionError(f"no source page for {path}")
@@ -107,3 +108,21 @@ def test_every_page_links_its_markdown_alternate(survey: dict[str, Visit], built
     for path, visit in survey.items():
         assert visit.facts[("desktop", "light")]["markdownLink"] in ("index.md", "./index.md"), path
         assert (built_site / path.strip("/") / "index.md").is_file(), path
+
+
+def test_no_request_is_shown_twice_on_load(survey: dict[str, Visit]) -> None:
+    """Was: the console's raw editor under every request frame was shown on load, the same request
+    a second time (`display: block` won over `hidden`); issue 23 item 1."""
+    assert {where: f["shownEditors"] for where, f in each(survey) if f["shownEditors"]} == {}
+
+
+def test_a_tldr_is_in_the_body_type_size(survey: dict[str, Visit]) -> None:
+    """Was: 13.6 px TL;DR text above 17 px body text on a phone (issue 23 item 7)."""
+    assert {where: f["smallTldr"] for where, f in each(survey) if f["smallTldr"]} == {}
+
+
+def test_sse_data_lines_are_highlighted_and_wrap_between_tokens(survey: dict[str, Visit]) -> None:
+    """Was: a stream's `data:` lines were plain text, wrapped at the column's edge mid-token
+    (issue 23 item 7)."""
+    assert {where: f["plainData"] for where, f in each(survey) if f["plainData"]} == {}
+    assert {where: f["brokenTokens"] for where, f in each(survey) if f["brokenTokens"]} == {}

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from starlette.staticfiles import StaticFiles
 
-from tests.browser.conftest import goto, open_context
+from tests.browser.conftest import VIEWPORTS, goto, open_context
 from tests.conftest import running
 
 
@@ -111,3 +111,48 @@ def test_on_a_static_copy_run_says_how_to_start_the_server(browser: Any, built_s
         context.close()
     assert shown["state"] == "no-server", shown
     assert "./scripts/serve" in shown["status"]
+
+
+def test_the_editor_is_hidden_on_load_and_edit_request_toggles_it(trace: Any) -> None:
+    """Was: the editor was always shown (so every request twice) and "Edit request" only changed
+    its own label; the old test pressed Edit before it looked (issue 23 item 1)."""
+    panel = console_under(trace, "Mcp-Name: survey_stations")
+    editor, edit = panel.locator("textarea"), panel.locator("button", has_text="request")
+    assert not editor.is_visible() and edit.inner_text() == "Edit request"
+    edit.click()
+    assert editor.is_visible() and edit.inner_text() == "Hide request"
+    edit.click()
+    assert not editor.is_visible() and edit.inner_text() == "Edit request"
+
+
+#: Scrolls so that the first console's bar sits `y` px below the top of the window, arriving there
+#: by scrolling up (which is when Material shows Back to top); the bar's buttons and the button.
+PLACE_BAR = """async (y) => {
+    const bar = document.querySelector('.mcpref-tryit__bar');
+    window.scrollBy(0, bar.getBoundingClientRect().top - y + 400);
+    await new Promise(r => setTimeout(r, 100));
+}"""
+OVERLAPS = """() => {
+    const top = document.querySelector('.md-top').getBoundingClientRect();
+    return [...document.querySelectorAll('.mcpref-tryit__bar button:not([hidden])')]
+        .map(b => b.getBoundingClientRect())
+        .filter(r => r.bottom > 0 && r.top < innerHeight)
+        .filter(r => r.left < top.right && r.right > top.left && r.top < top.bottom && r.bottom > top.top).length;
+}"""
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "mobile"])
+def test_back_to_top_never_covers_a_run_bar(browser: Any, site_url: str, viewport: str) -> None:
+    """Was: Material's Back-to-top pill, at the top centre, covered the Run bar scrolled under it."""
+    context = open_context(browser, site_url, viewport, "light")
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(site_url + "/internals/transports/", wait_until="load")
+    height = VIEWPORTS[viewport]["height"]
+    for y in (60, 80, height // 2, height - 60, height - 40):
+        page.evaluate(PLACE_BAR, y)
+        page.mouse.move(10, height // 2)
+        page.mouse.wheel(0, -400)
+        page.wait_for_selector(".md-top:not([hidden])")
+        assert page.evaluate(OVERLAPS) == 0, (viewport, y)
+    context.close()

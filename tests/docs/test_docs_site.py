@@ -21,10 +21,12 @@ def test_a_broken_link_or_anchor_fails_the_build(tmp_path: Path) -> None:
     (docs / "b.md").write_text("# B\n\n## A heading\n", encoding="utf-8")
     config = tmp_path / "mkdocs.yml"
     config.write_text(
-        # Paths in the site's mkdocs.yml are relative to it: hooks are dropped (these pages need
-        # none) and the theme's overrides folder is named in full.
+        # Paths in the site's mkdocs.yml are relative to it: hooks are dropped but the one the
+        # theme's templates read (these pages need no other), and the overrides folder is named
+        # in full.
         f"INHERIT: {ROOT / 'mkdocs.yml'}\ndocs_dir: {docs}\nnav:\n  - index.md\n  - b.md\nplugins:\n  - search\n"
-        f"hooks: []\ntheme:\n  name: material\n  custom_dir: {ROOT / 'overrides'}\n",
+        f"hooks: [{ROOT / 'overrides' / 'published.py'}]\n"
+        f"theme:\n  name: material\n  custom_dir: {ROOT / 'overrides'}\n",
         encoding="utf-8",
     )
     (docs / "index.md").write_text("# A\n\n[next](b.md#a-heading)\n", encoding="utf-8")

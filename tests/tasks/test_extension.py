@@ -17,6 +17,7 @@ from mcpref.client._tasks import TaskWaiter
 from mcpref.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, Request
 from mcpref.meta import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY
 from mcpref.tasks import TASKS_EXTENSION, SQLiteTaskStore, Task, TasksExtension
+from mcpref.tasks.quota import TaskQuota
 
 DECLARING = {"elicitation": {}, "extensions": {TASKS_EXTENSION: {}}}
 
@@ -155,8 +156,11 @@ def test_tasks_carry_no_request_state_and_get_takes_no_answers() -> None:
 
 
 def test_an_expired_task_is_gone() -> None:
+    """Asked for before its purge is due (here a minute later: `watch_seconds`), an expired task is
+    refused and deleted at once."""
+
     async def scenario() -> None:
-        server, tasks = build(ttl_ms=100)
+        server, tasks = build(ttl_ms=100, watch_seconds=60)
         task_id = (await handle(server, "tools/call", {"name": "wait"}))["taskId"]
         await asyncio.sleep(0.15)
         error = await refused(server, "tasks/get", {"taskId": task_id})
@@ -183,7 +187,7 @@ def test_a_task_asks_only_for_what_its_client_declared() -> None:
 
 def test_ids_are_long_random_and_never_repeat() -> None:
     async def scenario() -> list[str]:
-        server, _ = build()
+        server, _ = build(quota=TaskQuota(max_per_caller=20))
         return [(await handle(server, "tools/call", {"name": "wait"}))["taskId"] for _ in range(20)]
 
     ids = asyncio.run(scenario())
@@ -414,16 +418,24 @@ def test_a_task_is_only_its_principals_and_named_by_a_string() -> None:
     asyncio.run(scenario())
 
 
-def test_creating_a_task_deletes_the_expired_ones() -> None:
-    async def scenario() -> None:
-        server, tasks = build(ttl_ms=100)
-        old = (await handle(server, "tools/call", {"name": "ends", "arguments": {"how": "result"}}))["taskId"]
-        await asyncio.sleep(0.15)
-        new = (await handle(server, "tools/call", {"name": "wait"}))["taskId"]
-        assert tasks.store.get(old) is None and tasks.store.get(new) is not None
-        await handle(server, "tasks/cancel", {"taskId": new})
+def test_expired_tasks_stop_and_are_deleted_on_time_with_no_request() -> None:
+    """Issue 25: an expired task's work ran on, and the task stayed stored, until another request
+    happened to purge. Now its work stops at its TTL and it is deleted within `watch_seconds`."""
 
-    asyncio.run(scenario())
+    async def scenario() -> tuple[TasksExtension, list[str]]:
+        server, tasks = build(ttl_ms=100, watch_seconds=0.05)
+        ids = [(await handle(server, "tools/call", {"name": "ends", "arguments": {"how": "result"}}))["taskId"]]
+        ids.append((await handle(server, "tools/call", {"name": "wait"}))["taskId"])
+        ids.append((await handle(server, "tools/call", {"name": "ask_name"}))["taskId"])
+        for _ in range(100):
+            if not tasks._running and all(tasks.store.get(task_id) is None for task_id in ids):
+                break
+            await asyncio.sleep(0.02)
+        return tasks, ids
+
+    tasks, ids = asyncio.run(scenario())
+    assert tasks._running == {} and tasks.quota.live() == 0
+    assert [tasks.store.get(task_id) for task_id in ids] == [None, None, None]
 
 
 # -- two instances sharing one store ---------------------------------------------------------
@@ -614,3 +626,147 @@ def test_tasks_live_in_the_store_given_else_in_mcp_tasks_sqlite3(
     default = TasksExtension().store
     assert isinstance(default, SQLiteTaskStore) and (tmp_path / "mcp-tasks.sqlite3").is_file()
     default.close()
+
+
+# -- what a task may cost (issue 25) -----------------------------------------------------------
+
+
+def test_live_tasks_are_bounded_per_caller_and_in_all_and_freed_when_they_end() -> None:
+    """Issue 25: 3,000 anonymous tasks waiting for input kept a server at 82% CPU. Past a caller's
+    share, or past the bound for all callers, a call is refused (-32603, 503, Retry-After)."""
+
+    async def scenario() -> None:
+        server, tasks = build(quota=TaskQuota(max_per_caller=2, max_tasks=3))
+        alice = [(await handle(server, "tools/call", {"name": "wait"}, principal="alice"))["taskId"] for _ in range(2)]
+        error = await refused(server, "tools/call", {"name": "wait"}, principal="alice")
+        assert (error.code, error.http_status) == (INTERNAL_ERROR, 503)
+        assert error.http_headers == [(b"retry-after", b"5")] and "one caller" in error.message
+        await handle(server, "tools/call", {"name": "wait"}, principal="bob")
+        error = await refused(server, "tools/call", {"name": "wait"}, principal="carol")
+        assert "Too many tasks running (limit 3)" in error.message
+        assert tasks.quota.live() == 3 and tasks.quota.live("principal:alice") == 2
+        await handle(server, "tasks/cancel", {"taskId": alice[0]}, principal="alice")
+        for _ in range(50):
+            if tasks.quota.live("principal:alice") == 1:
+                break
+            await asyncio.sleep(0.01)
+        assert (await handle(server, "tools/call", {"name": "greet"}, principal="carol"))["resultType"] == "complete"
+        again = await handle(server, "tools/call", {"name": "wait"}, principal="alice")
+        assert again["resultType"] == "task"
+        # A plain call is never counted; a refused one leaves nothing behind.
+        assert tasks.quota.live() == 3 and len(tasks._running) == 3
+
+    asyncio.run(scenario())
+
+
+def test_a_shared_count_raises_the_count_never_lowers_it() -> None:
+    """Issue 28 will count live tasks over every instance through PostgreSQL; this process's own
+    count stays the floor."""
+
+    class Elsewhere:
+        def __init__(self, count: int) -> None:
+            self.count = count
+
+        def live_tasks(self, caller: str | None) -> int:
+            return self.count
+
+    quota = TaskQuota(max_per_caller=2, max_tasks=10, shared=Elsewhere(0))
+    quota.admit("peer:a", "t1")
+    assert quota.live("peer:a") == 1  # the shared count (0) is lower: the local one counts
+    quota.shared = Elsewhere(2)
+    with pytest.raises(MCPError, match="one caller"):
+        quota.admit("peer:a", "t2")
+    quota.release("t1")
+    quota.release("t1")  # twice is harmless
+    assert quota.live("peer:a") == 2  # still the shared count
+    quota.shared = None
+    assert quota.live() == 0
+
+
+def test_a_task_keeps_only_what_it_needs_of_its_request() -> None:
+    """Issue 25: each task kept the caller's whole `clientCapabilities` (up to the 1 MiB body) for
+    its TTL: 300 tasks took 342 MB. It keeps what input requests depend on, and its arguments."""
+    bulky = {**DECLARING, "elicitation": {"form": {}, "junk": "x" * 100_000}, "experimental": {"y": "z" * 100_000}}
+
+    async def scenario() -> tuple[Any, Any]:
+        server, tasks = build()
+        created = await handle(server, "tools/call", {"name": "ends", "arguments": {"how": "result"}}, caps=bulky)
+        done = await until(server, created["taskId"], ended)
+        return tasks.store.get(created["taskId"]), done
+
+    stored, done = asyncio.run(scenario())
+    assert stored.client_capabilities == {"elicitation": {"form": {}}, "extensions": {TASKS_EXTENSION: {}}}
+    # What the work saw of its request: the arguments, and no `_meta`.
+    assert done["result"]["structuredContent"] == {"how": "result"}
+
+
+def test_a_task_keeps_at_most_max_task_bytes_of_arguments_and_answers() -> None:
+    async def scenario() -> None:
+        server, tasks = build(max_task_bytes=2000)
+        error = await refused(server, "tools/call", {"name": "ends", "arguments": {"how": "x" * 3000}})
+        assert error.code == INVALID_PARAMS and "at most 2000 bytes" in error.message
+        assert tasks._running == {} and tasks.quota.live() == 0
+        task_id = (await handle(server, "tools/call", {"name": "ask_name"}))["taskId"]
+        await until(server, task_id, lambda task: task["status"] == "input_required")
+        big = {"name": {"action": "accept", "content": {"name": "A" * 3000}}}
+        error = await refused(server, "tasks/update", {"taskId": task_id, "inputResponses": big})
+        assert error.code == INVALID_PARAMS and "at most 2000 bytes" in error.message
+        assert (await handle(server, "tasks/get", {"taskId": task_id}))["status"] == "input_required"
+        ignored = {"unknown": {"action": "accept", "content": {"name": "A" * 3000}}}  # not kept: not counted
+        assert acked(await handle(server, "tasks/update", {"taskId": task_id, "inputResponses": ignored}))
+        fits = {"name": {"action": "accept", "content": {"name": "Ada"}}}
+        await handle(server, "tasks/update", {"taskId": task_id, "inputResponses": fits})
+        assert (await until(server, task_id, ended))["result"]["content"][0]["text"] == "Hello, Ada"
+
+    asyncio.run(scenario())
+
+
+class CountingStore(SQLiteTaskStore):
+    """A SQLite store that counts the calls of each method (each one a worker thread's job)."""
+
+    def __init__(self) -> None:
+        super().__init__(":memory:")
+        self.calls: dict[str, int] = {}
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in ("get", "states", "renew", "touch", "purge"):
+            calls = object.__getattribute__(self, "calls")
+            calls[name] = calls.get(name, 0) + 1
+        return object.__getattribute__(self, name)
+
+
+def test_work_waiting_for_input_costs_no_thread_and_no_polling() -> None:
+    """Issue 25: every task waiting for input read the store from a worker thread twice a second
+    (3,000 of them: 82% CPU). Now it waits on an event; one heartbeat reads the state of all of
+    them in one call per `watch_seconds` (half a second), and wakes the one whose task changed."""
+    store = CountingStore()
+
+    async def scenario() -> tuple[dict[str, int], str]:
+        server = Server("unit", "1")
+        tasks = server.add_extension(TasksExtension(store, lease_seconds=60))
+
+        @server.tool()
+        async def ask_name(ctx):  # type: ignore[no-untyped-def]
+            async def work(task: Task) -> str:
+                answers = await task.ask({"name": elicit_form("Name?", {"name": {"type": "string"}})})
+                return f"Hello, {answers['name']['content']['name']}"
+
+            return await tasks.hand_off(ctx, work)
+
+        ids = [(await handle(server, "tools/call", {"name": "ask_name"}))["taskId"] for _ in range(10)]
+        while len(tasks._wakeups) < 10:
+            await asyncio.sleep(0.01)
+        store.calls.clear()
+        await asyncio.sleep(1.0)
+        calls = dict(store.calls)
+        # An answer through the store alone (as another instance would give it) wakes its work.
+        store.answer(ids[0], {"name": {"action": "accept", "content": {"name": "Ada"}}})
+        done = await until(server, ids[0], ended)
+        for task_id in ids[1:]:
+            await handle(server, "tasks/cancel", {"taskId": task_id})
+        return calls, done["result"]["content"][0]["text"]
+
+    calls, text_ = asyncio.run(scenario())
+    assert text_ == "Hello, Ada"
+    assert calls.get("get", 0) == 0, calls  # no task read its own record while it waited
+    assert 1 <= calls.get("states", 0) <= 4, calls  # one read for all ten, every half second

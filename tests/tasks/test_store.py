@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 import threading
 import time
@@ -177,3 +178,27 @@ def test_what_one_store_writes_another_on_the_same_database_reads_at_once(store:
         assert store.get("t1").input_responses == {"a": {"roots": []}}
         assert other.move("t1", CANCELLED) is True
         assert store.get("t1").status == CANCELLED
+
+
+def test_renew_extends_the_leases_of_one_owners_active_tasks_in_one_call(store: TaskStore) -> None:
+    for task_id, owner in (("a", "me"), ("b", "me"), ("c", "other"), ("d", "me")):
+        store.create(dataclasses.replace(record(task_id), owner=owner, lease_until=1.0))
+    store.move("d", COMPLETED, result={"content": []})
+    assert store.renew("me", 99.0) == 2
+    assert [store.get(task_id).lease_until for task_id in "abcd"] == [99.0, 99.0, 1.0, 1.0]
+
+
+def test_states_reads_many_tasks_at_once_and_leaves_out_the_missing(store: TaskStore) -> None:
+    ids = [f"t{n}" for n in range(1200)]  # more than one query's worth of parameters
+    for task_id in ids[:3]:
+        store.create(record(task_id))
+    store.touch("t1", cancel_requested=True)
+    store.ask("t2", {"k": {"method": "roots/list"}}, None)
+    states = store.states(ids)
+    assert sorted(states) == ["t0", "t1", "t2"]
+    assert [states[task_id][:2] for task_id in ("t0", "t1", "t2")] == [
+        (WORKING, False),
+        (WORKING, True),
+        (INPUT_REQUIRED, False),
+    ]
+    assert states["t2"][2] == store.get("t2").updated_at

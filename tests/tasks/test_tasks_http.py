@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from bench.procs import ServerProcess
@@ -23,14 +24,16 @@ from mcpref import StreamableHTTP
 from mcpref.client import Client, InvalidParams, MissingRequiredClientCapability, TaskCancelled
 from mcpref.client._errors import InternalError
 from mcpref.examples.everything_server import build_server
-from mcpref.tasks import SQLiteTaskStore, TasksExtension
-from tests.conftest import running
+from mcpref.meta import CLIENT_CAPABILITIES_KEY
+from mcpref.tasks import TASKS_EXTENSION, SQLiteTaskStore, TasksExtension
+from mcpref.tasks.quota import TaskQuota
+from tests.conftest import META, mcp_body, mcp_headers, running
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def app_on(path: Path, *, lease_seconds: float = 15.0) -> StreamableHTTP:
-    tasks = TasksExtension(SQLiteTaskStore(path), poll_interval_ms=50, lease_seconds=lease_seconds)
+def app_on(path: Path, *, lease_seconds: float = 15.0, quota: TaskQuota | None = None) -> StreamableHTTP:
+    tasks = TasksExtension(SQLiteTaskStore(path), poll_interval_ms=50, lease_seconds=lease_seconds, quota=quota)
     return StreamableHTTP(build_server(tasks))
 
 
@@ -59,6 +62,24 @@ def test_a_task_asks_for_input_and_finishes(tmp_path: Path) -> None:
     assert result["content"] == [{"type": "text", "text": "Deleted notes.txt"}]
     assert ("input_required", ["confirm"]) in seen
     assert seen[-1] == ("completed", [])
+
+
+def test_one_peer_gets_one_share_of_tasks_whatever_authorization_it_sends(tmp_path: Path) -> None:
+    """Issue 25: on an endpoint without authorization, tasks had no quota, and an unverified
+    `Authorization` header would have named a new caller each time. The peer is the caller: its
+    share is three here, then 503 with Retry-After, and the made-up headers change nothing."""
+    meta = {**META, CLIENT_CAPABILITIES_KEY: {"elicitation": {}, "extensions": {TASKS_EXTENSION: {}}}}
+    body = mcp_body("tools/call", {"name": "confirm_delete", "arguments": {"filename": "a.txt"}}, meta=meta)
+    headers = mcp_headers("tools/call", "confirm_delete")
+    app = app_on(tmp_path / "t.sqlite3", quota=TaskQuota(max_per_caller=3))
+    with running(app) as url, httpx.Client(base_url=url, timeout=10) as http:
+        answers = [
+            http.post("/mcp", json=body, headers={**headers, "Authorization": f"Bearer made-up-{n}"}) for n in range(5)
+        ]
+    assert [answer.status_code for answer in answers] == [200, 200, 200, 503, 503]
+    assert [answer.json()["result"]["resultType"] for answer in answers[:3]] == ["task"] * 3
+    assert answers[3].headers["retry-after"] == "5"
+    assert answers[3].json()["error"]["code"] == -32603 and "one caller" in answers[3].json()["error"]["message"]
 
 
 def test_without_the_extension_the_work_runs_within_the_request(tmp_path: Path) -> None:
