@@ -191,6 +191,7 @@
         waiting.get(id)(message);
         waiting.delete(id);
       } else if (method === "ui/initialize") {
+        container.dataset.appCapabilities = JSON.stringify(params?.appCapabilities ?? null);
         reply(id, {
           protocolVersion: APPS_VERSION,
           hostInfo: { name: "mcpref docs page", version: "1.0.0" },

@@ -125,6 +125,24 @@ def test_a_request_to_an_undeclared_origin_is_blocked_by_the_csp_before_it_leave
     assert visit.outside == []  # the browser's router never saw it: no request left
 
 
+def test_the_view_declares_its_display_modes_in_ui_initialize(visit: Visit) -> None:
+    declared = visit.page.locator(".mcp-app-host").get_attribute("data-app-capabilities")
+    assert declared == '{"availableDisplayModes":["inline"]}'
+
+
+def test_the_host_keeps_the_view_inline_and_says_so(visit: Visit) -> None:
+    """Asked for a mode the view did not declare, the host answers with the mode the view is in
+    (the only one this host offers)."""
+    answer = visit.view_frame().evaluate(
+        """() => new Promise((resolve) => {
+          addEventListener("message", (event) => event.data?.id === "mode" && resolve(event.data));
+          parent.postMessage({ jsonrpc: "2.0", id: "mode", method: "ui/request-display-mode",
+                               params: { mode: "fullscreen" } }, "*");
+        })"""
+    )
+    assert answer == {"jsonrpc": "2.0", "id": "mode", "result": {"mode": "inline"}}
+
+
 def test_the_host_follows_the_views_size(visit: Visit) -> None:
     """The view reports its body's height; the host sizes its frame to it (flexible dimensions)."""
     before = visit.frame.evaluate("f => f.getBoundingClientRect().height")
@@ -138,23 +156,23 @@ def test_the_host_follows_the_views_size(visit: Visit) -> None:
     assert "view → page: ui/notifications/size-changed" in visit.logged()
 
 
-def test_the_theme_follows_the_palette_and_teardown_asks_the_view_first(browser: Any, site_url: str) -> None:
-    fresh = Visit(browser, site_url)
-    try:
-        inner = fresh.view_frame()
-        background = "getComputedStyle(document.body).backgroundColor"
-        assert (inner.evaluate("document.documentElement.dataset.theme"), inner.evaluate(background)) == (
-            "light",
-            "rgb(255, 255, 255)",
-        )
-        switch_palette(fresh.page, "dark")
-        inner.wait_for_function("document.documentElement.dataset.theme === 'dark'")
-        assert inner.evaluate(background) == "rgb(30, 33, 41)"
-        assert "page → view: ui/notifications/host-context-changed" in fresh.logged()
-        fresh.page.locator(".mcp-app-close").click()
-        fresh.page.wait_for_selector(".mcp-app-host[data-state=closed]")
-        log = fresh.logged()
-        assert log[-2:] == ["page → view: ui/resource-teardown (id host-1)", "view → page: result (id host-1)"]
-        assert fresh.page.locator("iframe.mcp-app-frame").count() == 0
-    finally:
-        fresh.context.close()
+def test_the_theme_follows_the_palette(visit: Visit) -> None:
+    inner = visit.view_frame()
+    background = "getComputedStyle(document.body).backgroundColor"
+    assert (inner.evaluate("document.documentElement.dataset.theme"), inner.evaluate(background)) == (
+        "light",
+        "rgb(255, 255, 255)",
+    )
+    switch_palette(visit.page, "dark")
+    inner.wait_for_function("document.documentElement.dataset.theme === 'dark'")
+    assert inner.evaluate(background) == "rgb(30, 33, 41)"
+    assert "page → view: ui/notifications/host-context-changed" in visit.logged()
+
+
+def test_teardown_asks_the_view_first_then_removes_it(visit: Visit) -> None:
+    """Last in this file: the view is gone after it."""
+    visit.page.locator(".mcp-app-close").click()
+    visit.page.wait_for_selector(".mcp-app-host[data-state=closed]")
+    log = visit.logged()
+    assert log[-2:] == ["page → view: ui/resource-teardown (id host-1)", "view → page: result (id host-1)"]
+    assert visit.page.locator("iframe.mcp-app-frame").count() == 0
