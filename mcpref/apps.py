@@ -60,8 +60,11 @@ APP_MIME_TYPE = "text/html;profile=mcp-app"
 UI_SCHEME = "ui://"
 #: The flat key older servers put the view's URI under; read, never written (apps §Resource Discovery).
 DEPRECATED_RESOURCE_URI = "ui/resourceUri"
-#: Who may call a tool: the agent, the view; a tool that says nothing is both (apps §Visibility).
-MODEL, APP = "model", "app"
+#: Who may call a tool: the agent (`MODEL`), the view (`APP`); a tool that says nothing is both
+#: (apps §Visibility).
+MODEL = "model"
+#: The view as a caller of tools (see `MODEL`).
+APP = "app"
 DEFAULT_VISIBILITY = (MODEL, APP)
 #: Permissions a view may ask for, and the Permission Policy feature each maps to.
 PERMISSION_FEATURES = {

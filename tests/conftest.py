@@ -30,6 +30,7 @@ from bench.procs import free_port
 from mcpref import catchall
 from mcpref.limits import ServerLimits, uvicorn_config
 from mcpref.validation import check_message
+from tests.tasks import pg
 
 VERSION = "2026-07-28"
 META = {
@@ -377,6 +378,23 @@ class MCPClient:
         assert "error" in message, message
         assert message.get("id") == kwargs.get("id", 1)
         return message["error"]
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn() -> Iterator[str]:
+    """A DSN for a throwaway PostgreSQL cluster (tests/tasks/pg.py) that lives as long as the test
+    session: the task stores' tests and the balanced deployment's use it. Without PostgreSQL's
+    binaries those tests skip, saying so; under CI=true they fail instead."""
+    if pg.bindir() is None:
+        reason = "PostgreSQL is not installed (no initdb): apt-get install postgresql"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason}; under CI=true this is a failure, not a skip")
+        pytest.skip(reason)
+    try:
+        with pg.cluster() as dsn:
+            yield dsn
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture

@@ -118,7 +118,7 @@ class StreamableHTTP:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send, on_shutdown=self.server.end_subscriptions)
+            await _lifespan(receive, send, self.server)
             return
         if scope["type"] != "http":
             return
@@ -546,12 +546,16 @@ def _principal(scope: Scope, headers: dict[str, str]) -> str | None:
     return hashlib.sha256(authorization.encode("latin-1")).hexdigest()[:32]
 
 
-async def _lifespan(receive: Receive, send: Send, on_shutdown: Callable[[], None]) -> None:
+async def _lifespan(receive: Receive, send: Send, server: Server) -> None:
+    """Start the server's background work (a relay) at startup; at shutdown end the listen
+    streams gracefully first, then stop it."""
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
+            await server.start()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
-            on_shutdown()
+            server.end_subscriptions()
+            await server.stop()
             await send({"type": "lifespan.shutdown.complete"})
             return

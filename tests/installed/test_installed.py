@@ -20,10 +20,11 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import venv
 import zipfile
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import httpx
 import pytest
@@ -31,6 +32,7 @@ from sybil import Document
 
 import mcpref
 from mcpref import StreamableHTTP
+from mcpref.demo import ENDPOINTS, FACTORIES
 from tests.conftest import demo_process, mcp_body, mcp_headers
 from tests.docs import compare, pages, placeholders
 from tests.docs.messages import Request, Response, parse
@@ -75,6 +77,10 @@ def test_build_makes_an_sdist_and_a_wheel_that_twine_passes(dist: Path) -> None:
     assert {"mcpref/examples/guide_server/step2_tools.py", "mcpref/schemas/2026-07-28.json", "mcpref/demo.py"} <= set(
         names
     )
+    with tarfile.open(sdist) as archive:
+        top = {PurePosixPath(name).parts[1] for name in archive.getnames() if "/" in name}
+    assert top == {"CHANGELOG.md", "LICENSE", "MANIFEST.in", "PKG-INFO", "README.md", "mcpref", "mcpref.egg-info",
+                   "pyproject.toml", "setup.cfg"}, top  # fmt: skip
     entry_points = zipfile.ZipFile(wheel).read(f"mcpref-{version}.dist-info/entry_points.txt").decode()
     assert "mcpref = mcpref.cli:main" in entry_points
 
@@ -106,6 +112,20 @@ def demo(reader: Path) -> Iterator[str]:
     """`mcpref demo --port N`, the venv's console script, started in the reader's folder."""
     with demo_process(reader / ".venv" / "bin" / "mcpref", reader, ENV) as base:
         yield base
+
+
+def test_the_wheels_mcpref_demo_serves_every_endpoint_the_pages_call(demo: str) -> None:
+    """What the docs harness builds for the pages' frames (`mcpref.demo.FACTORIES`), the wheel's
+    `mcpref demo` answers: each MCP endpoint with a result, the authorization demo's paths with
+    what they are (metadata, a 401 challenge), none of them a 404."""
+    for path in FACTORIES:
+        if path in ENDPOINTS:
+            response = httpx.post(demo + path, json=mcp_body("server/discover"), headers=mcp_headers("server/discover"))
+            assert response.status_code == 200 and "result" in response.json(), (path, response.text)
+        else:
+            assert httpx.get(demo + path).status_code != 404, path
+    challenge = httpx.post(demo + "/secure/mcp", json=mcp_body("tools/list"), headers=mcp_headers("tools/list"))
+    assert challenge.status_code == 401
 
 
 # -- the server guide's step files, each saved alone -------------------------------------------
