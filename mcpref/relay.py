@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import itertools
 import json
 import logging
 import secrets
@@ -39,6 +40,8 @@ logger = logging.getLogger("mcpref.relay")
 
 #: PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; a larger change goes as "stale".
 MAX_PAYLOAD_BYTES = 7900
+#: Changes sent in one round trip to the database at most.
+BATCH = 64
 
 
 @dataclass(frozen=True)
@@ -210,14 +213,19 @@ class PostgresRelay:
                     try:
                         if connection is None or connection.closed or connection.broken:
                             connection = await self._connect()
-                        await connection.execute("SELECT pg_notify(%s, %s)", (self.channel, self._pending[0]))
+                        # Whatever is waiting goes in one round trip (a burst of changes does not
+                        # queue behind one NOTIFY each); PostgreSQL folds identical ones.
+                        batch = list(itertools.islice(self._pending, BATCH))
+                        calls = ", ".join(["pg_notify(%s, %s)"] * len(batch))
+                        await connection.execute(f"SELECT {calls}", [v for p in batch for v in (self.channel, p)])
                     except (psycopg.Error, OSError) as exc:
                         connection = None
                         self._warn("sending", exc, delay)
                         await asyncio.sleep(delay)
                         delay = min(delay * 2, self.max_delay)
                         continue
-                    self._pending.popleft()
+                    for _ in batch:
+                        self._pending.popleft()
                     delay = self.min_delay
         finally:
             if connection is not None:

@@ -574,30 +574,45 @@ def test_a_document_is_fetched_once_and_kept_unless_it_says_no_store(
 
 
 @pytest.mark.anyio
-async def test_fetches_are_shared_by_url_and_capped_at_once(
+async def test_fetches_are_shared_by_url_and_capped_at_once_and_per_caller(
     metadata_documents: str, document_server: Documents
 ) -> None:
-    """One fetch per URL at a time, `max_concurrent` URLs at once; one more is 503 at once."""
+    """One fetch per URL at a time, `max_per_caller` URLs for one peer, `max_concurrent` in all;
+    one more is 503 at once, not queued."""
     document_server.slow = 1.0
-    with fetching(max_concurrent=2) as issuer:
-        async with httpx.AsyncClient(timeout=10) as http:
+    with fetching(max_concurrent=3, max_per_caller=2) as issuer:
+        peers = {
+            peer: httpx.AsyncClient(timeout=10, transport=httpx.AsyncHTTPTransport(local_address=peer))
+            for peer in ("127.0.0.1", "127.0.0.2", "127.0.0.3")
+        }
 
-            async def get(name: str) -> httpx.Response:
-                client_id = f"{metadata_documents}/clients/{name}"
-                query = {"response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT}
-                return await http.get(f"{issuer}/authorize?{urlencode(query)}")
+        async def get(name: str, peer: str = "127.0.0.1") -> httpx.Response:
+            client_id = f"{metadata_documents}/clients/{name}"
+            query = {"response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT}
+            return await peers[peer].get(f"{issuer}/authorize?{urlencode(query)}")
 
-            first = [asyncio.create_task(get(name)) for name in ("slow-a.json", "slow-b.json")]
-            deadline = time.monotonic() + 5
-            while len(document_server.fetches) < 2 and time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
+        async def refused_at_once(name: str, peer: str) -> None:
             started = time.monotonic()
-            refused = await get("slow-c.json")
-            assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
+            refused = await get(name, peer)
+            assert refused.status_code == 503 and refused.headers["retry-after"] == "5", (name, peer)
             assert time.monotonic() - started < 0.9, "refused at once, not queued"
-            again = await asyncio.gather(*first, get("slow-a.json"), get("slow-a.json"))
-    assert [response.status_code for response in again] == [302] * 4
-    assert document_server.fetches == {"slow-a.json": 1, "slow-b.json": 1}
+
+        async def until_fetched(count: int) -> None:
+            deadline = time.monotonic() + 5
+            while len(document_server.fetches) < count and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+
+        held = [asyncio.create_task(get(name)) for name in ("slow-a.json", "slow-b.json")]
+        await until_fetched(2)
+        await refused_at_once("slow-c.json", "127.0.0.1")  # this peer has its two
+        held.append(asyncio.create_task(get("slow-c.json", "127.0.0.2")))  # another peer may
+        await until_fetched(3)
+        await refused_at_once("slow-d.json", "127.0.0.3")  # three in all
+        answers = await asyncio.gather(*held, get("slow-a.json", "127.0.0.3"), get("slow-a.json"))
+        for http in peers.values():
+            await http.aclose()
+    assert [response.status_code for response in answers] == [302] * 5
+    assert document_server.fetches == {"slow-a.json": 1, "slow-b.json": 1, "slow-c.json": 1}
 
 
 def test_the_authorization_servers_limits_have_their_lines_in_the_limits_table() -> None:
@@ -608,7 +623,8 @@ def test_the_authorization_servers_limits_have_their_lines_in_the_limits_table()
     documents = metadata_documents_module
     assert rows["fetching a client ID metadata document (the example authorization server)"] == (
         f"{documents.TIMEOUT:g} s for the whole fetch; {documents.MAX_BYTES // 1024} KiB;"
-        f" {documents.MAX_CONCURRENT} URLs at once, one fetch per URL; kept {documents.CACHE_SECONDS // 60} min"
+        f" {documents.MAX_CONCURRENT} URLs at once, {documents.MAX_PER_CALLER} for one peer, one fetch per URL;"
+        f" kept {documents.CACHE_SECONDS // 60} min"
         f" (its `Cache-Control: max-age` up to {documents.CACHE_MAX_SECONDS // 3600} h),"
         f" a failure {documents.FAILURE_CACHE_SECONDS} s, {documents.MAX_CACHED} URLs"
     )
