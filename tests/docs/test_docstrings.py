@@ -27,6 +27,7 @@ import mcpref.extensions
 import mcpref.run
 import mcpref.sealing
 import mcpref.tasks
+import mcpref.telemetry
 from tests.conftest import running
 from tests.docs.pages import PAGE_ORIGIN
 
@@ -39,6 +40,7 @@ MODULES = (
     mcpref.sealing,
     mcpref.run,
     mcpref.auth,
+    mcpref.telemetry,
 )
 FENCE = re.compile(r"```python\n(?P<code>.*?)```", re.DOTALL)
 

@@ -21,9 +21,9 @@ from typing import Any
 
 import httpx
 
-from mcpref import telemetry
 from mcpref.apps import UI_EXTENSION, client_settings
 from mcpref.client import Client, MCPClientError, ProtocolError, Subscription, TransportError, default_ssl_context
+from mcpref.telemetry import span
 
 from .apps import AppView, checked_view, for_model, link_of
 from .consent import CALL, INPUT, ConsentGate, ConsentQuestion
@@ -310,13 +310,13 @@ class Host:
         entry = self.catalogue.get(name)
         if entry is None:
             raise UnknownTool(f"no tool {name!r} in the catalogue")
-        with telemetry.span(f"host call {name}", {"mcpref.host.server": entry.server}):
+        with span(f"host call {name}", {"mcpref.host.server": entry.server}):
             return await self._call_entry(entry, arguments)
 
     def action(self, name: str) -> AbstractContextManager[Any]:
         """`with host.action("plan the day"):` makes every call inside it one trace (a span named
         `name`, current while it lasts). Without OpenTelemetry in use it does nothing."""
-        return telemetry.span(name)
+        return span(name)
 
     async def _call_entry(self, entry: CatalogueEntry, arguments: Mapping[str, Any] | None) -> LabelledResult:
         connection = self.servers[entry.server]
