@@ -3,7 +3,8 @@
 
 Through the balancer, requests spread over the instances with no affinity, and still: a
 multi-round-trip request finishes on another instance than it started on, a task moves from
-instance to instance, the official conformance suite and the official Python SDK's client pass.
+instance to instance, the official conformance suite passes, and the official Python SDK's client
+and ours (`mcpref.client.Client`: lists, calls, MRTR rounds, a listen stream) run their scenarios.
 Directly on the instances: a change made on one reaches the listen streams held by the others
 (`PostgresRelay`), a relay that lost its database tells its streams to read everything again,
 and an instance killed mid-run leaves the others answering and its tasks reported failed.
@@ -157,6 +158,42 @@ def test_the_official_python_sdk_client_works_through_the_balancer(deployment: D
     tools, texts = asyncio.run(scenario())
     assert "test_custom_headers" in tools
     assert texts == ["Region: eu", "Region: us", "Region: ap"]
+
+
+def test_our_client_lists_calls_answers_and_listens_through_the_balancer(deployment: Deployment) -> None:
+    """`mcpref.client.Client` on the balancer's URL: every request may land anywhere, and each
+    scenario still works; which instance answered what is read from `X-Mcpref-Instance`."""
+    served: list[tuple[str, str]] = []  # (Mcp-Method, instance), in the order the answers came
+
+    async def note(response: httpx.Response) -> None:
+        served.append((response.request.headers.get("mcp-method", ""), response.headers["x-mcpref-instance"]))
+
+    def name(params: dict[str, Any]) -> dict[str, Any]:
+        asked = params["requestedSchema"]["properties"]
+        return {"action": "accept", "content": {"name": "Ada"} if "name" in asked else {"color": "teal"}}
+
+    async def scenario() -> tuple[list[str], str, str, str]:
+        async with (
+            httpx.AsyncClient(timeout=10, event_hooks={"response": [note]}) as http,
+            Client(deployment.url, http=http, elicitation=name) as client,
+        ):
+            tools = [tool["name"] for tool in await client.list_tools()]
+            simple = (await client.call_tool("test_simple_text", {}))["content"][0]["text"]
+            rounds = await client.call_tool("test_input_required_result_multi_round", {})  # the MRTR loop
+            async with client.listen(tools_list_changed=True) as subscription:
+                heard = asyncio.create_task(anext(aiter(subscription)))
+                await client.call_tool("test_trigger_tool_change", {})
+                change = (await asyncio.wait_for(heard, timeout=20)).method
+            return tools, simple, rounds["content"][0]["text"], change
+
+    tools, simple, rounds, change = asyncio.run(scenario())
+    assert "test_input_required_result_multi_round" in tools and simple.startswith("This is a simple")
+    assert rounds == "Multi-round complete for Ada who likes teal"
+    assert change == "notifications/tools/list_changed"
+    mrtr = [instance for method, instance in served if method == "tools/call"][1:4]
+    assert len(set(mrtr)) == 3, served  # its three rounds, on three instances
+    [listened] = [instance for method, instance in served if method == "subscriptions/listen"]
+    assert served[-1][0] == "tools/call" and served[-1][1] != listened, served  # the change crossed
 
 
 def test_a_killed_instance_leaves_the_others_answering_and_its_tasks_reported_failed(postgres_dsn: str) -> None:
