@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from . import telemetry
 from .caching import CACHEABLE_METHODS, CacheHints
 from .catchall import log_bug
 from .completion import complete
@@ -527,6 +528,7 @@ class Server:
                 log_bug(logger, "%s handler returned an unusable InputRequired", request.method)
                 raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
             return self._finish(asked)
+        telemetry.answered(result)
         if request.method in CACHEABLE_METHODS:
             private = result.get("cacheScope") == "private"  # a list that depends on who asks
             self.cache_for.get(request.method, self.cache).apply(result)

@@ -23,7 +23,7 @@ from typing import Any, cast
 
 import httpx
 
-from .. import __version__
+from .. import __version__, telemetry
 from ..headers import annotation_problems, header_params
 from ..jsonrpc import same_id
 from ..meta import (
@@ -556,7 +556,8 @@ class Client:
         token = f"progress-{request_id}" if on_progress is not None and method in PROGRESS_METHODS else None
         body = self._with_meta(params, version, token) if version is not None else _legacy_params(params, token)
         message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body}
-        async with aclosing(self.transport.exchange(message, header_params=header_params)) as stream:
+        exchange = telemetry.requesting(self.transport)
+        async with aclosing(exchange(message, header_params=header_params)) as stream:
             async for incoming in stream:
                 if "method" in incoming:
                     if "id" in incoming:
@@ -593,11 +594,12 @@ class Client:
     async def _notification(self, message: dict[str, Any], token: str | None, on_progress: Callback | None) -> None:
         params = message.get("params")
         params = params if isinstance(params, dict) else {}
-        if message["method"] == "notifications/progress":
-            if on_progress is not None and token is not None and params.get("progressToken") == token:
-                await _invoke(on_progress, params)
-        elif message["method"] == "notifications/message" and self.on_log is not None:
-            await _invoke(self.on_log, params)
+        with telemetry.receiving(message):
+            if message["method"] == "notifications/progress":
+                if on_progress is not None and token is not None and params.get("progressToken") == token:
+                    await _invoke(on_progress, params)
+            elif message["method"] == "notifications/message" and self.on_log is not None:
+                await _invoke(self.on_log, params)
 
     # -- lists and caching ---------------------------------------------------------------
 
@@ -673,7 +675,8 @@ class Client:
         request_id = next(self._ids)
         params = self._with_meta({"notifications": notifications}, era.version, None)
         message = {"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen", "params": params}
-        return request_id, self.transport.exchange(message, long_lived=True)
+        exchange = telemetry.requesting(self.transport)
+        return request_id, exchange(message, long_lived=True)
 
 
 def _legacy_params(params: dict[str, Any], token: str | None) -> dict[str, Any]:

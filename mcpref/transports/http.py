@@ -38,7 +38,7 @@ import types
 from collections.abc import Awaitable, Callable, Coroutine, Generator, MutableMapping
 from typing import Any, TypeVar
 
-from .. import jsonrpc
+from .. import jsonrpc, telemetry
 from ..catchall import NOSNIFF, internal_error, plain_response
 from ..context import fair_share_caller
 from ..headers import ACCEPT
@@ -161,11 +161,13 @@ class StreamableHTTP:
             message = await asyncio.to_thread(functools.partial(jsonrpc.parse_message, body, yielding=True))
         del body  # a listen stream may last for hours; it keeps only what it still needs
         if isinstance(message, Notification):
-            await send({"type": "http.response.start", "status": 202, "headers": []})
-            await send({"type": "http.response.body", "body": b""})
+            with telemetry.serving(message, scope):
+                await send({"type": "http.response.start", "status": 202, "headers": []})
+                await send({"type": "http.response.body", "body": b""})
             return
         try:
-            await self._answer(message, headers, scope, receive, send)
+            with telemetry.serving(message, scope):
+                await self._answer(message, headers, scope, receive, send)
         except MCPError as error:
             error.request_id = message.id
             raise
@@ -285,13 +287,15 @@ class StreamableHTTP:
 
         async def notify(message: dict[str, Any]) -> None:
             await start()
-            await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
+            event = sse.event(telemetry.outgoing(message))
+            await send({"type": "http.response.body", "body": event, "more_body": True})
 
         try:
             final = result_response(request.id, await _unless_client_leaves(run(notify), receive))
         except MCPError as error:
             if not started:
                 raise
+            telemetry.failed(error)
             final = error_response(request.id, error)
         except _ClientLeft:
             return
@@ -325,7 +329,8 @@ class StreamableHTTP:
                     final = result_response(request.id, self.server.finish_subscription(subscription))
                     await send({"type": "http.response.body", "body": sse.event(final), "more_body": False})
                     return
-                await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
+                event = sse.event(telemetry.outgoing(message))
+                await send({"type": "http.response.body", "body": event, "more_body": True})
         except asyncio.CancelledError:
             if not watcher.done():
                 raise  # cancelled from outside: the server is stopping
