@@ -29,7 +29,11 @@ from markdown.extensions.toc import slugify
 from sybil import Document
 
 ROOT = Path(__file__).resolve().parents[2]
-REQUIREMENTS = [ROOT / "docs/reference/requirements.yaml", ROOT / "docs/reference/requirements-apps.yaml"]
+REQUIREMENTS = [
+    ROOT / "docs/reference/requirements.yaml",
+    ROOT / "docs/reference/requirements-apps.yaml",
+    ROOT / "docs/reference/requirements-tasks.yaml",
+]
 SPEC_PAGES = ROOT / "docs/reference/spec-pages.yaml"
 REVISION = "2026-07-28"
 PUBLISHED = f"https://modelcontextprotocol.io/specification/{REVISION}"
@@ -44,6 +48,7 @@ EXTENSIONS = {
     "extensions/apps/apps-2026-01-26.mdx": (
         "https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx"
     ),
+    "seps/2663-tasks-extension.md": "https://modelcontextprotocol.io/seps/2663-tasks-extension",
 }
 
 LEVELS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "REQUIRED", "RECOMMENDED", "SHALL", "SHALL NOT", "MAY")
@@ -489,7 +494,7 @@ AREAS = (
     ),
     ("client-registration", "Authorization: client registration and security", ("basic/authorization/",)),
     ("schema", "Schema", ("schema.mdx",)),
-    ("extensions", "Extensions: MCP Apps", ("extensions/",)),
+    ("extensions", "Extensions: MCP Apps, tasks", ("extensions/", "seps/")),
 )
 
 
