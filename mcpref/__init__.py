@@ -6,7 +6,7 @@ module: `jsonrpc` (framing, errors), `meta` (per-request `_meta`, versions), `he
 `prompts`, `completion`, `mrtr` (input rounds), `server` (the dispatcher), `origins`, and
 `transports.http`.
 
-The public surface is what docs/reference/api.md documents: what a server is built from, here
+The public surface is what docs/reference/api/ documents: what a server is built from, here
 (`from mcpref import Server, ...`), and the public modules `mcpref.extensions`, `mcpref.tasks`,
 `mcpref.client`, `mcpref.auth` and `mcpref.run`; the last three bring httpx, joserfc and uvicorn
 with them, so `import mcpref` stays light. Each lists its names in `__all__`, and the examples

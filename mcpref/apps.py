@@ -52,24 +52,27 @@ from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 
 logger = logging.getLogger("mcpref.apps")
 
-#: The extension's identifier (apps §Extension Identifier).
 UI_EXTENSION = "io.modelcontextprotocol/ui"
-#: The one content type a view may have (apps §Content Requirements).
+"""The extension's identifier (apps §Extension Identifier), under `capabilities.extensions`."""
 APP_MIME_TYPE = "text/html;profile=mcp-app"
-#: The scheme every view's URI starts with (apps §UI Resource Format).
+"""The one content type a view may have (apps §Content Requirements)."""
 UI_SCHEME = "ui://"
-#: The flat key older servers put the view's URI under; read, never written (apps §Resource Discovery).
+"""The scheme every view's URI starts with (apps §UI Resource Format)."""
 DEPRECATED_RESOURCE_URI = "ui/resourceUri"
-#: Who may call a tool: the agent, the view; a tool that says nothing is both (apps §Visibility).
-MODEL, APP = "model", "app"
+"""The flat `_meta` key older servers put a tool's view under; read, never written (apps §Resource Discovery)."""
+MODEL = "model"
+"""In a tool's `visibility`: the agent may see and call it (apps §Visibility)."""
+APP = "app"
+"""In a tool's `visibility`: a view of the same server may call it (apps §Visibility)."""
 DEFAULT_VISIBILITY = (MODEL, APP)
-#: Permissions a view may ask for, and the Permission Policy feature each maps to.
+"""A tool that says nothing about its visibility is both the model's and the views'."""
 PERMISSION_FEATURES = {
     "camera": "camera",
     "microphone": "microphone",
     "geolocation": "geolocation",
     "clipboardWrite": "clipboard-write",
 }
+"""The permissions a view may ask for, each with the Permission Policy feature it maps to."""
 
 #: An origin a CSP list may hold: a scheme a view can fetch with, a host (or `*.` and a domain),
 #: an optional port. Nothing else: a space, `;` or quote in a server's list would inject directives.

@@ -11,7 +11,8 @@ of the body:
    `WWW-Authenticate: Bearer resource_metadata="...", scope="..."`; a token that is expired, forged,
    from another issuer or minted for another resource (its `aud` is not this server) is invalid;
 4. a token without the scopes the operation needs with 403 and `error="insufficient_scope"`,
-   naming every scope needed (index.mdx, Scope Challenge Handling), so the client can step up.
+   naming every scope needed, so the client can step up
+   ([`basic/authorization/index.mdx` §Scope Challenge Handling][scopes]).
 
 Browser clients (CORS): the metadata is a public document, readable by a page from any origin
 (`Access-Control-Allow-Origin: *`, no credentials). The endpoint's own answers, the 401/403
@@ -30,6 +31,8 @@ The validated token's issuer and subject become the request's principal (`PRINCI
 `requestState`, handles and private cache entries are bound to the user, not to one token, so a
 refreshed token continues an MRTR round and another user's token does not. The token itself goes
 no further: handlers never see it, and the server never sends it anywhere (no token passthrough).
+
+[scopes]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#scope-challenge-handling
 """
 
 from __future__ import annotations
@@ -230,8 +233,11 @@ class ProtectedResource:
     - `scopes_supported`: the scopes for basic use, published in the metadata.
     - `required_scopes(method, name)`: the scopes an operation needs; by default `scopes_supported`.
     - `scope_implies`: which scopes a broader one covers, e.g. `{"mcp:admin": ["mcp:tools"]}`
-      (index.mdx, Step-Up Authorization Flow: servers account for scope hierarchies); followed
+      (servers account for scope hierarchies:
+      [`basic/authorization/index.mdx` §Step-Up Authorization Flow][step-up]); followed
       through, so `a` → `b` → `c` lets a token with `a` do what needs `c`. By default none: flat.
+
+    [step-up]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#step-up-authorization-flow
     """
 
     def __init__(

@@ -17,7 +17,7 @@ from .run import add_address_options, add_limit_options, limits_from, serve_http
 
 __all__ = ["main"]
 
-DEMO_EXTRA = 'mcpref demo needs Starlette, the demo extra: pip install "mcpref[demo]"'
+DEMO_EXTRA = 'mcpref demo needs Starlette, the demo extra: pip install "./mcpref[demo]" from a clone'
 
 
 def parser() -> argparse.ArgumentParser:

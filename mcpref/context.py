@@ -96,7 +96,8 @@ class RequestContext:
         """Send `notifications/message`, only at or above the level the request's `_meta` set.
 
         Without `io.modelcontextprotocol/logLevel` on the request, or when the server does not
-        declare `logging`, nothing is sent (server/utilities/logging.mdx).
+        declare `logging`, nothing is sent
+        ([`server/utilities/logging.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging)).
         """
         wanted = self.meta.log_level
         if self.notify is None or not self.may_log or wanted not in LOG_LEVELS:

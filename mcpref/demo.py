@@ -3,14 +3,14 @@ the docs site app (`docsite.py`) puts its built pages on top of. Not protocol: i
 examples (`mcpref.examples`), the one module of the package that imports them.
 
 The reference server at `/mcp` (both eras, 2025-11-25 and 2026-07-28), the same server
-2026-07-28-only at `/modern/mcp` (for the versioning page; `/dual/mcp` is an old alias of `/mcp`),
-a second server at `/tides/mcp` (for the composition page), the server the guides build at
+2026-07-28-only at `/modern/mcp` (for the versioning page; `/dual/mcp` is an old alias of `/mcp`), a
+second server at `/tides/mcp` (for the composition page), the server the guides build at
 `/guide/mcp`, a server with an extension at `/alerts/mcp`, one whose tools run as tasks at
 `/tasks/mcp`, and the authorization demo (the local authorization server at `/auth`, a protected
-server at `/secure/mcp`, their well-known metadata), so every `curl` command on a page works as
-written against http://127.0.0.1:8000. One ASGI function picks the app by path; nothing else is
-shared. `make_app` is the one place the origin is composed: what applies to every path of it
-belongs there.
+server at `/secure/mcp`, their well-known metadata), and the MCP Apps sandbox proxy at
+`/apps/sandbox`, so every `curl` command on a page works as written against http://127.0.0.1:8000.
+One ASGI function picks the app by path; nothing else is shared. `make_app` is the one place the
+origin is composed: what applies to every path of it belongs there.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 from .catchall import ASGIApp, CatchAll, Receive, Scope, Send, plain_response
 from .examples import extension_server, reference_server, tasks_server
 from .examples.guide_server import step7_cache_and_pages as guide_server
+from .examples.host import sandbox
 from .examples.reference_server import tides
 from .examples.secure_server import demo
 from .jsonrpc import INVALID_REQUEST, MCPError, encode, error_response
@@ -68,6 +69,9 @@ def make_app(fallback: ASGIApp | None = None) -> ASGIApp:
         path = scope.get("path", "")
         if demo.handles(path):
             await AUTH_DEMO(scope, receive, send)
+            return
+        if path == sandbox.PATH:  # MCP Apps: a page's view runs in it, loaded from the other loopback name
+            await sandbox.app(scope, receive, send)
             return
         endpoint = ENDPOINTS.get(path)
         if endpoint is not None:

@@ -6,7 +6,9 @@ arrived, then every message of the answer (one JSON object, or each event of an 
 is sent). A record has the direction, the JSON-RPC id, the method (for an answer, the method of
 the request it answers), what kind of message it is, the HTTP status, the time since the request
 arrived, and the trace id from `traceparent` in the request's `_meta` (basic/index.mdx §`_meta`),
-so a client's log and the server's can be lined up by trace or by id.
+so a client's log and the server's can be lined up by trace or by id. The trace id is read by
+`mcpref.telemetry.trace_id`: OpenTelemetry's propagator with the `otel` extra, the same W3C
+check without it (the frame log needs no extra); a malformed `traceparent` shows no trace.
 
 By default records go to the `mcpref.frames` logger at INFO; pass `sink=` to send them elsewhere.
 Bodies are parsed only up to `max_body_bytes`; a larger one is logged as `oversized`, not
@@ -22,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from . import telemetry
 from .catchall import ASGIApp, Message, Receive, Scope, Send
 
 logger = logging.getLogger("mcpref.frames")
@@ -157,10 +160,7 @@ class _Exchange:
         self.method = message.get("method") if isinstance(message.get("method"), str) else None
         self.id = message.get("id")
         params = message.get("params")
-        meta = params.get("_meta") if isinstance(params, dict) else None
-        traceparent = meta.get("traceparent") if isinstance(meta, dict) else None
-        if isinstance(traceparent, str) and traceparent.count("-") == 3:
-            self.trace_id = traceparent.split("-")[1]
+        self.trace_id = telemetry.trace_id(params.get("_meta") if isinstance(params, dict) else None)
         self._emit("in", "request" if "id" in message else "notification", None, method=self.method, id=self.id)
 
     def _events(self) -> None:

@@ -174,8 +174,16 @@ async def handle_legacy(
         result = await server.handle(request, meta=request_meta, notify=notify, principal=principal)
     except MCPError as error:
         if error.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
+            required = (error.data or {}).get("requiredCapabilities") or {}
+            extensions = required.get("extensions") if isinstance(required, dict) else None
+            if isinstance(extensions, dict) and extensions:
+                # An extension of 2026-07-28 (a tool that runs only as a task): no legacy client
+                # can declare it (SEP-2663 §Backward Compatibility: not defined under 2025-11-25).
+                names = ", ".join(sorted(extensions))
+                reason = f"this request needs the {names} extension of 2026-07-28, which 2025-era clients cannot use"
+                return _cannot(request.method, reason)
             # The handler asked for input; capabilities declared at `initialize` are not known here.
-            needed = sorted((error.data or {}).get("requiredCapabilities", {})) or ["a capability"]
+            needed = sorted(required) or ["a capability"]
             return _cannot_ask(request.method, f"this request needs input from the client ({', '.join(needed)})")
         if isinstance(error, ResourceNotFound):
             # 2025-11-25 answers a missing resource with -32002 (server/resources.mdx
@@ -222,7 +230,10 @@ def legacy_shape(method: str, result: dict[str, Any]) -> dict[str, Any]:
 
 def _cannot_ask(method: str, reason: str) -> dict[str, Any]:
     """A tool reports it as its own failure; a prompt or resource read is refused."""
-    reason += ", which only 2026-07-28 clients can give a stateless server"
+    return _cannot(method, reason + ", which only 2026-07-28 clients can give a stateless server")
+
+
+def _cannot(method: str, reason: str) -> dict[str, Any]:
     if method == "tools/call":
         return {"content": [{"type": "text", "text": f"Cannot complete: {reason}."}], "isError": True}
     raise MCPError(INVALID_REQUEST, f"Invalid Request: {reason}")

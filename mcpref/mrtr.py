@@ -59,7 +59,11 @@ def elicit_form(message: str, properties: dict[str, Any], required: list[str] | 
 
 def elicit_url(message: str, url: str) -> dict[str, Any]:
     """Send the user to a URL (a sign-in, a payment) outside the client. The URL must be absolute
-    (client/elicitation.mdx: it must be a valid URL); keep user data and credentials out of it."""
+    ([`client/elicitation.mdx`][elicitation]: it must be a valid URL); keep user data and
+    credentials out of it.
+
+    [elicitation]: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation
+    """
     parts = urlsplit(url)
     if not parts.scheme or not parts.netloc:
         raise ValueError(f"elicit_url needs an absolute URL with a scheme and a host, got {url!r}")
@@ -75,7 +79,11 @@ def create_message(
     tool_choice: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Ask the client's LLM for a completion of one user message, optionally with `tools` it may
-    call (client/sampling.mdx §Tools in Sampling: only for clients that declare `sampling.tools`)."""
+    call, only for clients that declare `sampling.tools`
+    ([`client/sampling.mdx` §Tools in Sampling][tools]).
+
+    [tools]: https://modelcontextprotocol.io/specification/2026-07-28/client/sampling#tools-in-sampling
+    """
     params: dict[str, Any] = {
         "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
         "maxTokens": max_tokens,

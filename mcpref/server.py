@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from . import telemetry
 from .caching import CACHEABLE_METHODS, CacheHints
 from .catchall import log_bug
 from .completion import complete
@@ -50,6 +51,7 @@ from .meta import (
 from .mrtr import MRTR_METHODS, InputRequired, StateSealer, params_digest, read_input_responses, required_capability
 from .pagination import paginate
 from .prompts import Prompt, PromptRegistry
+from .relay import Change, Relay
 from .resources import Resource, ResourceRegistry, ResourceTemplate
 from .subscriptions import LIST_FLAGS, RESOURCE_UPDATED, ListenStream, SubscriptionHub
 from .tools import Tool, ToolError, ToolRegistry
@@ -169,6 +171,9 @@ class Server:
         self.prompts = PromptRegistry()
         self.state_sealer = state_sealer or StateSealer()
         self.subscriptions = SubscriptionHub(max_subscriptions, max_per_caller=max_subscriptions_per_caller)
+        #: Tells the other instances of a deployment about changes made here (`mcpref.relay`);
+        #: None keeps notifications on this instance.
+        self.relay: Relay | None = None
         # A registry that changes while the server runs tells the clients listening for it.
         self.tools.on_change = lambda: self._registry_changed("tools")
         self.resources.on_change = lambda: self._registry_changed("resources")
@@ -347,7 +352,7 @@ class Server:
     # -- what the server offers ----------------------------------------------------------
 
     def capabilities(self) -> dict[str, Any]:
-        """Advertise a feature only when something is registered for it (server/discover.mdx)."""
+        """Advertise a feature only when something is registered for it ([`server/discover.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/server/discover))."""
         capabilities: dict[str, Any] = {}
         # listChanged and subscribe: changes are announced on subscriptions/listen streams.
         if len(self.prompts):
@@ -523,6 +528,7 @@ class Server:
                 log_bug(logger, "%s handler returned an unusable InputRequired", request.method)
                 raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
             return self._finish(asked)
+        telemetry.answered(result)
         if request.method in CACHEABLE_METHODS:
             private = result.get("cacheScope") == "private"  # a list that depends on who asks
             self.cache_for.get(request.method, self.cache).apply(result)
@@ -613,12 +619,37 @@ class Server:
         if flag not in LIST_FLAGS:
             raise ValueError(f"unknown list {kind!r}")
         self.subscriptions.publish(LIST_FLAGS[flag][1])
+        if self.relay is not None:
+            self.relay.send(Change(list=kind))
 
     def notify_resource_updated(self, uri: str) -> None:
         """Tell clients subscribed to `uri` that it changed; they read it again if they care. Only
         listeners who may see `uri` hear of it: to the others it is a URI nothing serves, which a
         filter may name (and is acknowledged) but never hears about."""
         self.subscriptions.publish(RESOURCE_UPDATED, {"uri": uri}, self.resources.audience_of(uri))
+        if self.relay is not None:
+            self.relay.send(Change(uri=uri))
+
+    def _relayed(self, change: Change) -> None:
+        """A change another instance made: told to this instance's listeners, visibility decided
+        here as for a local change, and not relayed again."""
+        if change.stale:
+            self.subscriptions.publish_stale(self.resources.audience_of)
+        elif change.uri is not None:
+            self.subscriptions.publish(RESOURCE_UPDATED, {"uri": change.uri}, self.resources.audience_of(change.uri))
+        elif change.list is not None:
+            self.subscriptions.publish(LIST_FLAGS[f"{change.list}ListChanged"][1])
+
+    async def start(self) -> None:
+        """Start what runs beside the requests (the relay, if any): a transport calls it once,
+        on the event loop that will serve the requests (HTTP: the ASGI lifespan's startup)."""
+        if self.relay is not None:
+            await self.relay.start(self._relayed)
+
+    async def stop(self) -> None:
+        """Stop what `start` started."""
+        if self.relay is not None:
+            await self.relay.stop()
 
     def finish_subscription(self, subscription: ListenStream) -> dict[str, Any]:
         """The final result of a listen request, with serverInfo like every other result."""

@@ -232,10 +232,31 @@ class SubscriptionHub:
                     accepted[principal] = audience(principal)
                 if not accepted[principal]:
                     continue
-            try:
-                subscription.queue.put_nowait(subscription.tagged(method, params))
-            except asyncio.QueueFull:
-                self._end(subscription)
+            self._put(subscription, subscription.tagged(method, params))
+
+    def publish_stale(self, audience_of: Callable[[str], Callable[[str | None], bool] | None]) -> None:
+        """Tell every stream it may have missed changes (a relay between instances lost some):
+        each list-changed notification it asked for, and an update for each URI it watches that
+        its listener may see (`audience_of(uri)`), so its client reads everything again."""
+        if self._loop is not None and _current_loop() is not self._loop:
+            self._loop.call_soon_threadsafe(self.publish_stale, audience_of)
+            return
+        for subscription in list(self._open):
+            for flag, (_, method) in LIST_FLAGS.items():
+                if flag in subscription.honoured:
+                    self._put(subscription, subscription.tagged(method, {}))
+            for uri in subscription.honoured.get("resourceSubscriptions", []):
+                audience = audience_of(uri)
+                if audience is None or audience(subscription.principal):
+                    self._put(subscription, subscription.tagged(RESOURCE_UPDATED, {"uri": uri}))
+
+    def _put(self, subscription: ListenStream, message: dict[str, Any]) -> None:
+        if subscription not in self._open:
+            return  # ended by an earlier message of the same round: it listens again anyway
+        try:
+            subscription.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            self._end(subscription)
 
     def end_all(self) -> None:
         """End every subscription gracefully, as on shutdown."""

@@ -26,9 +26,11 @@ import pytest
 import uvicorn
 
 from bench.messages import standard_headers
+from bench.procs import free_port
 from mcpref import catchall
 from mcpref.limits import ServerLimits, uvicorn_config
 from mcpref.validation import check_message
+from tests.tasks import pg
 
 VERSION = "2026-07-28"
 META = {
@@ -154,7 +156,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     """End a run whose system-dependent parts skipped by naming each, with the command that brings
     it (`./scripts/test` as root installs them itself)."""
     skipped = [report.nodeid for report in terminalreporter.stats.get("skipped", [])]
-    lines = skipped_parts(skipped, system_parts())
+    listed = ROOT / "scripts" / "system-packages"
+    if not skipped or not listed.exists():  # a copy of tests/ alone (scripts/mutate) has no list
+        return
+    lines = skipped_parts(skipped, system_parts(listed))
     if lines:
         terminalreporter.write_sep("=", "parts of the suite that did not run on this machine")
         for line in lines:
@@ -207,6 +212,32 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@contextmanager
+def demo_process(mcpref: Path, cwd: Path, env: dict[str, str]) -> Iterator[str]:
+    """`mcpref demo` (the console script at `mcpref`) as a real process on a free port, started in
+    `cwd`; yield its base URL once it answers. Its output is in `cwd/demo.log`."""
+    port = free_port()
+    log = cwd / "demo.log"
+    with log.open("w") as out, subprocess.Popen(
+        [str(mcpref), "demo", "--port", str(port)], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT
+    ) as proc:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, log.read_text()
+            try:
+                httpx.get(base + "/", timeout=1)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, f"mcpref demo did not answer within 30 s: {log.read_text()}"
+                time.sleep(0.05)
+        try:
+            yield base
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
 class _Asgi3:
     """`app`, called only as ASGI 3 (`running` says why)."""
 
@@ -219,13 +250,19 @@ class _Asgi3:
 
 @contextmanager
 def running(
-    app: Any, *, lifespan: str = "off", limits: ServerLimits | None = None, http: Any = "auto"
+    app: Any,
+    *,
+    lifespan: str = "off",
+    limits: ServerLimits | None = None,
+    http: Any = "auto",
+    tls: tuple[str, str] | None = None,
 ) -> Iterator[str]:
     """Serve `app` with a real uvicorn on a free loopback port; yield its base URL.
 
     `lifespan="on"` for apps that start work at startup (other implementations' servers);
     `limits` to serve it as `mcpref.run` does, with those bounds (see `mcpref.limits`);
-    `http` to pick uvicorn's HTTP protocol class when there are no `limits`."""
+    `http` to pick uvicorn's HTTP protocol class when there are no `limits`; `tls` (a certificate
+    file and its key file) to serve HTTPS."""
     # IPPROTO_TCP explicitly: asyncio turns Nagle off only on sockets whose proto says TCP, and
     # with Nagle on, every response waits ~40 ms for a delayed ACK between its two writes.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -236,6 +273,7 @@ def running(
     # factory" by calling the app with no arguments, and under the mutation run (scripts/mutate) every
     # method is a `*args, **kwargs` trampoline that such a call does not refuse.
     options: dict[str, Any] = {"log_level": "warning", "lifespan": lifespan, "access_log": False, "interface": "asgi3"}
+    options |= {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]} if tls else {}
     app = _Asgi3(app)
     config = uvicorn.Config(app, http=http, **options) if limits is None else uvicorn_config(app, limits, **options)
     server = uvicorn.Server(config)
@@ -247,7 +285,7 @@ def running(
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         thread.join(timeout=10)
@@ -340,6 +378,23 @@ class MCPClient:
         assert "error" in message, message
         assert message.get("id") == kwargs.get("id", 1)
         return message["error"]
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn() -> Iterator[str]:
+    """A DSN for a throwaway PostgreSQL cluster (tests/tasks/pg.py) that lives as long as the test
+    session: the task stores' tests and the balanced deployment's use it. Without PostgreSQL's
+    binaries those tests skip, saying so; under CI=true they fail instead."""
+    if pg.bindir() is None:
+        reason = "PostgreSQL is not installed (no initdb): apt-get install postgresql"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason}; under CI=true this is a failure, not a skip")
+        pytest.skip(reason)
+    try:
+        with pg.cluster() as dsn:
+            yield dsn
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture

@@ -509,6 +509,52 @@ async def test_the_principal_is_the_tokens_issuer_and_subject() -> None:
     assert said(await call(protected(), mint(sub="bob"))) == f"{ISSUER}#bob"
 
 
+def strings_in(value: Any, seen: set[int] | None = None) -> Iterator[str]:
+    """Every string reachable from `value` through dataclass fields, attributes, mappings and
+    sequences (what a handler can read from its context)."""
+    seen = set() if seen is None else seen
+    if id(value) in seen or callable(value):
+        return
+    seen.add(id(value))
+    if isinstance(value, (str, bytes)):
+        yield value if isinstance(value, str) else value.decode("latin-1")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from strings_in(key, seen)
+            yield from strings_in(item, seen)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            yield from strings_in(item, seen)
+    elif hasattr(value, "__dict__") or hasattr(value, "__slots__"):
+        names = list(getattr(value, "__dict__", {})) + list(getattr(value, "__slots__", ()))
+        for name in names:
+            yield from strings_in(getattr(value, name, None), seen)
+
+
+async def test_no_handler_ever_sees_the_token() -> None:
+    """security-considerations.mdx, Access Token Privilege Restriction: a server calling upstream
+    APIs never passes the client's token on. It cannot: nothing a handler can reach holds the token
+    or any part of it, only the principal it stands for."""
+    contexts: list[RequestContext] = []
+    server = Server("auth-test", "1.0.0", serve_legacy=False)
+
+    @server.tool(input_schema={"type": "object", "properties": {}})
+    def upstream(ctx: RequestContext) -> str:
+        contexts.append(ctx)
+        return "called"
+
+    validator = JWTValidator({ISSUER: KeySet([KEY])}, audience=RESOURCE)
+    app = ProtectedResource(
+        StreamableHTTP(server, path=None), resource=RESOURCE, authorization_servers=[ISSUER], validator=validator
+    )
+    token = mint()
+    assert said(await call(app, token, "upstream")) == "called"
+    reachable = list(strings_in(contexts[0]))
+    assert f"{ISSUER}#alice" in reachable, "the walk reaches the principal"
+    for part in (token, *token.split(".")):
+        assert not [text for text in reachable if part in text], "a handler can read the token"
+
+
 async def test_lifespan_is_the_endpoints() -> None:
     """Served as the app itself (`uvicorn module:app`), the resource passes lifespan on."""
     events = iter([{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}])

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import ipaddress
 import json
 import socket
+import ssl
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -342,10 +344,10 @@ class Documents:
         async def document(request: Request) -> Response:
             name = request.path_params["name"]
             self.fetches[name] = self.fetches.get(name, 0) + 1
-            own = f"http://{request.headers['host']}/clients/{name}"
+            own = f"{request.url.scheme}://{request.headers['host']}/clients/{name}"
             body: dict[str, Any] = {"client_id": own, "client_name": "CIMD app", "redirect_uris": [REDIRECT]}
             if name == "elsewhere.json":
-                body["client_id"] = f"http://{request.headers['host']}/clients/good.json"
+                body["client_id"] = own.replace("elsewhere.json", "good.json")
             if name == "nameless.json":
                 del body["client_name"]
             if name == "big.json":
@@ -469,6 +471,59 @@ def test_documents_are_fetched_from_public_addresses_only(template: str) -> None
     listener.sock.close()
 
 
+@pytest.fixture(scope="module")
+def tls_documents(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, ssl.SSLContext]]:
+    """The documents over HTTPS on loopback, with a certificate for `localhost` only, from a CA
+    made here; yields the port and a context that trusts that CA."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    def certificate(subject: str, key: Any, issuer: tuple[x509.Name, Any] | None, san: list[Any]) -> x509.Certificate:
+        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
+        signer_name, signer_key = issuer or (name, key)
+        now = datetime.datetime.now(datetime.UTC)
+        serial, until = x509.random_serial_number(), now + datetime.timedelta(hours=1)
+        builder = x509.CertificateBuilder(signer_name, name, key.public_key(), serial, now, until)  # issuer first
+        builder = builder.add_extension(x509.BasicConstraints(ca=issuer is None, path_length=None), critical=True)
+        builder = builder.add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        builder = builder.add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(signer_key.public_key()), critical=False
+        )
+        if san:
+            builder = builder.add_extension(x509.SubjectAlternativeName(san), critical=False)
+        return builder.sign(signer_key, hashes.SHA256())
+
+    folder = tmp_path_factory.mktemp("tls")
+    ca_key, leaf_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca = certificate("test CA", ca_key, None, [])
+    leaf = certificate("localhost", leaf_key, (ca.subject, ca_key), [x509.DNSName("localhost")])
+    (folder / "leaf.pem").write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
+    key_pem = leaf_key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    (folder / "leaf.key").write_bytes(key_pem)
+    trusting = ssl.create_default_context(cadata=ca.public_bytes(serialization.Encoding.PEM).decode())
+    with running(Documents().app(), tls=(str(folder / "leaf.pem"), str(folder / "leaf.key"))) as base:
+        yield int(str(urlsplit(base).port)), trusting
+
+
+def test_over_https_the_connection_goes_to_the_address_checked_and_the_certificate_to_the_name(
+    tls_documents: tuple[int, ssl.SSLContext],
+) -> None:
+    """The fetch connects to the address it resolved and checked (not a second DNS answer), with
+    the name in `Host` and in TLS: a certificate for `localhost` serves `https://localhost`, and
+    the same server reached as `https://127.0.0.1` fails its certificate check."""
+    port, trusting = tls_documents
+    with fetching(insecure_hosts=["localhost", "127.0.0.1"], verify=trusting) as issuer:
+        client_id = f"https://localhost:{port}/clients/good.json"
+        assert "code=" in ask(issuer, client_id).headers["location"]
+        assert ask(issuer, f"https://127.0.0.1:{port}/clients/good.json").status_code == 400
+    with fetching(insecure_hosts=["localhost"]) as issuer:  # the default trust: no test CA in it
+        assert ask(issuer, f"https://localhost:{port}/clients/good.json").status_code == 400
+
+
 @pytest.mark.parametrize(
     ("address", "public"),
     [
@@ -519,30 +574,45 @@ def test_a_document_is_fetched_once_and_kept_unless_it_says_no_store(
 
 
 @pytest.mark.anyio
-async def test_fetches_are_shared_by_url_and_capped_at_once(
+async def test_fetches_are_shared_by_url_and_capped_at_once_and_per_caller(
     metadata_documents: str, document_server: Documents
 ) -> None:
-    """One fetch per URL at a time, `max_concurrent` URLs at once; one more is 503 at once."""
+    """One fetch per URL at a time, `max_per_caller` URLs for one peer, `max_concurrent` in all;
+    one more is 503 at once, not queued."""
     document_server.slow = 1.0
-    with fetching(max_concurrent=2) as issuer:
-        async with httpx.AsyncClient(timeout=10) as http:
+    with fetching(max_concurrent=3, max_per_caller=2) as issuer:
+        peers = {
+            peer: httpx.AsyncClient(timeout=10, transport=httpx.AsyncHTTPTransport(local_address=peer))
+            for peer in ("127.0.0.1", "127.0.0.2", "127.0.0.3")
+        }
 
-            async def get(name: str) -> httpx.Response:
-                client_id = f"{metadata_documents}/clients/{name}"
-                query = {"response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT}
-                return await http.get(f"{issuer}/authorize?{urlencode(query)}")
+        async def get(name: str, peer: str = "127.0.0.1") -> httpx.Response:
+            client_id = f"{metadata_documents}/clients/{name}"
+            query = {"response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT}
+            return await peers[peer].get(f"{issuer}/authorize?{urlencode(query)}")
 
-            first = [asyncio.create_task(get(name)) for name in ("slow-a.json", "slow-b.json")]
-            deadline = time.monotonic() + 5
-            while len(document_server.fetches) < 2 and time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
+        async def refused_at_once(name: str, peer: str) -> None:
             started = time.monotonic()
-            refused = await get("slow-c.json")
-            assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
+            refused = await get(name, peer)
+            assert refused.status_code == 503 and refused.headers["retry-after"] == "5", (name, peer)
             assert time.monotonic() - started < 0.9, "refused at once, not queued"
-            again = await asyncio.gather(*first, get("slow-a.json"), get("slow-a.json"))
-    assert [response.status_code for response in again] == [302] * 4
-    assert document_server.fetches == {"slow-a.json": 1, "slow-b.json": 1}
+
+        async def until_fetched(count: int) -> None:
+            deadline = time.monotonic() + 5
+            while len(document_server.fetches) < count and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+
+        held = [asyncio.create_task(get(name)) for name in ("slow-a.json", "slow-b.json")]
+        await until_fetched(2)
+        await refused_at_once("slow-c.json", "127.0.0.1")  # this peer has its two
+        held.append(asyncio.create_task(get("slow-c.json", "127.0.0.2")))  # another peer may
+        await until_fetched(3)
+        await refused_at_once("slow-d.json", "127.0.0.3")  # three in all
+        answers = await asyncio.gather(*held, get("slow-a.json", "127.0.0.3"), get("slow-a.json"))
+        for http in peers.values():
+            await http.aclose()
+    assert [response.status_code for response in answers] == [302] * 5
+    assert document_server.fetches == {"slow-a.json": 1, "slow-b.json": 1, "slow-c.json": 1}
 
 
 def test_the_authorization_servers_limits_have_their_lines_in_the_limits_table() -> None:
@@ -553,7 +623,8 @@ def test_the_authorization_servers_limits_have_their_lines_in_the_limits_table()
     documents = metadata_documents_module
     assert rows["fetching a client ID metadata document (the example authorization server)"] == (
         f"{documents.TIMEOUT:g} s for the whole fetch; {documents.MAX_BYTES // 1024} KiB;"
-        f" {documents.MAX_CONCURRENT} URLs at once, one fetch per URL; kept {documents.CACHE_SECONDS // 60} min"
+        f" {documents.MAX_CONCURRENT} URLs at once, {documents.MAX_PER_CALLER} for one peer, one fetch per URL;"
+        f" kept {documents.CACHE_SECONDS // 60} min"
         f" (its `Cache-Control: max-age` up to {documents.CACHE_MAX_SECONDS // 3600} h),"
         f" a failure {documents.FAILURE_CACHE_SECONDS} s, {documents.MAX_CACHED} URLs"
     )

@@ -6,18 +6,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from bench.procs import free_port
 from mcpref import demo
-from mcpref.cli import parser
+from mcpref.cli import DEMO_EXTRA, parser
 from mcpref.limits import ServerLimits
-from tests.conftest import mcp_body, mcp_headers
+from tests.conftest import demo_process, mcp_body, mcp_headers
 
 #: The console script pip put next to this interpreter (`[project.scripts]` in pyproject.toml).
 MCPREF = str(Path(sys.executable).with_name("mcpref"))
@@ -63,31 +61,18 @@ def test_without_the_demo_extra_it_says_what_to_install() -> None:
     """A plain `pip install mcpref` has no Starlette: the demo names the extra, no traceback."""
     done = subprocess.run([sys.executable, "-c", WITHOUT_STARLETTE], capture_output=True, text=True, timeout=30)
     assert done.returncode == 1
-    assert done.stderr.strip() == 'mcpref demo needs Starlette, the demo extra: pip install "mcpref[demo]"'
+    assert done.stderr.strip() == DEMO_EXTRA
+    assert 'pip install "./mcpref[demo]"' in DEMO_EXTRA
 
 
 @pytest.fixture(scope="module")
-def served() -> Iterator[str]:
-    """`PORT=N mcpref demo`, from an empty folder, until it answers."""
-    port = free_port()
-    env = {**os.environ, "PORT": str(port)}
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`mcpref demo`, the console script, from an empty folder (`PORT` is not what it listens on:
+    `demo_process` gives `--port`, which wins)."""
+    env = {**os.environ, "PORT": "1"}
     env.pop("MCP_ALLOWED_ORIGINS", None)
-    with subprocess.Popen(
-        [MCPREF, "demo"], env=env, cwd="/", stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    ) as proc:
-        base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
-            try:
-                httpx.get(base + "/", timeout=1)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "mcpref demo did not answer within 30 s"
-                time.sleep(0.05)
+    with demo_process(Path(MCPREF), tmp_path_factory.mktemp("demo"), env) as base:
         yield base
-        proc.terminate()
-        proc.wait(10)
 
 
 @pytest.mark.parametrize("path", list(demo.ENDPOINTS))

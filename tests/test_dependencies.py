@@ -12,7 +12,7 @@ import ast
 import re
 import sys
 import tomllib
-from importlib.metadata import packages_distributions
+from importlib.metadata import files, packages_distributions
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,7 +20,7 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project
 
 #: Modules of the package that need an optional extra, and the extra (installed with it); a path
 #: ending in `/` stands for every module under it.
-EXTRA_MODULES = {"mcpref/tasks/postgres.py": "postgres", "mcpref/examples/": "demo"}
+EXTRA_MODULES = {"mcpref/tasks/postgres.py": "postgres", "mcpref/examples/": "demo", "mcpref/telemetry.py": "otel"}
 
 
 def _extra(file: str) -> str:
@@ -36,14 +36,35 @@ def _name(requirement: str) -> str:
 
 
 def _imported(path: Path) -> set[str]:
-    """The top-level names of the absolute imports in one file, wherever they are (functions too)."""
+    """The full names of the absolute imports in one file, wherever they are (functions too)."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text("utf-8"))):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
+            names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
-    return names - set(sys.stdlib_module_names) - {"mcpref", "__future__"}
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)  # a submodule, or a name in one
+    ignored = set(sys.stdlib_module_names) | {"mcpref", "__future__"}
+    return {name for name in names if name.split(".")[0] not in ignored}
+
+
+def _owners(module: str, owners: dict[str, list[str]]) -> list[str]:
+    """The distributions that provide `module`. A namespace package (`opentelemetry`, shared by
+    the API and the SDK) is told apart by which distribution holds the module's own files."""
+    candidates = owners[module.split(".")[0]]
+    if len(candidates) < 2:
+        return candidates
+    parts = module.split(".")
+    while len(parts) > 1:  # the longest prefix of the name that is a module some of them hold
+        path = "/".join(parts)
+        holders = [
+            candidate
+            for candidate in candidates
+            if any(str(file).startswith(path + "/") or str(file) == path + ".py" for file in files(candidate) or ())
+        ]
+        if holders:
+            return holders
+        parts.pop()
+    return candidates
 
 
 def _distributions_imported() -> dict[str, set[str]]:
@@ -53,8 +74,9 @@ def _distributions_imported() -> dict[str, set[str]]:
     for path in sorted((ROOT / "mcpref").rglob("*.py")):
         file = path.relative_to(ROOT).as_posix()
         for module in _imported(path):
-            assert module in owners, f"{file} imports {module}, which no installed distribution provides"
-            for distribution in owners[module]:
+            distributions = _owners(module, owners) if module.split(".")[0] in owners else []
+            assert distributions, f"{file} imports {module}, which no installed distribution provides"
+            for distribution in distributions:
                 found.setdefault(_name(distribution), set()).add(file)
     return found
 

@@ -1,6 +1,7 @@
 """The examples use mcpref the way a reader can: only names the API reference documents.
 
-The public surface is what docs/reference/api.md documents (its `::: module` lines): `mcpref` and
+The public surface is what docs/reference/api/ documents (its `::: module` lines, and the modules of its
+`::: module.Name` lines): `mcpref` and
 a few public modules, each naming its exports in `__all__`. An example that imports from any
 other module, or a name a public module does not export, teaches readers to depend on internals
 that may move; this fails on it. The docs site app (docsite.py) and the tests are not examples.
@@ -23,9 +24,21 @@ EXAMPLES = sorted((ROOT / "mcpref" / "examples").rglob("*.py"))
 
 def public_modules() -> dict[str, set[str]]:
     """Each module the API reference documents, with the names it exports."""
-    page = (ROOT / "docs" / "reference" / "api.md").read_text("utf-8")
-    names = re.findall(r"^::: (mcpref[\w.]*)$", page, re.MULTILINE)
-    return {name: set(importlib.import_module(name).__all__) for name in names}
+    modules = set()
+    for page in sorted((ROOT / "docs" / "reference" / "api").glob("*.md")):
+        for name in re.findall(r"^::: (mcpref[\w.]*)$", page.read_text("utf-8"), re.MULTILINE):
+            while not _is_module(name):
+                name = name.rpartition(".")[0]  # `::: mcpref.Server`: the module is mcpref
+            modules.add(name)
+    return {name: set(importlib.import_module(name).__all__) for name in sorted(modules)}
+
+
+def _is_module(name: str) -> bool:
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
 
 
 def mcpref_imports(path: Path) -> list[tuple[int, str, str]]:

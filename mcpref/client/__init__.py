@@ -38,6 +38,19 @@ from ._http import HTTPTransport, default_ssl_context
 from ._input import InputHandler, InputHandlers
 from ._listen import Subscription
 from ._redirect import LoopbackRedirect
+from ._results import (
+    CompletionResult,
+    DiscoverResult,
+    PromptInfo,
+    PromptResult,
+    ReadResourceResult,
+    ResourceContents,
+    ResourceInfo,
+    ResourceTemplateInfo,
+    TaskInfo,
+    ToolCallResult,
+    ToolInfo,
+)
 from ._stdio import StdioTransport
 from ._tasks import TaskCancelled
 from ._transport import Transport
@@ -49,6 +62,8 @@ __all__ = [
     "Client",
     "ClientCredentials",
     "ClientRegistration",
+    "CompletionResult",
+    "DiscoverResult",
     "EnterpriseManaged",
     "EraCache",
     "EraInfo",
@@ -66,14 +81,23 @@ __all__ = [
     "MissingRequiredClientCapability",
     "OAuth",
     "ParseError",
+    "PromptInfo",
+    "PromptResult",
     "ProtocolError",
+    "ReadResourceResult",
+    "ResourceContents",
+    "ResourceInfo",
+    "ResourceTemplateInfo",
     "ResultCache",
     "SessionExpired",
     "StdioTransport",
     "Subscription",
     "TaskCancelled",
+    "TaskInfo",
     "TokenStore",
     "Tokens",
+    "ToolCallResult",
+    "ToolInfo",
     "Transport",
     "TransportError",
     "UnsupportedProtocolVersion",

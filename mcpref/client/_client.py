@@ -19,11 +19,11 @@ import uuid
 import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable, Hashable, Mapping, Sequence
 from contextlib import aclosing
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
-from .. import __version__
+from .. import __version__, telemetry
 from ..headers import annotation_problems, header_params
 from ..jsonrpc import same_id
 from ..meta import (
@@ -49,6 +49,18 @@ from ._errors import (
 from ._http import HTTPTransport, default_ssl_context
 from ._input import InputHandler, InputHandlers, input_rounds
 from ._listen import Subscription, listen_filter
+from ._results import (
+    CompletionResult,
+    DiscoverResult,
+    PromptInfo,
+    PromptResult,
+    ReadResourceResult,
+    ResourceInfo,
+    ResourceTemplateInfo,
+    TaskInfo,
+    ToolCallResult,
+    ToolInfo,
+)
 from ._tasks import CANCEL, GET, UPDATE, StatusCallback, TaskWaiter, task_params
 from ._transport import HeaderParams, Transport
 
@@ -75,22 +87,42 @@ class Client:
         ...
     ```
 
-    - `version`: `"auto"` (probe with `server/discover`, fall back to `initialize` for a legacy
-      server, remember the era per HTTP origin or per stdio process), `"legacy"` (2025-11-25 handshake), or a version
-      string to pin (a pre-2026 one means the legacy handshake asking for that version).
-    - `elicitation`, `sampling`, `roots`: handlers for server input requests (MRTR); the
-      capabilities the client declares are exactly the handlers plugged in, plus `capabilities`.
-    - `on_progress`, `on_log`: callbacks for request-scoped notifications; `on_log` also asks the
-      server for log messages at `log_level` and above.
-    - `headers`: sent on every request (e.g. `Authorization`). Private cached results are keyed by
-      `principal`, which defaults to a digest of the `Authorization` header, or else to this
-      client alone.
-    - `cache`, `era_cache`: injectable, to share between clients or to control the clock in tests.
-    - `auth`: an `httpx.Auth` for every request, such as `mcpref.client.OAuth` (the whole
-      authorization flow of basic/authorization/, started by the server's 401).
-    - `http`, `timeout`: the `httpx.AsyncClient` to use (else one is made and owned), and its timeout.
-    - `tasks`: declare the tasks extension (`io.modelcontextprotocol/tasks`), so the server may
-      answer a slow `tools/call` with a task; `call_tool` then waits for it (see `_tasks`).
+    The capabilities the client declares are exactly the input handlers plugged in
+    (`elicitation`, `sampling`, `roots`), plus `capabilities`.
+
+    Args:
+        target: The server: a Streamable HTTP URL, or a `Transport` (`StdioTransport`, ...).
+        version: `"auto"` probes with `server/discover`, falls back to `initialize` for a legacy
+            server, and remembers the era per HTTP origin or per stdio process; `"legacy"` uses
+            the 2025-11-25 handshake; a version string pins it (a pre-2026 one means the legacy
+            handshake asking for that version).
+            ([`basic/versioning.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning))
+        client_info: The `clientInfo` sent to a legacy server's `initialize`.
+        elicitation: Answers the server's `elicitation/create` input requests (MRTR).
+        sampling: Answers `sampling/createMessage` input requests.
+        roots: Answers `roots/list` input requests: a handler, or the roots themselves.
+        elicitation_modes: The elicitation modes declared, of `"form"` and `"url"`.
+        capabilities: More client capabilities to declare.
+        on_progress: Called with each `notifications/progress` of a request that asked for it.
+        on_log: Called with each `notifications/message`; also asks the server for log messages
+            at `log_level` and above.
+        log_level: The lowest log level `on_log` wants.
+        headers: Sent on every HTTP request (such as `Authorization`).
+        principal: Who private cached results are kept for; by default a digest of the
+            `Authorization` header, or else this client alone.
+        cache: Where results are cached (`ttlMs`, `cacheScope`); share one between clients.
+        era_cache: Where detected eras are remembered, per origin.
+        http: The `httpx.AsyncClient` to use; by default one is made, and closed with the client.
+        auth: An `httpx.Auth` for every request, such as `mcpref.client.OAuth` (the whole
+            authorization flow, started by the server's 401).
+        timeout: The HTTP client's timeout, in seconds, when the client makes its own.
+        max_rounds: The most input rounds (MRTR retries) one request may take.
+        tasks: Declare the tasks extension (`io.modelcontextprotocol/tasks`), so that the server
+            may answer a slow `tools/call` with a task; `call_tool` then waits for it.
+
+    Raises:
+        ValueError: An unknown `version`, or `max_rounds` below 1.
+        TypeError: `http`, `headers` or `auth` given with a transport rather than a URL.
     """
 
     def __init__(
@@ -230,21 +262,29 @@ class Client:
 
     # -- the methods ---------------------------------------------------------------------
 
-    async def discover(self) -> dict[str, Any]:
-        """`server/discover`: supported versions, capabilities, instructions (the legacy
-        `InitializeResult` when the server is legacy)."""
+    async def discover(self) -> DiscoverResult:
+        """`server/discover`: supported versions, capabilities, instructions.
+
+        Returns:
+            The server's `DiscoverResult`; from a legacy server, its `InitializeResult`.
+        """
         self._probe_result = None
         era = await self._ready()
         if era.era == "legacy":
-            return dict(self._negotiation.initialize_result)
+            return cast(DiscoverResult, dict(self._negotiation.initialize_result))
         # If this call made the client probe, the probe's answer is the answer.
         probed, self._probe_result = self._probe_result, None
-        return probed if probed is not None else await self._call("server/discover", {})
+        return cast(DiscoverResult, probed if probed is not None else await self._call("server/discover", {}))
 
-    async def list_tools(self) -> list[dict[str, Any]]:
-        """Every tool, all pages. Over HTTP, tools whose `x-mcp-header` annotations break the
-        rules are left out (clients must drop them; see `dropped_tools`), as are entries without
-        a name or an `inputSchema` object."""
+    async def list_tools(self) -> list[ToolInfo]:
+        """Every tool, all pages (`tools/list`, following `nextCursor`).
+
+        Returns:
+            Each tool the server lists. Over HTTP, tools whose `x-mcp-header` annotations break
+                the rules are left out, as clients must
+                ([`server/tools.mdx` §x-mcp-header](https://modelcontextprotocol.io/specification/2026-07-28/server/tools#x-mcp-header));
+                `dropped_tools` says why. So are entries without a name or an `inputSchema` object.
+        """
         tools = await self._list_all("tools/list", "tools")
         kept = []
         dropped: dict[str, list[str]] = {}
@@ -263,7 +303,7 @@ class Client:
             headers[name] = header_params(schema)
             kept.append(tool)
         self.dropped_tools, self._tool_headers, self._tools_listed = dropped, headers, True
-        return kept
+        return cast(list[ToolInfo], kept)
 
     async def call_tool(
         self,
@@ -273,21 +313,35 @@ class Client:
         on_progress: Callback | None = None,
         on_status: StatusCallback | None = None,
         timeout: float | None = None,
-    ) -> dict[str, Any]:
-        """`tools/call`. A tool's own failure comes back as a result with `isError: true`.
+    ) -> ToolCallResult:
+        """`tools/call`: run a tool and return its result.
 
-        `timeout` (seconds) bounds the whole call, progress or not: when it passes, the call is
-        cancelled on the server (basic/patterns/cancellation.mdx §Timeouts) and TimeoutError raised.
-        If the server answers with a task (only to a client made with `tasks=True`), this waits
-        for it and returns its result; `on_status` sees the task's status as it changes.
+        Args:
+            name: The tool's name, as `list_tools` gives it.
+            arguments: The tool's arguments, checked by the server against its `inputSchema`.
+            on_progress: Called with each progress notification of this call.
+            on_status: Called with the task's status as it changes, if the server answers with a
+                task (only to a client made with `tasks=True`); the call then waits for it.
+            timeout: Seconds the whole call may take, progress or not; when they pass, the call
+                is cancelled on the server
+                ([`basic/patterns/cancellation.mdx` §Timeouts](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts)).
+
+        Returns:
+            The tool's result. A tool's own failure is a result whose `isError` is true, not an
+                exception ([`server/tools.mdx` §Error Handling](https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling)).
+
+        Raises:
+            InvalidParams: Unknown tool, or arguments the input schema refuses.
+            TimeoutError: `timeout` passed.
+            MCPClientError: Any other JSON-RPC error, as its subclass for the code.
         """
         if timeout is not None:
             async with asyncio.timeout(timeout):
                 return await self.call_tool(name, arguments, on_progress=on_progress, on_status=on_status)
         result = await self.start_tool(name, arguments, on_progress=on_progress)
         if result.get("resultType") == "task":
-            return await self.wait_for_task(result["taskId"], on_status=on_status)
-        return result
+            return cast(ToolCallResult, await self.tasks.wait(result["taskId"], on_status=on_status, created=result))
+        return cast(ToolCallResult, result)
 
     async def start_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, *, on_progress: Callback | None = None
@@ -316,44 +370,78 @@ class Client:
                 raise
             return await self._call("tools/call", params, header_params=fresh, progress=on_progress)
 
-    async def list_resources(self) -> list[dict[str, Any]]:
+    async def list_resources(self) -> list[ResourceInfo]:
         """Every resource, all pages."""
-        return await self._list_all("resources/list", "resources")
+        return cast(list[ResourceInfo], await self._list_all("resources/list", "resources"))
 
-    async def list_resource_templates(self) -> list[dict[str, Any]]:
+    async def list_resource_templates(self) -> list[ResourceTemplateInfo]:
         """Every resource template, all pages."""
-        return await self._list_all("resources/templates/list", "resourceTemplates")
+        return cast(list[ResourceTemplateInfo], await self._list_all("resources/templates/list", "resourceTemplates"))
 
-    async def read_resource(self, uri: str, *, on_progress: Callback | None = None) -> dict[str, Any]:
-        """`resources/read`. A missing resource raises `InvalidParams` (with `data.uri`)."""
+    async def read_resource(self, uri: str, *, on_progress: Callback | None = None) -> ReadResourceResult:
+        """`resources/read`: a resource's contents.
+
+        Args:
+            uri: The resource's URI, from `list_resources` or a template.
+            on_progress: Called with each progress notification of this read.
+
+        Returns:
+            The contents, each text or a base64 `blob`.
+
+        Raises:
+            InvalidParams: No such resource (the URI is in `data.uri`;
+                [`server/resources.mdx` §Error Handling](https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling)).
+            ValueError: An empty `uri`.
+        """
         if not isinstance(uri, str) or not uri:
             raise ValueError("uri must be a non-empty string")
-        return await self._call("resources/read", {"uri": uri}, progress=on_progress)
+        return cast(ReadResourceResult, await self._call("resources/read", {"uri": uri}, progress=on_progress))
 
-    async def list_prompts(self) -> list[dict[str, Any]]:
+    async def list_prompts(self) -> list[PromptInfo]:
         """Every prompt, all pages."""
-        return await self._list_all("prompts/list", "prompts")
+        return cast(list[PromptInfo], await self._list_all("prompts/list", "prompts"))
 
     async def get_prompt(
         self, name: str, arguments: Mapping[str, str] | None = None, *, on_progress: Callback | None = None
-    ) -> dict[str, Any]:
-        """`prompts/get`: the prompt's messages for these arguments (all strings)."""
+    ) -> PromptResult:
+        """`prompts/get`: the prompt's messages for these arguments.
+
+        Args:
+            name: The prompt's name, as `list_prompts` gives it.
+            arguments: The prompt's arguments, all strings.
+            on_progress: Called with each progress notification of this call.
+
+        Returns:
+            The messages, each a role and a content block.
+
+        Raises:
+            InvalidParams: Unknown prompt, or a required argument missing.
+        """
         if not isinstance(name, str) or not name:
             raise ValueError("prompt name must be a non-empty string")
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = dict(arguments)
-        return await self._call("prompts/get", params, progress=on_progress)
+        return cast(PromptResult, await self._call("prompts/get", params, progress=on_progress))
 
     async def complete(
         self, ref: Mapping[str, Any], argument: Mapping[str, str], *, context: Mapping[str, str] | None = None
-    ) -> dict[str, Any]:
-        """`completion/complete` for a `ref/prompt` or `ref/resource` and a partial argument
-        (`{"name": ..., "value": ...}`); `context` holds arguments already chosen."""
+    ) -> CompletionResult:
+        """`completion/complete`: suggestions for an argument being typed.
+
+        Args:
+            ref: What is being completed: `{"type": "ref/prompt", "name": ...}` or
+                `{"type": "ref/resource", "uri": ...}`.
+            argument: The partial argument, `{"name": ..., "value": ...}`.
+            context: Arguments already chosen, by name.
+
+        Returns:
+            `completion` with its `values`, and maybe `total` and `hasMore`.
+        """
         params: dict[str, Any] = {"ref": dict(ref), "argument": dict(argument)}
         if context is not None:
             params["context"] = {"arguments": dict(context)}
-        return await self._call("completion/complete", params)
+        return cast(CompletionResult, await self._call("completion/complete", params))
 
     def listen(
         self,
@@ -386,9 +474,9 @@ class Client:
 
     # -- tasks (io.modelcontextprotocol/tasks) ---------------------------------------------
 
-    async def get_task(self, task_id: str) -> dict[str, Any]:
+    async def get_task(self, task_id: str) -> TaskInfo:
         """`tasks/get`: the task's status, and its input requests, result or error."""
-        return await self._call(GET, task_params(task_id))
+        return cast(TaskInfo, await self._call(GET, task_params(task_id)))
 
     async def update_task(self, task_id: str, input_responses: Mapping[str, Any]) -> None:
         """`tasks/update`: answers to some or all of the task's outstanding input requests."""
@@ -398,9 +486,9 @@ class Client:
         """`tasks/cancel`: ask the server to stop the task; it may finish anyway."""
         await self._call(CANCEL, task_params(task_id))
 
-    async def wait_for_task(self, task_id: str, *, on_status: StatusCallback | None = None) -> dict[str, Any]:
+    async def wait_for_task(self, task_id: str, *, on_status: StatusCallback | None = None) -> ToolCallResult:
         """Poll the task to its end and return its result (also after a restart, given the id)."""
-        return await self.tasks.wait(task_id, on_status=on_status)
+        return cast(ToolCallResult, await self.tasks.wait(task_id, on_status=on_status))
 
     # -- one request, with negotiation, MRTR and caching ---------------------------------
 
@@ -468,7 +556,8 @@ class Client:
         token = f"progress-{request_id}" if on_progress is not None and method in PROGRESS_METHODS else None
         body = self._with_meta(params, version, token) if version is not None else _legacy_params(params, token)
         message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body}
-        async with aclosing(self.transport.exchange(message, header_params=header_params)) as stream:
+        exchange = telemetry.requesting(self.transport)
+        async with aclosing(exchange(message, header_params=header_params)) as stream:
             async for incoming in stream:
                 if "method" in incoming:
                     if "id" in incoming:
@@ -505,11 +594,12 @@ class Client:
     async def _notification(self, message: dict[str, Any], token: str | None, on_progress: Callback | None) -> None:
         params = message.get("params")
         params = params if isinstance(params, dict) else {}
-        if message["method"] == "notifications/progress":
-            if on_progress is not None and token is not None and params.get("progressToken") == token:
-                await _invoke(on_progress, params)
-        elif message["method"] == "notifications/message" and self.on_log is not None:
-            await _invoke(self.on_log, params)
+        with telemetry.receiving(message):
+            if message["method"] == "notifications/progress":
+                if on_progress is not None and token is not None and params.get("progressToken") == token:
+                    await _invoke(on_progress, params)
+            elif message["method"] == "notifications/message" and self.on_log is not None:
+                await _invoke(self.on_log, params)
 
     # -- lists and caching ---------------------------------------------------------------
 
@@ -585,7 +675,8 @@ class Client:
         request_id = next(self._ids)
         params = self._with_meta({"notifications": notifications}, era.version, None)
         message = {"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen", "params": params}
-        return request_id, self.transport.exchange(message, long_lived=True)
+        exchange = telemetry.requesting(self.transport)
+        return request_id, exchange(message, long_lived=True)
 
 
 def _legacy_params(params: dict[str, Any], token: str | None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 from httpx_sse import EventSource, SSEError
 
+from .. import telemetry
 from ..headers import ACCEPT, PROTOCOL_VERSION_HEADER, request_headers
 from ..jsonrpc import MCPError, decode_json, encode
 from ..meta import PROTOCOL_VERSION_KEY
@@ -128,6 +129,7 @@ class HTTPTransport:
 
     async def notify(self, message: dict[str, Any]) -> None:
         """POST a notification; the server accepts it with 202 and no body."""
+        message = telemetry.inject(message)
         try:
             response = await self.http.post(self.url, content=encode(message), headers=self.headers_for(message))
         except httpx.TransportError as exc:

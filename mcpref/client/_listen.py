@@ -26,6 +26,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from contextlib import suppress
 from typing import Any, Protocol
 
+from .. import telemetry
 from ..jsonrpc import Notification, same_id
 from ..meta import SUBSCRIPTION_ID_KEY
 from ..subscriptions import LIST_FLAGS, RESOURCE_UPDATED
@@ -187,7 +188,8 @@ class Subscription:
                 if self._closed:
                     await self._drop_stream()
             if note is not None:
-                return note
+                with telemetry.receiving(message):  # its parent: the server's listen span
+                    return note
         raise StopAsyncIteration
 
     # -- internals -----------------------------------------------------------------------

@@ -27,6 +27,8 @@ from ._auth import AuthorizationError
 PAGE = b"<!doctype html><title>Signed in</title><p>Authorization received. You can close this tab.</p>"
 #: The most a request head to the listener may be.
 MAX_HEAD_BYTES = 16 * 1024
+#: How long a connection to the listener may go without sending, in seconds, before it is dropped.
+READ_TIMEOUT = 10.0
 
 
 class LoopbackRedirect:
@@ -136,7 +138,7 @@ async def _read_target(reader: asyncio.StreamReader) -> str | None:
         while True:
             event = connection.next_event()
             if event is h11.NEED_DATA:
-                data = await asyncio.wait_for(reader.read(4096), 10)
+                data = await asyncio.wait_for(reader.read(4096), READ_TIMEOUT)
                 connection.receive_data(data)
                 if not data:
                     return None

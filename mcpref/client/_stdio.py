@@ -20,6 +20,7 @@ import shlex
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
+from .. import telemetry
 from ..jsonrpc import MCPError, decode_json, encode, is_request_id
 from ..meta import PROGRESS_TOKEN_KEY, SUBSCRIPTION_ID_KEY
 from ._errors import TransportError
@@ -123,6 +124,7 @@ class StdioTransport:
 
     async def notify(self, message: dict[str, Any]) -> None:
         """Send a notification (no answer expected), starting the server first if needed."""
+        message = telemetry.inject(message)
         await self._ensure_started()
         await self._write(message)
 

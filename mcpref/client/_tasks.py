@@ -7,8 +7,11 @@ returns whatever came (a result, or the `CreateTaskResult`) for code that wants 
 
 `TaskWaiter.wait` polls `tasks/get` until the task ends:
 
-- never faster than the task's `pollIntervalMs`, and slower the longer nothing changes (×1.5 a
-  poll, up to `max_interval`), back to the server's pace when something does;
+- never faster than the task's `pollIntervalMs` (SEP-2663 §Task Polling: clients SHOULD respect
+  it), counted from the `CreateTaskResult` for the first poll and from the last poll after a
+  `tasks/update`; and slower the longer nothing changes (×1.5 a poll, up to `max_interval`),
+  back to the server's pace when something does. A wait resumed from an id alone polls at once:
+  there was no poll to count from;
 - `on_status(task)` sees every new status or `statusMessage` (the task's progress, in words);
 - an `input_required` task's new input requests are answered with the client's handlers and sent
   with `tasks/update`; keys already answered are not answered twice;
@@ -51,14 +54,19 @@ class TaskWaiter:
         self.max_interval = max_interval
         self.backoff = backoff
 
-    async def wait(self, task_id: str, *, on_status: StatusCallback | None = None) -> dict[str, Any]:
+    async def wait(
+        self, task_id: str, *, on_status: StatusCallback | None = None, created: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Poll to the end; `created`, the `CreateTaskResult` just received, paces the first poll."""
         answered: set[str] = set()
         seen: tuple[Any, ...] | None = None
         delay = 0.0
+        if created is not None:
+            await asyncio.sleep(_pace(created))
         while True:
             task = await self.call(GET, task_params(task_id))
             status = task.get("status")
-            pace = max(task.get("pollIntervalMs") or DEFAULT_POLL_MS, 1) / 1000
+            pace = _pace(task)
             now_seen = (status, task.get("statusMessage"), tuple(sorted(task.get("inputRequests") or {})))
             if now_seen != seen:
                 seen, delay = now_seen, pace
@@ -85,10 +93,18 @@ class TaskWaiter:
                     responses = await self.respond(fresh)
                     await self.call(UPDATE, {**task_params(task_id), "inputResponses": responses})
                     answered.update(fresh)
-                    continue  # look again at once: the answer changes what there is to wait for
+                    delay = pace  # the answer changes what there is to wait for: back to the server's pace
             elif status != "working":
                 raise ProtocolError(f"task {task_id} has unknown status {status!r}")
             await asyncio.sleep(delay)
+
+
+def _pace(task: dict[str, Any]) -> float:
+    """The task's `pollIntervalMs`, in seconds (`DEFAULT_POLL_MS` when it gives none)."""
+    interval = task.get("pollIntervalMs")
+    if not isinstance(interval, int | float) or isinstance(interval, bool):
+        interval = DEFAULT_POLL_MS
+    return max(interval or DEFAULT_POLL_MS, 1) / 1000
 
 
 def task_params(task_id: str) -> dict[str, Any]:

@@ -45,6 +45,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from .. import telemetry
 from ..catchall import log_bug
 from ..context import RequestContext
 from ..extensions import CallNext, Extension, declared, requirement
@@ -270,7 +271,9 @@ class TasksExtension(Extension):
 
     async def _run(self, task_id: str, ctx: RequestContext, work: Work) -> None:
         try:
-            status, fields = await self._outcome(ctx, work, task_id)
+            with telemetry.running_task(ctx) as span:
+                status, fields = await self._outcome(ctx, work, task_id)
+                span.finished(fields.get("result"), fields.get("error"))
             await self._store_call("move", task_id, status, **fields)
         except asyncio.CancelledError:
             if task_id in self._cancelling:

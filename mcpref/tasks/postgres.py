@@ -1,6 +1,7 @@
 """Tasks in PostgreSQL, for several server instances sharing one database (psycopg 3).
 
-`pip install "mcpref[postgres]"`, then:
+The `postgres` extra brings psycopg: `pip install "./mcpref[postgres]"` from a clone (mcpref is not
+on PyPI yet), then:
 
 ```python
 from mcpref.tasks import TasksExtension

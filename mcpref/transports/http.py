@@ -38,7 +38,7 @@ import types
 from collections.abc import Awaitable, Callable, Coroutine, Generator, MutableMapping
 from typing import Any, TypeVar
 
-from .. import jsonrpc
+from .. import jsonrpc, telemetry
 from ..catchall import NOSNIFF, internal_error, plain_response
 from ..context import fair_share_caller
 from ..headers import ACCEPT
@@ -118,7 +118,7 @@ class StreamableHTTP:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send, on_shutdown=self.server.end_subscriptions)
+            await _lifespan(receive, send, self.server)
             return
         if scope["type"] != "http":
             return
@@ -161,11 +161,13 @@ class StreamableHTTP:
             message = await asyncio.to_thread(functools.partial(jsonrpc.parse_message, body, yielding=True))
         del body  # a listen stream may last for hours; it keeps only what it still needs
         if isinstance(message, Notification):
-            await send({"type": "http.response.start", "status": 202, "headers": []})
-            await send({"type": "http.response.body", "body": b""})
+            with telemetry.serving(message, scope):
+                await send({"type": "http.response.start", "status": 202, "headers": []})
+                await send({"type": "http.response.body", "body": b""})
             return
         try:
-            await self._answer(message, headers, scope, receive, send)
+            with telemetry.serving(message, scope):
+                await self._answer(message, headers, scope, receive, send)
         except MCPError as error:
             error.request_id = message.id
             raise
@@ -285,13 +287,15 @@ class StreamableHTTP:
 
         async def notify(message: dict[str, Any]) -> None:
             await start()
-            await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
+            event = sse.event(telemetry.outgoing(message))
+            await send({"type": "http.response.body", "body": event, "more_body": True})
 
         try:
             final = result_response(request.id, await _unless_client_leaves(run(notify), receive))
         except MCPError as error:
             if not started:
                 raise
+            telemetry.failed(error)
             final = error_response(request.id, error)
         except _ClientLeft:
             return
@@ -325,7 +329,8 @@ class StreamableHTTP:
                     final = result_response(request.id, self.server.finish_subscription(subscription))
                     await send({"type": "http.response.body", "body": sse.event(final), "more_body": False})
                     return
-                await send({"type": "http.response.body", "body": sse.event(message), "more_body": True})
+                event = sse.event(telemetry.outgoing(message))
+                await send({"type": "http.response.body", "body": event, "more_body": True})
         except asyncio.CancelledError:
             if not watcher.done():
                 raise  # cancelled from outside: the server is stopping
@@ -546,12 +551,16 @@ def _principal(scope: Scope, headers: dict[str, str]) -> str | None:
     return hashlib.sha256(authorization.encode("latin-1")).hexdigest()[:32]
 
 
-async def _lifespan(receive: Receive, send: Send, on_shutdown: Callable[[], None]) -> None:
+async def _lifespan(receive: Receive, send: Send, server: Server) -> None:
+    """Start the server's background work (a relay) at startup; at shutdown end the listen
+    streams gracefully first, then stop it."""
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
+            await server.start()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
-            on_shutdown()
+            server.end_subscriptions()
+            await server.stop()
             await send({"type": "lifespan.shutdown.complete"})
             return

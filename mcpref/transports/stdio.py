@@ -25,7 +25,7 @@ import sys
 import threading
 from typing import Any, BinaryIO
 
-from .. import jsonrpc
+from .. import jsonrpc, telemetry
 from ..context import fair_share_caller
 from ..jsonrpc import MCPError, Notification, Request, encode, error_response, notification, result_response
 from ..legacy import negotiate
@@ -95,8 +95,9 @@ class StdioServerTransport:
             self._write(error_response(error.request_id, error))
             return
         if isinstance(message, Notification):
-            if message.method == "notifications/cancelled":
-                self._cancel(message.params.get("requestId"), message.params.get("reason"))
+            with telemetry.serving(message, None):
+                if message.method == "notifications/cancelled":
+                    self._cancel(message.params.get("requestId"), message.params.get("reason"))
             return
         if message.id in self._tasks:
             self._write(
@@ -120,6 +121,10 @@ class StdioServerTransport:
                 task.cancel()
 
     async def _answer(self, request: Request) -> None:
+        with telemetry.serving(request, None):
+            await self._serve(request)
+
+    async def _serve(self, request: Request) -> None:
         try:
             incoming = self.server.accept(request, legacy_version=self.legacy_version, caller=STDIO_CALLER)
             if incoming.listens:
@@ -132,19 +137,20 @@ class StdioServerTransport:
         except asyncio.CancelledError:
             return  # cancelled by the client: no answer (basic/patterns/cancellation.mdx)
         except MCPError as error:
+            telemetry.failed(error)
             self._write(error_response(request.id, error))
             return
         self._write(result_response(request.id, result))
 
     async def _notify(self, message: dict[str, Any]) -> None:
-        self._write(message)
+        self._write(telemetry.outgoing(message))
 
     async def _listen(self, request: Request) -> None:
         subscription = self.server.open_subscription(request)
         try:
             self._write(subscription.acknowledgement())
             while (message := await subscription.queue.get()) is not None:
-                self._write(message)
+                self._write(telemetry.outgoing(message))
             self._end(request, subscription)
         finally:
             self.server.close_subscription(subscription)

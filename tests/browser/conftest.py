@@ -136,12 +136,13 @@ Element.prototype.attachShadow = function (init) { return attachShadow.call(this
 
 
 def guard(site_url: str, record: list[str]) -> Any:
-    """A route handler: any request that would leave 127.0.0.1 is refused, and recorded."""
-    host = urlsplit(site_url).hostname
+    """A route handler: any request that would leave 127.0.0.1 is refused, and recorded. The other
+    loopback name, `localhost`, is the same server: the MCP Apps page loads its sandbox proxy from it."""
+    hosts = {urlsplit(site_url).hostname, "localhost"}
 
     def handle(route: Any) -> None:
         url = route.request.url
-        if urlsplit(url).hostname == host or url.startswith(("data:", "blob:")):
+        if urlsplit(url).hostname in hosts or url.startswith(("data:", "blob:")):
             route.continue_()
         else:
             record.append(url)

@@ -29,7 +29,7 @@ from markdown.extensions.toc import slugify
 from sybil import Document
 
 ROOT = Path(__file__).resolve().parents[2]
-REQUIREMENTS = [ROOT / "docs/reference/requirements.yaml"]
+REQUIREMENTS = [ROOT / "docs/reference/requirements.yaml", ROOT / "docs/reference/requirements-apps.yaml"]
 SPEC_PAGES = ROOT / "docs/reference/spec-pages.yaml"
 REVISION = "2026-07-28"
 PUBLISHED = f"https://modelcontextprotocol.io/specification/{REVISION}"
@@ -38,6 +38,13 @@ SPEC_TEXT_CANDIDATES = [ROOT.parent / "shared/spec/text", ROOT.parent.parent / "
 #: The lines of the spec text that spec-pages.yaml is computed from, kept in the repo with the
 #: text's licence (`extract`), so that every clone can check the record against the text.
 SPEC_EXTRACT = ROOT / "tests/docs/spec_extract"
+#: Extensions whose text is in the matrix too, by their path in the spec text (beside
+#: `specification/`; in the extract, beside `2026-07-28/`), with where each is published.
+EXTENSIONS = {
+    "extensions/apps/apps-2026-01-26.mdx": (
+        "https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx"
+    ),
+}
 
 LEVELS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "REQUIRED", "RECOMMENDED", "SHALL", "SHALL NOT", "MAY")
 STATUSES = ("implemented", "divergent", "not-implemented", "not-applicable")
@@ -101,8 +108,9 @@ def _around_keywords(line: str, reach: int = 32) -> str:
 
 
 def write_extract(spec_dir: Path, out: Path = SPEC_EXTRACT / REVISION) -> None:
-    for path in sorted(spec_dir.rglob("*.mdx")):
-        target = out / path.relative_to(spec_dir)
+    sources = [(path, out / path.relative_to(spec_dir)) for path in sorted(spec_dir.rglob("*.mdx"))]
+    sources += [(spec_dir.parent.parent / page, out.parent / page) for page in EXTENSIONS]
+    for path, target in sources:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(extract(path.read_text(encoding="utf-8")), encoding="utf-8")
 
@@ -117,6 +125,13 @@ def extract_drift(spec_dir: Path, extracted: Path) -> list[str]:
             (spec_dir / page).read_text(encoding="utf-8")
         ):
             found.append(f"{page}: the extract differs from the spec text (python -m tests.docs.matrix --extract)")
+    for page in EXTENSIONS:
+        text, kept = spec_dir.parent.parent / page, extracted.parent / page
+        made = extract(text.read_text(encoding="utf-8"))
+        if not kept.is_file() or kept.read_text(encoding="utf-8") != made:
+            found.append(
+                f"{page}: the extract differs from the extension's text (python -m tests.docs.matrix --extract)"
+            )
     return found
 
 
@@ -140,15 +155,19 @@ def spec_title(text: str) -> str:
     return found[1].strip("\"'") if found else ""
 
 
-def record(spec_dir: Path) -> dict[str, dict[str, Any]]:
-    """What spec-pages.yaml holds, computed from the spec text."""
+def record(spec_dir: Path, extensions_dir: Path | None = None) -> dict[str, dict[str, Any]]:
+    """What spec-pages.yaml holds, computed from the spec text; with `extensions_dir` (the folder
+    that holds `extensions/`), the `EXTENSIONS` pages too, after the specification's."""
+    paths = {path.relative_to(spec_dir).as_posix(): path for path in sorted(spec_dir.rglob("*.mdx"))}
+    if extensions_dir is not None:
+        paths |= {page: extensions_dir / page for page in EXTENSIONS if (extensions_dir / page).is_file()}
     return {
-        path.relative_to(spec_dir).as_posix(): {
+        page: {
             "title": spec_title(text := path.read_text(encoding="utf-8")),
             "keywords": keyword_count(text),
             "headings": spec_headings(text),
         }
-        for path in sorted(spec_dir.rglob("*.mdx"))
+        for page, path in paths.items()
     }
 
 
@@ -167,7 +186,7 @@ def spec_url(page: str, section: str | None = None) -> str:
     """The published address of a spec page (an `index.mdx` is its folder) and section; a rule
     cited by the page's title sits above its first heading, so it gets no anchor."""
     path = page.removesuffix(".mdx").removesuffix("index").rstrip("/")
-    url = f"{PUBLISHED}/{path}" if path else PUBLISHED
+    url = EXTENSIONS.get(page) or (f"{PUBLISHED}/{path}" if path else PUBLISHED)
     title = _titles().get(page)
     return f"{url}#{anchor(section)}" if section and section != title else url
 
@@ -386,9 +405,10 @@ def coverage_problems(good: list[Entry], pages: dict[str, dict[str, Any]]) -> li
     return found
 
 
-def spec_drift(pages: dict[str, dict[str, Any]], spec_dir: Path) -> list[str]:
-    """Where spec-pages.yaml no longer matches the spec text it was recorded from."""
-    now = record(spec_dir)
+def spec_drift(pages: dict[str, dict[str, Any]], spec_dir: Path, extensions_dir: Path | None = None) -> list[str]:
+    """Where spec-pages.yaml no longer matches the spec text it was recorded from. The extensions'
+    text is beside `spec_dir` (the extract's layout) unless `extensions_dir` says where."""
+    now = record(spec_dir, extensions_dir or spec_dir.parent)
     found = [f"{p}: in spec-pages.yaml, not in the spec" for p in pages if p not in now]
     for page, info in now.items():
         if pages.get(page) != info:
@@ -452,6 +472,7 @@ AREAS = (
     ),
     ("client-registration", "Authorization: client registration and security", ("basic/authorization/",)),
     ("schema", "Schema", ("schema.mdx",)),
+    ("extensions", "Extensions: MCP Apps", ("extensions/",)),
 )
 
 
@@ -557,8 +578,9 @@ if __name__ == "__main__":
         "# Each page of the 2026-07-28 specification: its normative keyword count (upper-case MUST, MUST NOT,\n"
         "# SHOULD, SHOULD NOT, REQUIRED, RECOMMENDED, SHALL, SHALL NOT outside code, not quoted) and its headings.\n"
         "# Recorded from the spec text by `python -m tests.docs.matrix --record`; tests/docs/test_requirements.py\n"
-        "# checks it against the extract of the text in tests/docs/spec_extract, in every clone.\n"
+        "# checks it against the extract of the text in tests/docs/spec_extract, in every clone. After them, the\n"
+        "# extensions in the matrix (tests/docs/matrix.py EXTENSIONS), recorded from their text the same way.\n"
     )
-    body = yaml.safe_dump(record(spec_dir), sort_keys=False, allow_unicode=True, width=120)
+    body = yaml.safe_dump(record(spec_dir, spec_dir.parent.parent), sort_keys=False, allow_unicode=True, width=120)
     SPEC_PAGES.write_text(header + body, encoding="utf-8")
     print(f"recorded {SPEC_PAGES.relative_to(ROOT)}")

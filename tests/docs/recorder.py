@@ -23,7 +23,7 @@ import asyncio
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,11 @@ DROPPED_REQUEST = frozenset(
         "accept-encoding", "user-agent", "authorization", "cookie", "proxy-authorization",
     }
 )  # fmt: skip
+#: Bytes of a body (either way) that a frame keeps. The rest still streams through, but a page has
+#: no room for it: the frame says how much was left out. A body is never held whole in memory.
+RECORDED_BYTES = 1024 * 1024
+#: How far back a new chunk of an answer is searched for a `requestState` that began in an earlier one.
+CAPTURE_OVERLAP = 64 * 1024
 #: Hop-by-hop headers, never forwarded either way (RFC 9110, section 7.6.1).
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "te", "upgrade", "proxy-connection"})
 #: Response headers a frame shows: what a reader of MCP needs (each shown header is compared).
@@ -120,17 +125,23 @@ def _json_or_text(body: bytes, convert: Callable[[Any], Any]) -> str:
         return text.rstrip("\n")
 
 
-def request_block(method: str, target: str, headers: list[tuple[str, str]], body: bytes, captures: Captures) -> str:
+def request_block(
+    method: str, target: str, headers: list[tuple[str, str]], body: bytes, captures: Captures, left_out: int = 0
+) -> str:
     lines = [f"{method} {target} HTTP/1.1"]
     lines += [f"{spelled(name)}: {value}" for name, value in headers if name.lower() not in DROPPED_REQUEST]
     text = "\n".join(lines) + "\n"
     if body:
         text += "\n" + _json_or_text(body, lambda value: request_value(value, captures)) + "\n"
-    return text
+    return text + _left_out(left_out)
+
+
+def _left_out(size: int) -> str:
+    return f"... ({size} more bytes, not recorded)\n" if size else ""
 
 
 def response_block(
-    status: int, headers: list[tuple[str, str]], body: bytes, left_open: bool, captures: Captures
+    status: int, headers: list[tuple[str, str]], body: bytes, left_open: bool, captures: Captures, left_out: int = 0
 ) -> str:
     lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}"]
     shown = [(n, v) for n, v in headers if n.lower() in SHOWN_RESPONSE or n.lower().startswith("mcp-")]
@@ -138,10 +149,10 @@ def response_block(
     text = "\n".join(lines) + "\n"
     content_type = dict((n.lower(), v) for n, v in headers).get("content-type", "")
     if content_type.startswith("text/event-stream"):
-        return text + "\n" + _events(body.decode("utf-8", errors="replace"), left_open, captures)
+        return text + "\n" + _events(body.decode("utf-8", errors="replace"), left_open, captures) + _left_out(left_out)
     if body:
         text += "\n" + _json_or_text(body, lambda value: response_value(value, captures)) + "\n"
-    return text
+    return text + _left_out(left_out)
 
 
 def placeholders_in_header(value: str) -> str:
@@ -188,26 +199,37 @@ class Recorder:
             return
         if scope["type"] != "http":
             return
-        body = b""
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         target = scope.get("raw_path", scope["path"].encode()).decode("latin-1")
         if scope.get("query_string"):
             target += "?" + scope["query_string"].decode("latin-1")
-        # Recorded before the answer comes: a retry that carries a value back must find its name.
-        recorded_request = request_block(scope["method"], target, headers, body, self.captures)
-        status, answer_headers, answer, left_open = await self._forward(scope, target, headers, body, receive, send)
-        self.write(frame(recorded_request, response_block(status, answer_headers, answer, left_open, self.captures)))
+        if not target.startswith("/"):  # `OPTIONS *` (asterisk-form): about this proxy, not the upstream's paths
+            status = 204 if scope["method"] == "OPTIONS" else 400
+            await send({"type": "http.response.start", "status": status, "headers": [(b"allow", b"OPTIONS")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        body = _Body(receive)
+        try:
+            status, answer_headers, answer, left_open = await self._forward(scope, target, headers, body, receive, send)
+        except httpx.HTTPError as exc:  # the upstream is down or broke off: the client is told, not 500
+            if body.disconnected:
+                return
+            await send({"type": "http.response.start", "status": 502, "headers": [(b"content-type", b"text/plain")]})
+            await send({"type": "http.response.body", "body": f"upstream: {type(exc).__name__}\n".encode()})
+            return
+        if body.disconnected:
+            return
+        recorded_request = request_block(
+            scope["method"], target, headers, body.recorded, self.captures, body.size - len(body.recorded)
+        )
+        recorded_response = response_block(
+            status, answer_headers, answer.recorded, left_open, self.captures, answer.size - len(answer.recorded)
+        )
+        self.write(frame(recorded_request, recorded_response))
 
     async def _forward(
-        self, scope: dict[str, Any], target: str, headers: list[tuple[str, str]], body: bytes, receive: Any, send: Any
-    ) -> tuple[int, list[tuple[str, str]], bytes, bool]:
+        self, scope: dict[str, Any], target: str, headers: list[tuple[str, str]], body: _Body, receive: Any, send: Any
+    ) -> tuple[int, list[tuple[str, str]], _Kept, bool]:
         # One connection per exchange: a recording is a handful of requests, and nothing outlives it.
         async with httpx.AsyncClient(timeout=httpx.Timeout(30, read=None)) as client:
             return await self._relay(client, scope, target, headers, body, receive, send)
@@ -218,12 +240,16 @@ class Recorder:
         scope: dict[str, Any],
         target: str,
         headers: list[tuple[str, str]],
-        body: bytes,
+        body: _Body,
         receive: Any,
         send: Any,
-    ) -> tuple[int, list[tuple[str, str]], bytes, bool]:
-        forwarded = [(n, v) for n, v in headers if n.lower() not in HOP_BY_HOP | {"host", "accept-encoding"}]
-        upstream = client.build_request(scope["method"], self.upstream + target, headers=forwarded, content=body)
+    ) -> tuple[int, list[tuple[str, str]], _Kept, bool]:
+        # The client's own Host goes on (as a reverse proxy that keeps it): the server judges the
+        # Host the client sent, and answers what it would answer the client.
+        forwarded = [(n, v) for n, v in headers if n.lower() not in HOP_BY_HOP | {"accept-encoding"}]
+        length = dict((n.lower(), v) for n, v in headers).get("content-length")
+        content = body.chunks() if length != "0" and (length is not None or _may_have_body(headers)) else b""
+        upstream = client.build_request(scope["method"], self.upstream + target, headers=forwarded, content=content)
         response = await client.send(upstream, stream=True)
         answer_headers = [(n, v) for n, v in response.headers.multi_items() if n.lower() not in HOP_BY_HOP]
         await send(
@@ -233,13 +259,14 @@ class Recorder:
                 "headers": [(n.encode("latin-1"), v.encode("latin-1")) for n, v in answer_headers],
             }
         )
-        chunks: list[bytes] = []
+        answer = _Kept()
 
         async def pump() -> None:
             async for chunk in response.aiter_raw():
-                chunks.append(chunk)
+                start = max(0, len(answer.recorded) - CAPTURE_OVERLAP)
+                answer.add(chunk)
                 # Named before the client can read it: its retry may come before this frame is written.
-                self.captures.register(b"".join(chunks))
+                self.captures.register(answer.recorded[start:])
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
 
         async def client_left() -> None:
@@ -255,7 +282,46 @@ class Recorder:
         await response.aclose()
         if not left_open:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
-        return response.status_code, answer_headers, b"".join(chunks), left_open
+        return response.status_code, answer_headers, answer, left_open
+
+
+class _Kept:
+    """A body going through: its size, and its first `RECORDED_BYTES` for the frame."""
+
+    def __init__(self) -> None:
+        self.recorded = b""
+        self.size = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        if len(self.recorded) < RECORDED_BYTES:
+            self.recorded += chunk[: RECORDED_BYTES - len(self.recorded)]
+
+
+class _Body(_Kept):
+    """The client's request body, streamed to the upstream as it arrives (never held whole)."""
+
+    def __init__(self, receive: Any) -> None:
+        super().__init__()
+        self.receive = receive
+        self.disconnected = False
+        self.done = False
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        while not self.done:
+            message = await self.receive()
+            if message["type"] == "http.disconnect":
+                self.disconnected = self.done = True
+                raise httpx.ReadError("the client left before sending the whole body")
+            chunk = message.get("body", b"")
+            self.add(chunk)
+            self.done = not message.get("more_body")
+            if chunk:
+                yield chunk
+
+
+def _may_have_body(headers: list[tuple[str, str]]) -> bool:
+    return any(name.lower() == "transfer-encoding" for name, _ in headers)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,4 +1,5 @@
-"""Blocks that show a repository file: a fenced block titled `Illustration — <path>.py, <why>`.
+"""Blocks that show a repository file: a fenced block titled `Illustration — <path>.py, <why>`
+(or `.html`: an MCP Apps view).
 
 The guides show each example file and run it in the next block; the shown block must be the file,
 byte for byte (`tests/docs/test_shown_files.py`). After changing a file, refresh the pages with
@@ -14,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOWN = re.compile(
-    r'^(?P<fence>```+)\w+ title="Illustration — (?P<path>(?:mcpref/examples|tests)/[\w/.-]+\.py),[^"]*"\n'
+    r'^(?P<fence>```+)\w+ title="Illustration — (?P<path>(?:mcpref/examples|tests)/[\w/.-]+\.(?:py|html)),[^"]*"\n'
     r"(?P<body>.*?)^(?P=fence)$",
     re.MULTILINE | re.DOTALL,
 )

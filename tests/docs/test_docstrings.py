@@ -1,6 +1,6 @@
 """The examples in the public API's docstrings run, as every block on the site does.
 
-The API reference (docs/reference/api.md) is generated from these docstrings, so their ```python
+The API reference (docs/reference/api/) is generated from these docstrings, so their ```python
 blocks are page examples like any other: each runs against a real uvicorn serving the site app, with
 `http://127.0.0.1:8000` replaced by its address (as `tests/docs/pages.py` does for the pages), in a
 namespace holding the module's exported names (as a doctest would). Top-level `await` is allowed,

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
+import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import httpx2
@@ -25,7 +28,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import running
 from tests.docs import pages, shared
-from tests.docs.recorder import Recorder
+from tests.docs.recorder import RECORDED_BYTES, Recorder
 
 MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
@@ -141,3 +144,74 @@ def test_a_stream_the_client_leaves_is_shown_open(recording: tuple[str, list[str
         assert "notifications/subscriptions/acknowledged" in next(lines)
     assert page_failures(tmp_path, frames, 1) == []
     assert frames[0].rstrip().endswith(": (stream still open)\n```")
+
+
+# -- the proxy itself (issue 25) ---------------------------------------------------------------
+
+
+class Upstream:
+    """An upstream that notes the Host it was sent and counts the body's bytes as they stream in."""
+
+    def __init__(self) -> None:
+        self.hosts: list[str] = []
+        self.received = 0
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        self.hosts.append(dict(scope["headers"]).get(b"host", b"").decode())
+        while True:
+            message = await receive()
+            self.received += len(message.get("body", b""))
+            if message["type"] != "http.request" or not message.get("more_body"):
+                break
+        body = json.dumps({"received": self.received}).encode()
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": body})
+
+
+def test_the_clients_host_reaches_the_upstream() -> None:
+    """Issue 25: the recorder dropped the client's Host, so the server judged (and answered) the
+    recorder's connection instead of the client's request."""
+    upstream = Upstream()
+    with running(upstream) as server_url, running(Recorder(server_url, lambda text: None)) as proxy_url:
+        httpx.post(proxy_url + "/mcp", content=b"{}", headers={"Host": "localhost:8002"}, timeout=10)
+    assert upstream.hosts == ["localhost:8002"]
+
+
+def test_a_huge_body_streams_through_and_is_never_held_whole() -> None:
+    """Issue 25: the recorder read any body whole before forwarding it (a 299 MB body took its RSS
+    from 48 to 475 MB). It streams it, and the frame keeps the first `RECORDED_BYTES`."""
+    upstream = Upstream()
+    frames: list[str] = []
+    size = 24 * 1024 * 1024
+    chunk = b"x" * (256 * 1024)
+
+    def body() -> Iterator[bytes]:
+        for _ in range(size // len(chunk)):
+            yield chunk
+
+    with running(upstream) as server_url, running(Recorder(server_url, frames.append)) as proxy_url:
+        tracemalloc.start()
+        try:
+            answer = httpx.post(
+                proxy_url + "/upload", content=body(), headers={"Content-Length": str(size)}, timeout=30
+            )
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert answer.json() == {"received": size}
+    assert peak < size / 3, f"{peak} bytes traced at the peak, for a body of {size}"
+    assert len(frames) == 1 and f"({size - RECORDED_BYTES} more bytes, not recorded)" in frames[0]
+
+
+def test_an_asterisk_target_is_answered_not_a_500() -> None:
+    """Issue 25: `OPTIONS * HTTP/1.1` (a request about the server itself) was a 500."""
+    with running(Recorder("http://127.0.0.1:9", lambda text: None)) as proxy_url:
+        host, port = proxy_url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=5) as sock:
+            sock.sendall(b"OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            status_line = sock.recv(4096).split(b"\r\n", 1)[0]
+        down = httpx.post(proxy_url + "/mcp", content=b"{}", timeout=10)  # an upstream that is not there
+    assert status_line == b"HTTP/1.1 204 No Content"
+    assert down.status_code == 502

@@ -191,6 +191,12 @@ def test_spec_links_point_at_the_published_section() -> None:
     )
 
 
+def test_an_extension_links_to_its_own_published_text() -> None:
+    page = "extensions/apps/apps-2026-01-26.mdx"
+    assert matrix.spec_url(page, "Sandbox proxy") == f"{matrix.EXTENSIONS[page]}#sandbox-proxy"
+    assert matrix.area_of(page) == "extensions"
+
+
 def test_the_page_shows_each_entry_with_its_links() -> None:
     text = matrix.render([matrix.Entry(**GOOD)], PAGES)
     assert "## basic/transports/streamable-http.mdx" in text

@@ -109,6 +109,19 @@ def test_the_site_still_serves_its_pages_and_endpoints(site_http) -> None:
     assert error_answer(site_http.get("/mcp"), 405)["code"] == -32600  # the endpoint's own JSON-RPC 405
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["/.well-known/oauth-authorization-server/auth", "/.well-known/oauth-protected-resource/secure/mcp", "/auth/jwks"],
+)
+def test_the_sites_authorization_demo_writes_no_host_but_a_loopback_name_and_a_port(site_http, path) -> None:
+    """Issue 25: `Host: 127.0.0.1:PORT@evil.example` reached the metadata as the issuer's host."""
+    port = site_http.base_url.port
+    for host in (f"127.0.0.1:{port}@evil.example", f"localhost:{port}:1", f"[::1]:{port}@x"):
+        response = site_http.get(path, headers={"Host": host})
+        assert response.status_code == 421 and "evil" not in response.text, host
+    assert site_http.get(path).status_code == 200
+
+
 # -- the legacy path keeps the caller --------------------------------------------------------------
 
 

@@ -221,6 +221,34 @@ def test_the_client_polls_no_faster_than_the_server_asks_and_backs_off() -> None
     assert gaps[-1] > gaps[0] * 2.5, gaps  # and slower while nothing changes (0.04, 0.08, 0.16, 0.32)
 
 
+def test_no_poll_comes_sooner_than_poll_interval_ms_after_creation_or_after_an_update() -> None:
+    """Issue 25: the page and the client said polls never come faster than `pollIntervalMs`
+    (SEP-2663 §Task Polling: clients SHOULD respect it), but the waiter polled at once after the
+    `CreateTaskResult` and at once after each `tasks/update`."""
+    asking = {"status": "input_required", "pollIntervalMs": 50, "inputRequests": {"k": {"method": "roots/list"}}}
+    done = {"status": "completed", "pollIntervalMs": 50, "result": {"content": []}}
+    sent: list[tuple[str, float]] = []
+
+    async def call(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        sent.append((method, time.monotonic()))
+        if method != "tasks/get":
+            return {}
+        return asking if [name for name, _ in sent].count("tasks/get") == 1 else done
+
+    async def respond(requests: Any) -> dict[str, Any]:
+        return {"k": {"roots": []}}
+
+    async def scenario() -> dict[str, Any]:
+        created = {"resultType": "task", "taskId": "t", "status": "working", "pollIntervalMs": 50}
+        sent.append(("tools/call", time.monotonic()))
+        return await TaskWaiter(call, respond).wait("t", created=created)
+
+    assert asyncio.run(scenario()) == {"content": []}
+    assert [method for method, _ in sent] == ["tools/call", "tasks/get", "tasks/update", "tasks/get"]
+    assert sent[1][1] - sent[0][1] >= 0.049, sent  # the first poll, after creation
+    assert sent[3][1] - sent[1][1] >= 0.049, sent  # the poll after the update, after the last poll
+
+
 def test_task_notifications_need_the_extension_and_are_not_promised() -> None:
     """`taskIds` on subscriptions/listen: -32021 without the extension (SEP-2663 §Task Status
     Notifications); with it, acknowledged without `taskIds`, since mcpref sends none (clients poll)."""
@@ -754,7 +782,7 @@ def test_work_waiting_for_input_costs_no_thread_and_no_polling() -> None:
             return await tasks.hand_off(ctx, work)
 
         ids = [(await handle(server, "tools/call", {"name": "ask_name"}))["taskId"] for _ in range(10)]
-        while len(tasks._wakeups) < 10:
+        while len(tasks._seen) < 10:  # every one has read its task once and waits
             await asyncio.sleep(0.01)
         store.calls.clear()
         await asyncio.sleep(1.0)

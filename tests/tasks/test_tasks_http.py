@@ -94,6 +94,27 @@ def test_without_the_extension_the_work_runs_within_the_request(tmp_path: Path) 
     assert result["resultType"] == "complete" and "taskId" not in result
 
 
+def test_a_2025_client_calling_a_task_only_tool_is_told_why(tmp_path: Path) -> None:
+    """Issue 25: a 2025-11-25 caller of a tool that runs only as a task was told the call "needs
+    input from the client (extensions)". It needs an extension 2025-era clients cannot declare
+    (SEP-2663 §Backward Compatibility), and says so."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "failing_job", "arguments": {}}}
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+    with running(app_on(tmp_path / "t.sqlite3")) as url, httpx.Client(base_url=url, timeout=10) as http:
+        answer = http.post("/mcp", json=body, headers=headers)
+    assert answer.status_code == 200
+    assert answer.json()["result"] == {
+        "content": [
+            {
+                "type": "text",
+                "text": "Cannot complete: this request needs the io.modelcontextprotocol/tasks extension of "
+                "2026-07-28, which 2025-era clients cannot use.",
+            }
+        ],
+        "isError": True,
+    }
+
+
 def test_another_principal_cannot_see_or_touch_a_task(tmp_path: Path) -> None:
     async def scenario(url: str) -> None:
         async with client(url, token="alice") as alice, client(url, token="mallory") as mallory:

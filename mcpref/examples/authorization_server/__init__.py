@@ -12,7 +12,11 @@ and the tests need, and no more:
   into the token's audience (`aud`);
 - refresh tokens, rotated on each use (OAuth 2.1 §4.3.1), bound to client, user and resource;
 - clients pre-registered (public or with a secret), or identified by a client ID metadata
-  document (an HTTPS URL the server fetches, with a size and time limit);
+  document (an HTTPS URL the server fetches: `metadata_documents.MetadataDocuments`, public
+  addresses only, one deadline, a size bound, a cache, a cap on fetches at once);
+- what strangers can make it hold is bounded: forms are small and urlencoded only
+  (`MAX_FORM_BYTES`), and each table of consents, codes and refresh tokens refuses a new entry
+  past `MAX_PENDING` live ones rather than drop someone's;
 - access tokens as signed JWTs (RFC 9068, `typ: at+jwt`) with joserfc; the public keys at
   `jwks_uri`. The signing key comes from `MCPREF_AS_SIGNING_KEY` (a PEM EC P-256 key) or is
   generated per process, so tokens die with the process unless a key is configured.
@@ -260,12 +264,12 @@ def valid_resource(server: AuthorizationServer, resource: str | None) -> bool:
     return bool(parts.scheme and parts.netloc) and "#" not in resource
 
 
-async def client_for(server: AuthorizationServer, client_id: str) -> RegisteredClient:
+async def client_for(server: AuthorizationServer, client_id: str, request: Request) -> RegisteredClient:
     """A pre-registered client, or the one a client ID metadata document describes; `Refused`
-    (`Busy` when too many documents are being fetched) for any other."""
+    (`Busy` when too many documents are being fetched, or too many for this peer) for any other."""
     if client_id in server.clients:
         return server.clients[client_id]
-    document = await server.documents.get(client_id)
+    document = await server.documents.get(client_id, caller=request.client.host if request.client else "")
     return RegisteredClient(client_id, list(document.redirect_uris), None, document.client_name)
 
 
@@ -313,7 +317,7 @@ def create_app(
         """The authorization endpoint: check the request, then ask the user (or auto-approve)."""
         query = request.query_params
         try:
-            client = await client_for(server, query.get("client_id", ""))
+            client = await client_for(server, query.get("client_id", ""), request)
         except Busy:
             return HTMLResponse("<h1>Too many sign-ins at once: try again shortly</h1>", 503, RETRY_LATER)
         except Refused:
@@ -480,7 +484,7 @@ def create_app(
             except ValueError:
                 return oauth_error("invalid_client", "malformed Basic credentials", 401)
         try:
-            client = await client_for(server, client_id)
+            client = await client_for(server, client_id, request)
         except Busy as busy:
             return oauth_error("temporarily_unavailable", str(busy), 503, **RETRY_LATER)
         except Refused:

@@ -15,8 +15,9 @@ server-side request forgery. `MetadataDocuments` fetches:
 - within one deadline for everything (resolving, connecting, every byte): a document sent a byte
   at a time holds a request `TIMEOUT` seconds at most, not that long per read;
 - `MAX_BYTES` at most;
-- once per URL at a time, `MAX_CONCURRENT` URLs at once; past that, `Busy` (503) at once rather
-  than a queue an attacker could fill;
+- once per URL at a time, `MAX_CONCURRENT` URLs at once and `MAX_PER_CALLER` for one caller
+  (the peer address the server gives); past that, `Busy` (503) at once rather than a queue an
+  attacker could fill, and one peer naming slow URLs cannot hold every slot;
 - into a cache (`CACHE_SECONDS`, or the document's `Cache-Control: max-age` up to
   `CACHE_MAX_SECONDS`; `no-store` and `no-cache` are honoured), failures too for
   `FAILURE_CACHE_SECONDS`, `MAX_CACHED` URLs at most: a URL asked for again costs no request.
@@ -29,6 +30,7 @@ import ipaddress
 import json
 import re
 import socket
+import ssl
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -44,6 +46,8 @@ TIMEOUT = 5.0
 MAX_BYTES = 5 * 1024
 #: Different URLs fetched at once, at most; one more is `Busy`.
 MAX_CONCURRENT = 8
+#: Different URLs one caller (a peer address) has fetched at once, at most.
+MAX_PER_CALLER = 2
 #: How long a document is kept without a `Cache-Control: max-age`, and the most it is kept with one.
 CACHE_SECONDS = 300
 CACHE_MAX_SECONDS = 3600
@@ -80,18 +84,26 @@ class MetadataDocuments:
         timeout: float = TIMEOUT,
         max_bytes: int = MAX_BYTES,
         max_concurrent: int = MAX_CONCURRENT,
+        max_per_caller: int = MAX_PER_CALLER,
+        verify: ssl.SSLContext | bool = True,
     ) -> None:
         self.insecure_hosts = frozenset(host.lower() for host in insecure_hosts)
+        #: How certificates are checked: httpx's default (certifi), or a context of your own CAs.
+        self.verify = verify
         self.timeout = timeout
         self.max_bytes = max_bytes
         self.max_concurrent = max_concurrent
+        self.max_per_caller = max_per_caller
+        #: The fetches each caller started that are still under way.
+        self._started_by: dict[str, int] = {}
         #: URL → (the document, or why there is none; when that stops being true).
         self._cache: OrderedDict[str, tuple[Document | Refused, float]] = OrderedDict()
         #: The fetches under way, by URL: a second request for one waits for it.
         self._fetching: dict[str, asyncio.Future[Document]] = {}
 
-    async def get(self, client_id: str) -> Document:
-        """The document `client_id` names, or `Refused` (`Busy` when too many are in flight)."""
+    async def get(self, client_id: str, caller: str = "") -> Document:
+        """The document `client_id` names, or `Refused` (`Busy` when too many are in flight, or
+        `caller`, whoever asks, has `max_per_caller` under way)."""
         parts = _checked_url(client_id, self.insecure_hosts)
         cached = self._cache.get(client_id)
         if cached is not None and time.monotonic() < cached[1]:
@@ -101,10 +113,12 @@ class MetadataDocuments:
         under_way = self._fetching.get(client_id)
         if under_way is not None:
             return await asyncio.shield(under_way)
-        if len(self._fetching) >= self.max_concurrent:
+        started = self._started_by.get(caller, 0)
+        if len(self._fetching) >= self.max_concurrent or started >= self.max_per_caller:
             raise Busy("too many client metadata documents are being fetched; try again shortly")
         future: asyncio.Future[Document] = asyncio.get_running_loop().create_future()
         self._fetching[client_id] = future
+        self._started_by[caller] = started + 1
         try:
             document, keep_for = await self._fetch(client_id, parts)
         except Refused as refused:
@@ -116,6 +130,10 @@ class MetadataDocuments:
             raise
         finally:
             del self._fetching[client_id]
+            if self._started_by[caller] == 1:
+                del self._started_by[caller]
+            else:
+                self._started_by[caller] -= 1
         self._remember(client_id, document, keep_for)
         future.set_result(document)
         return document
@@ -148,7 +166,8 @@ class MetadataDocuments:
         path = parts.path + (f"?{parts.query}" if parts.query else "")
         # Identity: what is read is what is counted, no compressed bomb inflating past the bound.
         headers = {"Accept": "application/json", "Accept-Encoding": "identity", "Host": netloc}
-        async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=False, trust_env=False) as http:
+        client = httpx.AsyncClient(timeout=self.timeout, follow_redirects=False, trust_env=False, verify=self.verify)
+        async with client as http:
             for address in addresses:
                 shown = str(address) if address.version == 4 else f"[{address}]"
                 pinned = f"{parts.scheme}://{shown}:{port}{path}"

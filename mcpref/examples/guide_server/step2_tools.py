@@ -1,10 +1,12 @@
 """Step 2: tools with structured output, annotations, a mirrored header, and their own errors."""
 
 from mcpref import Server, StreamableHTTP, ToolError
-from mcpref.run import main
 
-from . import step1_first_tool
-from .trails import TRAILS
+# The step before, as mcpref installs it: runs from any folder. To build on your own copy of
+# it instead, save it next to this file and write `import step1_first_tool`.
+from mcpref.examples.guide_server import step1_first_tool
+from mcpref.examples.guide_server.trails import TRAILS
+from mcpref.run import main
 
 TRAIL = {
     "type": "object",

@@ -4,10 +4,12 @@ import base64
 import json
 
 from mcpref import ResourceNotFound, Server, StreamableHTTP, ToolError, ToolResult, text
-from mcpref.run import main
 
-from . import step2_tools
-from .trails import MAP_PNG, SOUNDSCAPE_WAV, TRAILS
+# The step before, as mcpref installs it: runs from any folder. To build on your own copy of
+# it instead, save it next to this file and write `import step2_tools`.
+from mcpref.examples.guide_server import step2_tools
+from mcpref.examples.guide_server.trails import MAP_PNG, SOUNDSCAPE_WAV, TRAILS
+from mcpref.run import main
 
 #: A tool's icon: HTTPS or a `data:` URI; hosts fetch it without credentials, or not at all.
 CARD_ICON = {"src": "data:image/png;base64," + base64.b64encode(MAP_PNG).decode(), "mimeType": "image/png"}

@@ -1,10 +1,12 @@
 """Step 4: a prompt with arguments, and completion for one of them."""
 
 from mcpref import Server, StreamableHTTP
-from mcpref.run import main
 
-from . import step3_resources
-from .trails import TRAILS
+# The step before, as mcpref installs it: runs from any folder. To build on your own copy of
+# it instead, save it next to this file and write `import step3_resources`.
+from mcpref.examples.guide_server import step3_resources
+from mcpref.examples.guide_server.trails import TRAILS
+from mcpref.run import main
 
 
 def build() -> Server:

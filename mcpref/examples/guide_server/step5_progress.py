@@ -3,10 +3,12 @@
 import asyncio
 
 from mcpref import RequestContext, Server, StreamableHTTP
-from mcpref.run import main
 
-from . import step4_prompts
-from .trails import TRAILS
+# The step before, as mcpref installs it: runs from any folder. To build on your own copy of
+# it instead, save it next to this file and write `import step4_prompts`.
+from mcpref.examples.guide_server import step4_prompts
+from mcpref.examples.guide_server.trails import TRAILS
+from mcpref.run import main
 
 
 def build() -> Server:

@@ -1,10 +1,12 @@
 """Step 6: a tool that needs the user's answer first: an input_required result, then the retry."""
 
 from mcpref import InputRequired, RequestContext, Server, StreamableHTTP, ToolError, elicit_form
-from mcpref.run import main
 
-from . import step5_progress
-from .trails import TRAILS
+# The step before, as mcpref installs it: runs from any folder. To build on your own copy of
+# it instead, save it next to this file and write `import step5_progress`.
+from mcpref.examples.guide_server import step5_progress
+from mcpref.examples.guide_server.trails import TRAILS
+from mcpref.run import main
 
 
 def build() -> Server:

@@ -1,9 +1,11 @@
 """Step 7: cache hints and pagination. This is the whole guide server; the site serves it at /guide/mcp."""
 
 from mcpref import CacheHints, Server, StreamableHTTP
-from mcpref.run import main
 
-from . import step6_input
+# The step before, as mcpref installs it: runs from any folder. To build on your own copy of
+# it instead, save it next to this file and write `import step6_input`.
+from mcpref.examples.guide_server import step6_input
+from mcpref.run import main
 
 
 def build() -> Server:

@@ -12,14 +12,17 @@ async with Host(registry, principal="alice", consent=ConsentGate()) as host:
 ```
 
 Modules, one job each: `registry` (servers, labels, trust, who may use them), `consent` (the
-gate), `frames` (what each server was sent), `host` (clients, catalogue, routing, failures).
+gate), `frames` (what each server was sent), `host` (clients, catalogue, routing, failures),
+`apps` (MCP Apps: which tools the model sees, views checked, what a view may call).
 `python -m mcpref.examples.host` is a small command-line driver. Patterns → Multi-server composition
 (docs/patterns/composition.md) runs it against three servers.
 """
 
+from .apps import AppView
 from .consent import CALL, INPUT, ConsentGate, ConsentQuestion, ConsentRefused
 from .frames import Frame, FrameLog
 from .host import (
+    AppCallRefused,
     CallRejected,
     CatalogueEntry,
     Connection,
@@ -37,6 +40,8 @@ from .registry import Registry, ServerEntry
 __all__ = [
     "CALL",
     "INPUT",
+    "AppCallRefused",
+    "AppView",
     "CallRejected",
     "CatalogueEntry",
     "Connection",

@@ -20,8 +20,10 @@ from typing import Any
 
 import httpx
 
+from mcpref.apps import UI_EXTENSION, client_settings
 from mcpref.client import Client, MCPClientError, ProtocolError, Subscription, TransportError, default_ssl_context
 
+from .apps import AppView, checked_view, for_model, link_of
 from .consent import CALL, INPUT, ConsentGate, ConsentQuestion
 from .frames import FrameLog
 from .registry import SEPARATOR, Registry, ServerEntry
@@ -55,6 +57,11 @@ class ServerFailed(HostError):
     """The server failed during this call; it is now marked unavailable."""
 
 
+class AppCallRefused(HostError):
+    """A view asked for a tool it may not call: one whose visibility lacks `app`, or one that is
+    not its own server's. Nothing was sent to any server."""
+
+
 class CallRejected(HostError):
     """The server answered the call with a JSON-RPC error (`error` is the client's typed error)."""
 
@@ -82,6 +89,7 @@ class CatalogueEntry:
     input_schema: Mapping[str, Any]
     annotations: Mapping[str, Any]
     available: bool = True
+    view: str | None = None  #: the `ui://` URI of the view that renders its results (MCP Apps)
 
 
 @dataclass(frozen=True)
@@ -164,6 +172,9 @@ class Host:
       to `listen_backoff_max`), and that server's tools are listed again.
     - `on_change`: called with a server's label after its slice was refreshed by its stream.
     - `frames`: the `FrameLog` the requests are recorded into.
+    - `apps`: declare MCP Apps (`io.modelcontextprotocol/ui`) to every server, so tools linked
+      to views come with their `_meta.ui`: `open_view` fetches a tool's view, `app_call` is a
+      view's `tools/call`, and tools only views may call stay out of the catalogue.
     """
 
     def __init__(
@@ -178,8 +189,10 @@ class Host:
         frames: FrameLog | None = None,
         listen_backoff: float = 0.5,
         listen_backoff_max: float = 30.0,
+        apps: bool = False,
     ) -> None:
         self.principal = principal
+        self.apps = apps
         self.consent = consent if consent is not None else ConsentGate()
         self.ask_user = ask_user
         self.listen = listen
@@ -208,6 +221,7 @@ class Host:
             elicitation=self._input_handler(label, "elicitation/create") if self.ask_user is not None else None,
             elicitation_modes=("form",),
             client_info={"name": "mcpref-host", "version": "0.1.0"},
+            capabilities={"extensions": {UI_EXTENSION: client_settings()}} if self.apps else None,
         )
         return Connection(entry, client, http)
 
@@ -246,10 +260,14 @@ class Host:
 
     @property
     def catalogue(self) -> dict[str, CatalogueEntry]:
-        """Every known tool by `<label>.<tool>`; a down server's tools stay, marked unavailable."""
+        """Every tool the model may see, by `<label>.<tool>`; a down server's tools stay, marked
+        unavailable. A tool only views may call (visibility without `model`) is not in it."""
         merged: dict[str, CatalogueEntry] = {}
         for connection in self.servers.values():
             for tool in connection.tools:
+                if not for_model(connection.label, tool):
+                    continue
+                link = link_of(connection.label, tool)
                 name = f"{connection.label}{SEPARATOR}{tool['name']}"
                 merged[name] = CatalogueEntry(
                     name=name,
@@ -259,6 +277,7 @@ class Host:
                     input_schema=tool["inputSchema"],
                     annotations=tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {},
                     available=connection.down is None,
+                    view=link.resource_uri if link is not None else None,
                 )
         return merged
 
@@ -280,6 +299,9 @@ class Host:
         entry = self.catalogue.get(name)
         if entry is None:
             raise UnknownTool(f"no tool {name!r} in the catalogue")
+        return await self._call_entry(entry, arguments)
+
+    async def _call_entry(self, entry: CatalogueEntry, arguments: Mapping[str, Any] | None) -> LabelledResult:
         connection = self.servers[entry.server]
         if connection.down is not None:
             raise ServerUnavailable(entry.server, connection.down)
@@ -297,10 +319,57 @@ class Host:
             raise CallRejected(entry.server, entry.tool, error) from error
         finally:
             _current_call.reset(token)
-        labelled = LabelledResult(name, entry.server, entry.tool, result)
+        labelled = LabelledResult(entry.name, entry.server, entry.tool, result)
         if result.get("isError") is True:
             raise ToolFailed(labelled)
         return labelled
+
+    # -- views (MCP Apps) ---------------------------------------------------------------
+
+    async def open_view(self, name: str) -> AppView:
+        """Fetch and check the view of catalogue tool `name` (`resources/read`, apps §Resource
+        Discovery). Raises `UnknownTool` if it has none, `HostError` if the server's view breaks
+        the extension's rules: such a view is never rendered."""
+        entry = self.catalogue.get(name)
+        if entry is None or entry.view is None:
+            raise UnknownTool(f"no tool {name!r} with a view in the catalogue")
+        connection = self.servers[entry.server]
+        try:
+            result = await connection.client.read_resource(entry.view)
+            return checked_view(entry.server, entry.tool, entry.view, result)
+        except MCPClientError as error:
+            raise CallRejected(entry.server, entry.tool, error) from error
+        except ValueError as problem:
+            raise HostError(f"{entry.server}'s view {entry.view} was refused: {problem}", server=entry.server) from None
+
+    async def app_call(self, view: AppView, tool: str, arguments: Mapping[str, Any] | None = None) -> LabelledResult:
+        """A view's `tools/call`, by the server's own tool name. Refused (`AppCallRefused`, nothing
+        sent) unless the view's own server lists the tool and its visibility includes `app`
+        (apps §Visibility); then asked of the consent gate like any call, and sent."""
+        connection = self.servers.get(view.server)
+        listed = next((t for t in connection.tools if t.get("name") == tool), None) if connection else None
+        if listed is None:
+            raise AppCallRefused(
+                f"the view of {view.server}.{view.tool} may call only its own server's tools, not {tool!r}"
+            )
+        link = link_of(view.server, listed)
+        if link is not None and not link.for_app:
+            raise AppCallRefused(
+                f"{view.server}.{tool} is not callable by views (visibility: {list(link.visibility)})",
+                server=view.server,
+            )
+        logger.info("view of %s.%s calls %s.%s", view.server, view.tool, view.server, tool)
+        entry = CatalogueEntry(
+            name=f"{view.server}{SEPARATOR}{tool}",
+            server=view.server,
+            tool=tool,
+            description=str(listed.get("description") or ""),
+            input_schema=listed["inputSchema"],
+            annotations=listed.get("annotations") if isinstance(listed.get("annotations"), dict) else {},
+            available=connection is not None and connection.down is None,
+            view=link.resource_uri if link is not None else None,
+        )
+        return await self._call_entry(entry, arguments)
 
     def _input_handler(self, label: str, method: str) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
         """The handler this server's client uses for `method`: ask the user, labelled with the

@@ -13,6 +13,9 @@ Each tool shows one thing a reader meets on the wire:
 - `draft_alert`, `issue_alert` (in `handles.py`): state across requests as a server-minted,
   signed handle that the client passes back as an argument.
 
+- `get_forecast` drawn as a chart for hosts that render MCP Apps views, and `get_hourly`, which
+  only that view may call (in `views.py`; the view is `forecast_chart.html`).
+
 Plus a resource, a resource whose backend is down (reading it is -32603), a resource template and
 a prompt whose arguments complete.
 Run it alone with `uvicorn mcpref.examples.reference_server:app`, or with the site via `./scripts/serve`.
@@ -28,6 +31,7 @@ from .asking import register_asking_tools
 from .data import STATIONS, forecast, station_report
 from .handles import register_handle_tools
 from .tools import register_tools
+from .views import register_views
 
 INSTRUCTIONS = "Weather desk: forecasts, station reports and unit conversion. Data is synthetic."
 
@@ -83,6 +87,7 @@ def build_server(*, serve_legacy: bool = True) -> Server:
         day = forecast(city, 1)["days"][0]
         return f"In a {tone} voice, brief listeners on {city}: {day['summary']}, high {day['highC']}°C."
 
+    register_views(server)
     return server
 
 

@@ -99,7 +99,8 @@ class AuthDemo:
         if parts is None or parts[0] not in LOOPBACK_HOSTS:
             body = b"This demo answers loopback origins only."
             length = str(len(body)).encode()
-            await send({"type": "http.response.start", "status": 421, "headers": [(b"content-length", length)]})
+            headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", length)]
+            await send({"type": "http.response.start", "status": 421, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return
         name, port = parts

@@ -1,0 +1,72 @@
+"""The everything server as one instance of a deployment of several, behind a load balancer.
+
+Every instance runs this same app with the same two settings:
+
+- `MCPREF_DATABASE_URL`: the PostgreSQL database they share. Tasks live there
+  (`PostgresTaskStore`), and change notifications cross instances through it
+  (`PostgresRelay`, `LISTEN`/`NOTIFY` on one channel per server), so a listener on any instance
+  hears of a change made on any other.
+- `MCP_STATE_KEY`: the key that seals `requestState` and handles, so a multi-round-trip request
+  may go on at any instance.
+- `MCPREF_TASK_LEASE_SECONDS` (optional): how long a task's instance may go silent before the
+  others report the task failed (the tasks extension's default if unset).
+
+`GET /healthz` is the balancer's health check: 200 while the process serves, its body saying
+whether the relay is listening (a relay that reconnects keeps the instance in service: requests
+still work, and its streams are told to read everything again once it is back).
+
+`deploy/haproxy.cfg` balances three of them round-robin; `deploy/run` starts the lot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from mcpref import StreamableHTTP
+from mcpref.examples.everything_server import build_server
+from mcpref.relay import PostgresRelay
+from mcpref.tasks import TasksExtension
+from mcpref.tasks.postgres import PostgresTaskStore
+from mcpref.transports.http import Receive, Scope, Send
+
+
+class Instance:
+    """The MCP endpoint at `/mcp` and the health check at `/healthz`."""
+
+    def __init__(self, dsn: str, task_lease: float | None = None) -> None:
+        lease = {} if task_lease is None else {"lease_seconds": task_lease}
+        server = build_server(TasksExtension(PostgresTaskStore(dsn), **lease))
+        self.relay = PostgresRelay(dsn, channel=f"mcpref:{server.info['name']}")
+        server.relay = self.relay
+        self.endpoint = StreamableHTTP(server)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == "/healthz":
+            relay = "listening" if self.relay.listening.is_set() else "connecting"
+            body = json.dumps({"status": "serving", "relay": relay}).encode()
+            await send(
+                {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]}
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.endpoint(scope, receive, send)
+
+
+def create_app() -> Instance:
+    """An instance on the database `MCPREF_DATABASE_URL` names."""
+    dsn = os.environ.get("MCPREF_DATABASE_URL")
+    if not dsn:
+        raise RuntimeError("set MCPREF_DATABASE_URL to the PostgreSQL database the instances share")
+    lease = os.environ.get("MCPREF_TASK_LEASE_SECONDS")
+    return Instance(dsn, float(lease) if lease else None)
+
+
+def __getattr__(name: str) -> Instance:
+    # `uvicorn mcpref.examples.balanced:app` builds the instance, and connects, only when asked.
+    if name == "app":
+        globals()["app"] = instance = create_app()
+        return instance
+    raise AttributeError(name)
+
+__all__ = ["Instance", "app", "create_app"]

@@ -1,0 +1,224 @@
+"""Many instances, one deployment: HAProxy round-robin in front of three instances of
+`mcpref.examples.balanced` on one PostgreSQL (deploy/haproxy.cfg, bench/balanced.py).
+
+Through the balancer, requests spread over the instances with no affinity, and still: a
+multi-round-trip request finishes on another instance than it started on, a task moves from
+instance to instance, the official conformance suite passes, and the official Python SDK's client
+and ours (`mcpref.client.Client`: lists, calls, MRTR rounds, a listen stream) run their scenarios.
+Directly on the instances: a change made on one reaches the listen streams held by the others
+(`PostgresRelay`), a relay that lost its database tells its streams to read everything again,
+and an instance killed mid-run leaves the others answering and its tasks reported failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+from mcp.client import Client as SDKClient
+from mcp.client.streamable_http import streamable_http_client
+
+from bench.balanced import Deployment, balanced
+from mcpref.client import Client, TaskCancelled
+from mcpref.client._errors import InternalError
+from mcpref.jsonrpc import Notification
+from tests.conformance.cli import run_and_judge
+from tests.conftest import mcp_body, mcp_headers
+
+from .conftest import needs_haproxy
+
+ELICITING = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+}
+
+
+def post(http: httpx.Client, url: str, method: str, params: dict[str, Any], **meta: Any) -> httpx.Response:
+    body = mcp_body(method, params, meta={**ELICITING, **meta}) if meta else mcp_body(method, params, meta=ELICITING)
+    return http.post(url, json=body, headers=mcp_headers(method, params.get("name")))
+
+
+def accept(params: dict[str, Any]) -> dict[str, Any]:
+    return {"action": "accept", "content": {"confirm": True, "name": "Ada", "ok": True}}
+
+
+def test_round_robin_spreads_requests_over_every_instance(deployment: Deployment) -> None:
+    with httpx.Client(timeout=10) as http:
+        served = [post(http, deployment.url, "tools/list", {}).headers["x-mcpref-instance"] for _ in range(6)]
+    assert sorted(served) == sorted(["one", "two", "three"] * 2)
+    assert all(a != b for a, b in zip(served, served[1:], strict=False)), served
+
+
+def test_a_multi_round_trip_request_goes_on_at_whichever_instance_gets_each_round(deployment: Deployment) -> None:
+    """Three rounds, three instances: the first answer travels to the third in `requestState`."""
+    answers = {
+        "step1": {"action": "accept", "content": {"name": "Ada"}},
+        "step2": {"action": "accept", "content": {"color": "teal"}},
+    }
+    call: dict[str, Any] = {"name": "test_input_required_result_multi_round", "arguments": {}}
+    served, results = [], []
+    with httpx.Client(timeout=10) as http:
+        for _ in range(3):
+            response = post(http, deployment.url, "tools/call", call)
+            served.append(response.headers["x-mcpref-instance"])
+            result = response.json()["result"]
+            results.append(result["resultType"])
+            if result["resultType"] == "input_required":
+                [key] = result["inputRequests"]
+                call = {**call, "inputResponses": {key: answers[key]}, "requestState": result["requestState"]}
+    assert results == ["input_required", "input_required", "complete"]
+    assert sorted(served) == ["one", "three", "two"]
+    assert result["content"] == [{"type": "text", "text": "Multi-round complete for Ada who likes teal"}]
+
+
+def test_a_task_is_answered_and_cancelled_through_other_instances(deployment: Deployment) -> None:
+    async def scenario() -> None:
+        async with Client(deployment.url, tasks=True, elicitation=accept) as client:
+            asked = (await client.start_tool("multi_input", {}))["taskId"]
+            result = await client.wait_for_task(asked)  # each poll and the answer go round the instances
+            assert result["content"][0]["text"] == "Ada went ahead"
+            slow = (await client.start_tool("slow_compute", {"seconds": 60}))["taskId"]
+            await client.cancel_task(slow)  # the instance running it notices within a lease tick
+            with pytest.raises(TaskCancelled):
+                await client.wait_for_task(slow)
+
+    asyncio.run(scenario())
+
+
+async def first_notification(client: Client, **wanted: Any) -> tuple[asyncio.Task[Notification], Any]:
+    """Open a listen stream and start waiting for its first notification."""
+    subscription = client.listen(**wanted)
+    await subscription.start()
+    return asyncio.create_task(anext(aiter(subscription))), subscription
+
+
+def test_a_change_on_one_instance_reaches_listeners_on_every_instance(deployment: Deployment) -> None:
+    one, two, three = (server.url for server in deployment.instances.values())
+
+    async def scenario() -> list[str]:
+        async with Client(one) as a, Client(two) as b, Client(three) as c:
+            waits = [await first_notification(client, tools_list_changed=True) for client in (a, b, c)]
+            await a.call_tool("test_trigger_tool_change", {})
+            heard = await asyncio.wait_for(asyncio.gather(*(wait for wait, _ in waits)), timeout=20)
+            for _, subscription in waits:
+                await subscription.aclose()
+            return [note.method for note in heard]
+
+    assert asyncio.run(scenario()) == ["notifications/tools/list_changed"] * 3
+
+
+def test_a_relay_that_lost_its_database_tells_its_streams_to_read_everything_again(
+    deployment: Deployment, postgres_dsn: str
+) -> None:
+    two = deployment.instances["two"].url
+
+    async def scenario() -> list[str]:
+        async with Client(two) as client:
+            subscription = client.listen(tools_list_changed=True, prompts_list_changed=True)
+            await subscription.start()
+            notes = aiter(subscription)
+            with psycopg.connect(postgres_dsn, autocommit=True) as admin:  # every relay loses its connections
+                relays = "SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'mcpref-relay %'"
+                cut = admin.execute(f"SELECT pg_terminate_backend(pid) FROM ({relays}) AS r").fetchall()
+                assert len(cut) >= 3, cut  # at least each instance's listening connection
+            # Nothing changed, but changes made meanwhile would have been lost: the stream hears of both lists.
+            heard = [await asyncio.wait_for(anext(notes), timeout=20) for _ in range(2)]
+            await subscription.aclose()
+            return sorted(note.method for note in heard)
+
+    assert asyncio.run(scenario()) == ["notifications/prompts/list_changed", "notifications/tools/list_changed"]
+    test_a_change_on_one_instance_reaches_listeners_on_every_instance(deployment)  # and the relays are back
+
+
+def test_the_official_conformance_suite_passes_through_the_balancer(  # type: ignore[no-untyped-def]
+    deployment: Deployment, tmp_path: Path, terminal_report
+) -> None:
+    run_and_judge("server", ["--url", deployment.url], "2026-07-28", tmp_path, terminal_report)
+
+
+def test_the_official_python_sdk_client_works_through_the_balancer(deployment: Deployment) -> None:
+    async def scenario() -> tuple[list[str], list[str]]:
+        async with (
+            httpx.AsyncClient(timeout=10) as http,
+            SDKClient(streamable_http_client(deployment.url, http_client=http), mode="auto") as client,
+        ):
+            tools = [tool.name for tool in (await client.list_tools()).tools]
+            texts = []
+            for region in ("eu", "us", "ap"):  # three calls, three instances
+                result = await client.call_tool("test_custom_headers", {"region": region})
+                texts.append(result.content[0].text)  # type: ignore[union-attr]
+            return tools, texts
+
+    tools, texts = asyncio.run(scenario())
+    assert "test_custom_headers" in tools
+    assert texts == ["Region: eu", "Region: us", "Region: ap"]
+
+
+def test_our_client_lists_calls_answers_and_listens_through_the_balancer(deployment: Deployment) -> None:
+    """`mcpref.client.Client` on the balancer's URL: every request may land anywhere, and each
+    scenario still works; which instance answered what is read from `X-Mcpref-Instance`."""
+    served: list[tuple[str, str]] = []  # (Mcp-Method, instance), in the order the answers came
+
+    async def note(response: httpx.Response) -> None:
+        served.append((response.request.headers.get("mcp-method", ""), response.headers["x-mcpref-instance"]))
+
+    def name(params: dict[str, Any]) -> dict[str, Any]:
+        asked = params["requestedSchema"]["properties"]
+        return {"action": "accept", "content": {"name": "Ada"} if "name" in asked else {"color": "teal"}}
+
+    async def scenario() -> tuple[list[str], str, str, str]:
+        async with (
+            httpx.AsyncClient(timeout=10, event_hooks={"response": [note]}) as http,
+            Client(deployment.url, http=http, elicitation=name) as client,
+        ):
+            tools = [tool["name"] for tool in await client.list_tools()]
+            simple = (await client.call_tool("test_simple_text", {}))["content"][0]["text"]
+            rounds = await client.call_tool("test_input_required_result_multi_round", {})  # the MRTR loop
+            async with client.listen(tools_list_changed=True) as subscription:
+                heard = asyncio.create_task(anext(aiter(subscription)))
+                await client.call_tool("test_trigger_tool_change", {})
+                change = (await asyncio.wait_for(heard, timeout=20)).method
+            return tools, simple, rounds["content"][0]["text"], change
+
+    tools, simple, rounds, change = asyncio.run(scenario())
+    assert "test_input_required_result_multi_round" in tools and simple.startswith("This is a simple")
+    assert rounds == "Multi-round complete for Ada who likes teal"
+    assert change == "notifications/tools/list_changed"
+    mrtr = [instance for method, instance in served if method == "tools/call"][1:4]
+    assert len(set(mrtr)) == 3, served  # its three rounds, on three instances
+    [listened] = [instance for method, instance in served if method == "subscriptions/listen"]
+    assert served[-1][0] == "tools/call" and served[-1][1] != listened, served  # the change crossed
+
+
+def test_a_killed_instance_leaves_the_others_answering_and_its_tasks_reported_failed(postgres_dsn: str) -> None:
+    needs_haproxy()
+    lease = 3.0
+    with balanced(postgres_dsn, state_key="a deployment that loses one", task_lease=lease) as deployment:
+        victim = deployment.instances["two"]
+
+        async def start() -> str:
+            async with Client(victim.url, tasks=True) as client:
+                return str((await client.start_tool("slow_compute", {"seconds": 60}))["taskId"])
+
+        task_id = asyncio.run(start())
+        victim.proc.send_signal(signal.SIGKILL)
+        victim.proc.wait(timeout=10)
+        killed = time.monotonic()
+        with httpx.Client(timeout=10) as http:
+            answers = [post(http, deployment.url, "tools/list", {}) for _ in range(6)]
+        assert [answer.status_code for answer in answers] == [200] * 6
+        assert {answer.headers["x-mcpref-instance"] for answer in answers} == {"one", "three"}
+
+        async def poll() -> None:
+            async with Client(deployment.url, tasks=True) as client:
+                await asyncio.sleep(max(0.0, lease + 0.5 - (time.monotonic() - killed)))
+                with pytest.raises(InternalError, match="stopped before it finished"):
+                    await client.wait_for_task(task_id)
+
+        asyncio.run(poll())

@@ -1,0 +1,45 @@
+"""`PostgresRelay` on a real PostgreSQL: a burst crosses whole, and a database that is away costs
+bounded memory and ends in one "stale" rather than silence."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bench.procs import free_port
+from mcpref.relay import Change, PostgresRelay
+
+
+def test_a_burst_of_changes_reaches_the_other_instance_whole(postgres_dsn: str) -> None:
+    async def scenario() -> list[Change]:
+        sender, receiver = PostgresRelay(postgres_dsn, "burst"), PostgresRelay(postgres_dsn, "burst")
+        heard: list[Change] = []
+        await sender.start(lambda change: None)
+        await receiver.start(heard.append)
+        await asyncio.wait_for(receiver.listening.wait(), 10)
+        for n in range(300):
+            sender.send(Change(uri=f"memo://{n}"))
+        for _ in range(200):  # 20 s at most
+            if len(heard) >= 300:
+                break
+            await asyncio.sleep(0.1)
+        await sender.stop()
+        await receiver.stop()
+        return heard
+
+    heard = asyncio.run(scenario())
+    assert heard == [Change(uri=f"memo://{n}") for n in range(300)]
+
+
+def test_changes_for_a_database_that_is_away_are_bounded_and_end_as_stale() -> None:
+    async def scenario() -> tuple[int, bool]:
+        relay = PostgresRelay(f"postgresql://nobody@127.0.0.1:{free_port()}/none", "away", max_pending=5)
+        await relay.start(lambda change: None)
+        for n in range(50):
+            relay.send(Change(uri=f"memo://{n}"))
+        await asyncio.sleep(0.3)
+        pending, overflowed = len(relay._pending), relay._overflowed
+        await relay.stop()
+        return pending, overflowed
+
+    pending, overflowed = asyncio.run(scenario())
+    assert pending == 5 and overflowed  # the first five wait; the rest are one STALE once the database is back
