@@ -190,10 +190,27 @@ def anchor(heading: str) -> str:
 def spec_url(page: str, section: str | None = None) -> str:
     """The published address of a spec page (an `index.mdx` is its folder) and section; a rule
     cited by the page's title sits above its first heading, so it gets no anchor."""
+    if page in EXTENSIONS:
+        return f"{EXTENSIONS[page]}#{github_anchor(page, section)}" if section else EXTENSIONS[page]
     path = page.removesuffix(".mdx").removesuffix("index").rstrip("/")
-    url = EXTENSIONS.get(page) or (f"{PUBLISHED}/{path}" if path else PUBLISHED)
+    url = f"{PUBLISHED}/{path}" if path else PUBLISHED
     title = _titles().get(page)
     return f"{url}#{anchor(section)}" if section and section != title else url
+
+
+def github_anchor(page: str, section: str) -> str:
+    """GitHub's anchor for a heading of an extension's text (it is published there): lower case,
+    punctuation dropped, each space a hyphen; a heading met again gets `-1`, `-2` in page order."""
+
+    def slug(heading: str) -> str:
+        return re.sub(r"[^\w\- ]", "", _plain(heading).lower()).replace(" ", "-")
+
+    earlier = 0
+    for heading in load_pages()[page]["headings"]:
+        if _plain(heading) == _plain(section):
+            break
+        earlier += slug(heading) == slug(section)
+    return slug(section) + (f"-{earlier}" if earlier else "")
 
 
 @cache
