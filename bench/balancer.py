@@ -1,7 +1,7 @@
 """Many instances behind HAProxy: throughput with one and three instances, and how long a change
 notification takes to reach a listener on another instance (bench/balanced.py's deployment).
 
-`python -m bench.balancer` (or `./scripts/bench --balancer`) prints, all measured in one run:
+`python -m bench.balancer` prints, all measured in one run:
 
 - `tools/call` throughput straight to one instance (the baseline), through the balancer to one
   instance, and through the balancer to three; each as a ratio to the baseline;

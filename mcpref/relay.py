@@ -10,8 +10,8 @@ that was updated, never content, so a relayed notification can carry nothing a l
 see. When a relay may have lost notifications (its database connection dropped, or more changes
 came than it could send), the instances say so the only way the protocol can: every stream gets
 each list-changed notification it asked for and an update for each URI it watches, so clients
-treat everything as stale and read it again (server/utilities/caching.mdx: a change
-notification invalidates what a client cached).
+treat everything as stale and read it again (a change notification invalidates what a client
+cached: [caching](https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#interaction-with-notifications)).
 
 `PostgresRelay` uses PostgreSQL's `LISTEN`/`NOTIFY`, so a deployment that keeps its tasks in
 PostgreSQL needs nothing more. Without a relay (the default, and with SQLite or the in-memory
@@ -36,6 +36,8 @@ from .catchall import LogBudget
 if TYPE_CHECKING:  # psycopg is the `postgres` extra's; imported only when a relay runs
     import psycopg
 
+__all__ = ["STALE", "Change", "PostgresRelay", "Relay"]
+
 logger = logging.getLogger("mcpref.relay")
 
 #: PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; a larger change goes as "stale".
@@ -55,6 +57,7 @@ class Change:
 
 
 STALE = Change(stale=True)
+"""The change that stands for "changes may have been missed": every stream reads everything again."""
 
 
 class Relay(Protocol):

@@ -27,6 +27,8 @@ import psycopg
 
 from .store import SCHEMA, SQLTaskStore
 
+__all__ = ["PostgresTaskStore"]
+
 
 class PostgresTaskStore(SQLTaskStore):
     """Tasks in the PostgreSQL database `dsn` names; the table is created if missing."""

@@ -1,5 +1,6 @@
-"""Blocks that show a repository file: a fenced block titled `Illustration — <path>.py, <why>`
-(or `.html`: an MCP Apps view).
+"""Blocks that show a repository file: a fenced block titled `Illustration — <path>, <why>`, where
+the path is a Python file (or `.html`: an MCP Apps view) under `mcpref/examples/` or `tests/`, or a
+file under `deploy/`.
 
 The guides show each example file and run it in the next block; the shown block must be the file,
 byte for byte (`tests/docs/test_shown_files.py`). After changing a file, refresh the pages with
@@ -15,7 +16,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOWN = re.compile(
-    r'^(?P<fence>```+)\w+ title="Illustration — (?P<path>(?:mcpref/examples|tests)/[\w/.-]+\.(?:py|html)),[^"]*"\n'
+    r'^(?P<fence>```+)\w+ title="Illustration — '
+    r'(?P<path>(?:mcpref/examples|tests)/[\w/.-]+\.(?:py|html)|deploy/[\w.-]+),[^"]*"\n'
     r"(?P<body>.*?)^(?P=fence)$",
     re.MULTILINE | re.DOTALL,
 )

@@ -24,6 +24,7 @@ import mcpref.apps
 import mcpref.auth
 import mcpref.client
 import mcpref.extensions
+import mcpref.relay
 import mcpref.run
 import mcpref.sealing
 import mcpref.tasks
@@ -35,6 +36,7 @@ MODULES = (
     mcpref.client,
     mcpref.extensions,
     mcpref.tasks,
+    mcpref.relay,
     mcpref.apps,
     mcpref.sealing,
     mcpref.run,

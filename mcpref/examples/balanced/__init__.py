@@ -22,13 +22,19 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
 
 from mcpref import StreamableHTTP
 from mcpref.examples.everything_server import build_server
 from mcpref.relay import PostgresRelay
 from mcpref.tasks import TasksExtension
 from mcpref.tasks.postgres import PostgresTaskStore
-from mcpref.transports.http import Receive, Scope, Send
+
+# ASGI's three arguments, as in every ASGI app.
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 
 class Instance:
