@@ -28,6 +28,7 @@ import mcpref.relay
 import mcpref.run
 import mcpref.sealing
 import mcpref.tasks
+import mcpref.telemetry
 from tests.conftest import running
 from tests.docs.pages import PAGE_ORIGIN
 
@@ -41,6 +42,7 @@ MODULES = (
     mcpref.sealing,
     mcpref.run,
     mcpref.auth,
+    mcpref.telemetry,
 )
 FENCE = re.compile(r"```python\n(?P<code>.*?)```", re.DOTALL)
 
