@@ -7,8 +7,11 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import goto, open_context
+from tests.browser.conftest import Visit, goto, open_context
 from tests.browser.test_controls import search
+
+#: The tallest a page may be at 1280 x 900, once loaded (diagrams drawn, folds closed).
+MAX_PAGE_HEIGHT_PX = 20_000
 
 
 @pytest.fixture(scope="module")
@@ -19,6 +22,15 @@ def page(browser: Any, site_url: str) -> Iterator[Any]:
     page.set_default_timeout(10_000)
     yield page
     context.close()
+
+
+def test_no_page_is_taller_than_the_bound(survey: dict[str, Visit], capsys: pytest.CaptureFixture[str]) -> None:
+    """Was: Compliance 103,000 px, API 49k, primitives 42k, the trace 35k, errors 34k."""
+    heights = {path: visit.facts[("desktop", "light")]["height"] for path, visit in survey.items()}
+    tallest = max(heights, key=heights.__getitem__)
+    with capsys.disabled():  # printed on every run, pass or fail
+        print(f"\ntallest page at 1280 x 900: {tallest} {heights[tallest]} px (bound {MAX_PAGE_HEIGHT_PX})")
+    assert {path: h for path, h in heights.items() if h > MAX_PAGE_HEIGHT_PX} == {}
 
 
 def test_boilerplate_is_folded_on_load_and_opens_in_place(page: Any, site_url: str) -> None:
@@ -132,3 +144,29 @@ def test_a_link_to_a_section_that_moved_lands_on_its_new_page(page: Any, site_ur
     page.goto(site_url + "/internals/transports/#x-mcp-header-the-rules-in-full", wait_until="load")
     page.wait_for_url("**/internals/mirrored-headers/#x-mcp-header-the-rules-in-full")
     assert page.locator("[id='x-mcp-header-the-rules-in-full']").count() == 1
+
+
+ROUTES = ("a server", "a client", "a host", "a gateway", "a migration")
+
+
+def test_the_home_page_routes_readers_and_says_hello_in_its_first_screens(page: Any, site_url: str) -> None:
+    """Was: a flat list of 16 links, the trust argument at the bottom, and an "Illustration" first."""
+    goto(page, site_url + "/")
+    facts = page.evaluate(
+        """(routes) => {
+            const cells = [...document.querySelectorAll('.md-content td strong')];
+            const bottom = (text) => cells.find(c => c.textContent === text)?.getBoundingClientRect().bottom ?? null;
+            const first = document.querySelector('.md-content div.highlight');
+            const trust = [...document.querySelectorAll('.md-content h2')].find(h => /trust/i.test(h.textContent));
+            return {
+                routes: Object.fromEntries(routes.map(r => [r, bottom(r)])),
+                firstLanguage: first.className,
+                firstTitle: first.querySelector('.filename')?.textContent || null,
+                trustTop: trust ? trust.getBoundingClientRect().top + scrollY : null,
+            };
+        }""",
+        list(ROUTES),
+    )
+    assert all(b is not None and b <= 900 for b in facts["routes"].values()), facts["routes"]
+    assert "language-python" in facts["firstLanguage"] and facts["firstTitle"] is None, facts
+    assert facts["trustTop"] is not None and facts["trustTop"] < 3 * 900, facts

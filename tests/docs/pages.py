@@ -8,6 +8,7 @@
 | ```console with `$ curl ...`            | run against a real uvicorn; shown output compared          |
 | ```mermaid                              | a diagram: its type is checked, the site renders it        |
 | any block titled "Illustration — why"   | not executed; JSON-RPC in it is still checked by the schema |
+| a block titled "File — path, why"       | compared byte for byte with that file of the repository    |
 | anything else                           | fails: execute it or mark it                               |
 | code with no fence (indented, <pre>)    | fails: the rendered page may show no code the harness skips |
 
@@ -36,13 +37,15 @@ from sybil import Document, Example, Region, Sybil
 from sybil.example import SybilFailure
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
-from . import compare, exchange, placeholders, rendered, schema, shared, update, variance
+from . import compare, exchange, placeholders, rendered, schema, shared, shown_files, update, variance
 from .messages import FrameSyntaxError, Request, Response, media_type, parse, parse_sse
 
 PAGE_ORIGIN = "http://127.0.0.1:8000"
 DOCS_STATE_KEY = shared.DOCS_STATE_KEY
 TITLE = re.compile(r'title="(?P<title>[^"]*)"')
 ILLUSTRATION = re.compile(r"Illustration\s*[—–:-]\s*(?P<reason>\S.{7,})")
+#: A block that shows a file of the repository whole (see `shown_files`): compared with it.
+SHOWN_FILE = re.compile(r"File — (?P<path>[\w/.-]+), \S.{3,}")
 #: Directives right above a request block, each with its reason (several may be stacked).
 EXPECT_VIOLATION = re.compile(r"<!--\s*expect-schema-violation:\s*(?P<reason>\S[^>]*?)\s*-->")
 SHARED_REQUEST = re.compile(r"<!--\s*shared-server:\s*(?P<reason>\S[^>]*?)\s*-->")
@@ -133,6 +136,8 @@ def parse_page(document: Document) -> Iterable[Region]:
         title = block.title or ""
         if title.startswith("Illustration"):
             region = Region(block.start, block.end, block, _illustration)
+        elif title.startswith("File"):
+            region = Region(block.start, block.end, block, _shown_file)
         elif block.language == "http":
             region, index = _http_region(block, following, previous_end, index)
         elif block.language == "python":
@@ -555,6 +560,25 @@ def _illustration(example: Example) -> str | None:
     if schema.is_jsonrpc(value) and (found := schema.problems(value)):
         return compare.report(block.where, [f"schema: {p}" for p in found], block.source, "")
     return None
+
+
+def _shown_file(example: Example) -> str | None:
+    block: Block = example.parsed
+    found = SHOWN_FILE.fullmatch(block.title or "")
+    if found is None or not shown_files.SHOWN_PATH.fullmatch(found["path"]):
+        return (
+            f'{block.where}: a shown file names it and says why in its title: title="File — '
+            'mcpref/examples/<file>.py, <why>" (a Python file under mcpref/examples/ or tests/, '
+            "or a file under deploy/)"
+        )
+    path = shown_files.ROOT / found["path"]
+    if not path.is_file():
+        return f"{block.where}: shows {found['path']}, which does not exist"
+    actual = path.read_text(encoding="utf-8")
+    if block.source == actual:
+        return None
+    why = f"the block is not {found['path']} as it is now: python -m tests.docs.shown_files {block.document.path}"
+    return compare.report(block.where, [why], block.source, actual)
 
 
 def check_rendered(example: Example) -> str | None:

@@ -1,9 +1,10 @@
-"""Blocks that show a repository file: a fenced block titled `Illustration — <path>, <why>`, where
-the path is a Python file (or `.html`: an MCP Apps view) under `mcpref/examples/` or `tests/`, or a
-file under `deploy/`.
+"""Blocks that show a repository file: a fenced block titled `File — <path>, <why>`, where the path
+is a Python file (or `.html`: an MCP Apps view) under `mcpref/examples/` or `tests/`, or a file
+under `deploy/`. (Not "Illustration": that word means nothing runs or checks a block.)
 
 The guides show each example file and run it in the next block; the shown block must be the file,
-byte for byte (`tests/docs/test_shown_files.py`). After changing a file, refresh the pages with
+byte for byte (the harness compares it, `pages._shown_file`; `tests/docs/test_shown_files.py`).
+After changing a file, refresh the pages with
 `python -m tests.docs.shown_files docs/guides/*.md`, then review the diff.
 """
 
@@ -15,8 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The files a page may show whole.
+SHOWN_PATH = re.compile(r"(?:mcpref/examples|tests)/[\w/.-]+\.(?:py|html)|deploy/[\w.-]+")
 SHOWN = re.compile(
-    r'^(?P<fence>```+)\w+ title="Illustration — '
+    r'^(?P<fence>```+)\w+ title="File — '
     r'(?P<path>(?:mcpref/examples|tests)/[\w/.-]+\.(?:py|html)|deploy/[\w.-]+),[^"]*"\n'
     r"(?P<body>.*?)^(?P=fence)$",
     re.MULTILINE | re.DOTALL,

@@ -689,3 +689,17 @@ def test_a_recheck_names_the_page_the_line_and_the_exception(tmp_path: Path) -> 
     (tmp_path / "page.md").write_text(page, encoding="utf-8")
     (failure,) = pages.recheck([tmp_path / "page.md"])
     assert failure == f"{tmp_path / 'page.md'}, line 3 (raised at line 6): KeyError: 'connection'"
+
+
+def test_a_shown_file_is_compared_with_the_file_and_is_no_illustration(tmp_path: Path) -> None:
+    """Was: real, byte-compared files were titled "Illustration —", the word for blocks nothing runs."""
+    path = "mcpref/examples/minimal_server/__init__.py"
+    text = (ROOT / path).read_text(encoding="utf-8")
+    page = f'```python title="File — {path}, the whole server"\n{text}```\n'
+    assert outcomes(tmp_path, "# P\n\n" + page) == [None]
+    (report,) = outcomes(tmp_path, "# P\n\n" + page.replace("Return the message", "Send the message"))
+    assert report is not None and f"the block is not {path}" in report
+    (missing,) = outcomes(tmp_path, "# P\n\n" + page.replace("minimal_server/__init__.py", "nowhere.py"))
+    assert missing is not None and "does not exist" in missing
+    shown = [line for page in (ROOT / "docs").rglob("*.md") for line in page.read_text().splitlines()]
+    assert not [line for line in shown if 'title="Illustration — mcpref/examples/' in line]

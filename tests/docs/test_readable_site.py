@@ -67,3 +67,14 @@ def test_compliance_has_no_process_leftovers_and_contributing_says_how_to_add_an
     contributing = (built_site / "contributing/index.html").read_text(encoding="utf-8")
     assert 'id="the-compliance-matrix"' in contributing and "same_evidence_as" in contributing
     assert not (ROOT / "docs/reference/requirements-b.yaml").exists()
+
+
+def test_the_traces_try_it_names_the_call_its_curl_makes() -> None:
+    """Was: "replay frame 3 with curl. The answer is the same JSON as above", under a curl that
+    called another tool than frame 3 did."""
+    page = (ROOT / "docs/internals/message-trace.md").read_text(encoding="utf-8")
+    section = page[page.index("## Try it yourself") :]
+    prose, _, block = section.partition("```console")
+    called = re.search(r'"name":"(\w+)"', block)
+    assert called and f"`{called[1]}`" in prose, prose
+    assert "same JSON as above" not in prose

@@ -1,4 +1,4 @@
-"""A block that shows a repository file (titled `Illustration — mcpref/examples/....py, ...`) is that file.
+"""A block that shows a repository file (titled `File — mcpref/examples/....py, ...`) is that file.
 
 The guides show each step's file, then run it in the next block; this keeps what the reader sees
 and what runs from drifting apart.

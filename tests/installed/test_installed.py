@@ -39,7 +39,8 @@ from tests.docs.messages import Request, Response, parse
 from tests.docs.shown_files import shown
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVER_GUIDE = ROOT / "docs" / "guides" / "build-a-server.md"
+#: The server guide, in two pages: steps 1 to 4, then steps 5 to 7 with serving and testing.
+SERVER_GUIDE = [ROOT / "docs" / "guides" / "build-a-server.md", ROOT / "docs" / "guides" / "build-a-server-2.md"]
 CLIENT_GUIDE = ROOT / "docs" / "guides" / "build-a-client.md"
 STEPS = sorted((ROOT / "mcpref" / "examples" / "guide_server").glob("step*.py"))
 #: What a clone holds that is not the project (environments, caches, build output).
@@ -134,7 +135,7 @@ def test_the_wheels_mcpref_demo_serves_every_endpoint_the_pages_call(demo: str) 
 def test_each_step_file_runs_on_its_own_from_an_empty_folder(reader: Path) -> None:
     """The file a page shows, saved under its own name in a folder that holds nothing else, and run
     with `python stepN.py --stdio`, answers `tools/list` with that step's tools."""
-    files = {Path(match["path"]).name: match["body"] for match in _shown(SERVER_GUIDE)}
+    files = {Path(match["path"]).name: match["body"] for page in SERVER_GUIDE for match in _shown(page)}
     assert sorted(files) == sorted([*(step.name for step in STEPS), "trails.py"])
     runs = {}
     for step in STEPS:
@@ -178,7 +179,7 @@ def _tool_names(step: str) -> list[str]:
 # -- every block of both guides ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("page", [SERVER_GUIDE, CLIENT_GUIDE], ids=lambda page: page.name)
+@pytest.mark.parametrize("page", [*SERVER_GUIDE, CLIENT_GUIDE], ids=lambda page: page.name)
 def test_every_block_of_the_guide_runs_as_the_page_shows(page: Path, reader: Path, demo: str) -> None:
     python_blocks, frames = _runnable(page)
     assert python_blocks
