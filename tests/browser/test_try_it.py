@@ -4,14 +4,11 @@ and shows the real response beside the documented one (issue 15)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from starlette.staticfiles import StaticFiles
 
 from tests.browser.conftest import VIEWPORTS, goto, open_context
-from tests.conftest import running
 
 
 @pytest.fixture(scope="module")
@@ -99,18 +96,6 @@ def test_an_edited_request_shows_where_the_answer_differs(trace: Any) -> None:
     shown = run(panel)
     assert shown["state"] == "done" and int(shown["differences"]) == 2, shown  # the id line, both sides
     assert panel.locator(".mcpref-tryit__real .mcpref-tryit__diff").first.inner_text().strip() == '"id": 77,'
-
-
-def test_on_a_static_copy_run_says_how_to_start_the_server(browser: Any, built_site: Path) -> None:
-    with running(StaticFiles(directory=built_site, html=True)) as static_url:
-        context = open_context(browser, static_url, "desktop", "light")
-        page = context.new_page()
-        page.set_default_timeout(15_000)
-        goto(page, static_url + "/internals/message-trace/")
-        shown = run(console_under(page, "Mcp-Param-City: Lisbon"))
-        context.close()
-    assert shown["state"] == "no-server", shown
-    assert "./scripts/serve" in shown["status"]
 
 
 def test_the_editor_is_hidden_on_load_and_edit_request_toggles_it(trace: Any) -> None:
