@@ -52,7 +52,7 @@ def static_trace(browser: Any, static_site_url: str, local_server: str) -> Itera
 def test_before_any_click_each_console_names_the_local_server(static_trace: Any, local_server: str) -> None:
     """Was: the Run buttons looked live on a static copy; only a click told it needed a server."""
     shown = static_trace.evaluate(ON_LOAD)
-    assert len(shown) > 10
+    assert len(shown) > 5
     assert {(kind, state) for kind, state, _ in shown} == {("local", "idle")}, shown
     assert all(local_server in text for _, _, text in shown), shown
 

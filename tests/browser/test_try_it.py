@@ -50,7 +50,7 @@ def test_every_executed_request_frame_has_a_run_control(trace: Any) -> None:
             return [requests.length, requests.filter(b => b.nextElementSibling?.matches('.mcpref-tryit')).length];
         }"""
     )
-    assert counts[0] > 10 and counts[0] == counts[1], counts
+    assert counts[0] > 5 and counts[0] == counts[1], counts
 
 
 def test_run_a_json_frame(trace: Any) -> None:
@@ -70,8 +70,12 @@ def test_run_an_sse_frame_shows_each_event(trace: Any) -> None:
     assert int(panel.get_attribute("data-events")) >= 3
 
 
-def test_run_an_error_frame(trace: Any) -> None:
-    shown = run(console_under(trace, "Mcp-Name: get_forecast", '"name": "convert_temperature"'))
+def test_run_an_error_frame(trace: Any, site_url: str) -> None:
+    errors = trace.context.new_page()  # the trace's errors are on a page of their own
+    errors.set_default_timeout(15_000)
+    goto(errors, site_url + "/internals/trace-errors/")
+    shown = run(console_under(errors, "Mcp-Name: get_forecast", '"name": "convert_temperature"'))
+    errors.close()
     assert shown["state"] == "done" and shown["differences"] == "0", shown
     assert shown["real"].startswith("HTTP/1.1 400 Bad Request")
     assert '"code": -32020' in shown["real"]
