@@ -27,6 +27,7 @@ import mcpref.extensions
 import mcpref.relay
 import mcpref.run
 import mcpref.sealing
+import mcpref.shares
 import mcpref.tasks
 from tests.conftest import running
 from tests.docs.pages import PAGE_ORIGIN
@@ -37,6 +38,7 @@ MODULES = (
     mcpref.extensions,
     mcpref.tasks,
     mcpref.relay,
+    mcpref.shares,
     mcpref.apps,
     mcpref.sealing,
     mcpref.run,
