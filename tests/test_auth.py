@@ -431,6 +431,13 @@ async def test_where_legacy_clients_are_served_a_request_without_mcp_method_need
     headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
     answer = await request(app, headers={**headers, "Authorization": f"Bearer {mint(scope='')}"}, body=legacy)
     assert answer.status_code == 403 and 'scope="mcp:tools"' in challenge(answer)
+    # `all_scopes`, when given, is what such a request must hold; by default the supported ones.
+    wider = ProtectedResource(
+        StreamableHTTP(server, path=None), scopes_supported=["mcp:tools"], all_scopes=["mcp:tools", "mcp:admin"],
+        **settings,
+    )
+    answer = await request(wider, headers={**headers, "Authorization": f"Bearer {mint()}"}, body=legacy)
+    assert answer.status_code == 403 and 'scope="mcp:admin mcp:tools"' in challenge(answer)
     answer = await request(app, headers={**headers, "Authorization": f"Bearer {mint()}"}, body=legacy)
     assert answer.status_code == 200 and f"{ISSUER}#alice" in answer.text
     # Headers that name a cheaper operation than the legacy body runs do not buy it: -32020.
@@ -590,7 +597,7 @@ async def test_a_token_that_is_no_jwt_is_refused_as_such() -> None:
         assert await refusal(validator, token) == "not a JWT", token
 
 
-def forged(header: dict[str, Any], claims: dict[str, Any]) -> str:
+def forged(header: dict[str, Any], claims: Any) -> str:
     """A compact JWS with exactly this header and these claims, and a signature of no one's."""
     encoded = [base64.urlsafe_b64encode(json.dumps(part).encode()).rstrip(b"=").decode() for part in (header, claims)]
     return ".".join([*encoded, "c2ln"])
@@ -617,6 +624,24 @@ async def test_a_header_or_claim_of_any_json_type_is_refused_before_any_signatur
     """Issue 25: a list as the unverified `iss`, an integer or null as `typ`, a number as `crit`
     raised TypeError or AttributeError (an unauthenticated 500); any such token is just invalid."""
     assert await refusal(JWTValidator({ISSUER: KeySet([KEY])}, RESOURCE), forged(header, claims))
+
+
+async def test_what_is_refused_unverified_says_why() -> None:
+    validator = JWTValidator({ISSUER: KeySet([KEY])}, RESOURCE)
+    assert await refusal(validator, forged(SIGNED_HEADER, [SOUND_CLAIMS])) == "not a JWT"  # claims not an object
+    assert await refusal(validator, forged({**SIGNED_HEADER, "kid": 7}, SOUND_CLAIMS)) == "kid is not a string"
+    assert await refusal(validator, forged(SIGNED_HEADER, {**SOUND_CLAIMS, "iss": ["x"]})) == (
+        "issuer ['x'] is not trusted here"
+    )
+    # A long issuer is cut in the reason (it is logged): its repr's first 100 characters and "...".
+    exactly = "e" * 98  # 100 characters with its quotes
+    assert await refusal(validator, forged(SIGNED_HEADER, {**SOUND_CLAIMS, "iss": exactly})) == (
+        f"issuer '{exactly}' is not trusted here"
+    )
+    longer = "e" * 99
+    assert await refusal(validator, forged(SIGNED_HEADER, {**SOUND_CLAIMS, "iss": longer})) == (
+        f"issuer '{longer}... is not trusted here"
+    )
 
 
 async def test_a_signed_token_with_claims_of_the_wrong_type_is_refused_or_read_safely() -> None:

@@ -105,6 +105,7 @@ def test_a_malformed_host_is_refused_even_where_any_name_is_allowed() -> None:
         ("127.0.0.1:8000@evil.example", None),
         ("[::1]x", None),
         ("[zz]:1", None),
+        ("host:65535", ("host", 65535)),
         ("host:65536", None),
     ],
 )

@@ -239,7 +239,10 @@
       view.tool = tools.find((t) => t.name === toolName);
       const uri = linkOf(view.tool).resourceUri;
       if (!uri) throw new Error(`${toolName} names no view`);
-      view.call = mcp(endpoint, "tools/call", { name: toolName, arguments: args }, view.tool);
+      // A call that fails on the way (no answer, not MCP) reaches the view as a cancellation too.
+      view.call = mcp(endpoint, "tools/call", { name: toolName, arguments: args }, view.tool).catch((error) => ({
+        error: { code: -32603, message: String(error.message || error) },
+      }));
       const read = await mcp(endpoint, "resources/read", { uri });
       if (read.error) throw new Error(read.error.message);
       const content = read.result.contents.find((c) => c.uri === uri);
@@ -258,6 +261,8 @@
       frame.style.height = "120px";
       if (content._meta?.ui?.prefersBorder === false) frame.classList.add("mcp-app-borderless");
       caption.textContent = `${uri}, from ${endpoint}, sandboxed on ${sandbox}`;
+      const external = [...new Set(Object.values(csp).flat())];
+      if (external.length) caption.textContent += `; it may reach ${external.join(", ")}`;
       container.replaceChildren(caption, frame, close, details);
       window.addEventListener("message", onMessage);
     }

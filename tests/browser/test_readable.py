@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import goto, open_context
+from tests.browser.test_controls import search
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +23,7 @@ def page(browser: Any, site_url: str) -> Iterator[Any]:
 
 def test_boilerplate_is_folded_on_load_and_opens_in_place(page: Any, site_url: str) -> None:
     """Was: every frame showed the same `_meta` and `serverInfo` lines in full."""
-    goto(page, site_url + "/internals/transports/")
+    goto(page, site_url + "/internals/mirrored-headers/")
     state = page.evaluate(
         """() => [...document.querySelectorAll('.mcpref-fold')].map(f => ({
             label: getComputedStyle(f.querySelector('.mcpref-fold__toggle'), '::before').content,
@@ -47,7 +48,7 @@ def test_boilerplate_is_folded_on_load_and_opens_in_place(page: Any, site_url: s
 
 
 def test_copying_a_folded_frame_copies_all_of_it(page: Any, site_url: str) -> None:
-    goto(page, site_url + "/internals/transports/")
+    goto(page, site_url + "/internals/mirrored-headers/")
     block = page.locator("pre", has=page.locator("[data-label='… _meta as in every request']")).first
     whole = block.locator("code").evaluate("c => c.textContent").rstrip()
     assert "io.modelcontextprotocol/clientCapabilities" in whole
@@ -90,3 +91,44 @@ def test_compliance_entries_are_stacked_cards_on_a_phone(browser: Any, site_url:
     assert widths and max(widths) <= 390, max(widths)
     assert phone.locator(".md-content table").count() == 0
     context.close()
+
+
+def result_pages(page: Any, query: str) -> list[str]:
+    """The pages a query brings, best first, as the reader sees them listed."""
+    pages = []
+    for result in search(page, query):
+        path = result["href"].split("?")[0].split("#")[0]
+        if path not in pages:
+            pages.append(path)
+    return pages
+
+
+#: (query, the page it must bring first, a page it must bring among the first three). Was:
+#: Transports not in the first six for "Mcp-Method"; Errors second for "-32602"; the API page
+#: before Authorization for "OAuth".
+DEFINING_PAGES = [
+    ("Mcp-Method", "/internals/mirrored-headers/", "/internals/transports/"),
+    ("-32602", "/reference/errors/", None),
+    ("OAuth", "/internals/authorization/", None),
+]
+
+
+def test_search_brings_the_defining_page_first_with_prose_previews(page: Any, site_url: str) -> None:
+    """One page load for every query (each answer is lunr's scoring of the built index, in the
+    browser); previews were mostly raw frame JSON, two or three results a screen."""
+    goto(page, site_url + "/")
+    ranked = {query: result_pages(page, query) for query, _, _ in DEFINING_PAGES}
+    for query, first, near in DEFINING_PAGES:
+        assert ranked[query] and ranked[query][0] == site_url + first, (query, ranked[query])
+        assert near is None or site_url + near in ranked[query][:3], (query, ranked[query])
+    for query in ("resultType", "serverInfo", "inputRequests"):
+        previews = [r["text"] for r in search(page, query)]
+        assert previews, query
+        assert not [p for p in previews if '"jsonrpc"' in p], (query, previews)
+    page.keyboard.press("Escape")
+
+
+def test_a_link_to_a_section_that_moved_lands_on_its_new_page(page: Any, site_url: str) -> None:
+    page.goto(site_url + "/internals/transports/#x-mcp-header-the-rules-in-full", wait_until="load")
+    page.wait_for_url("**/internals/mirrored-headers/#x-mcp-header-the-rules-in-full")
+    assert page.locator("[id='x-mcp-header-the-rules-in-full']").count() == 1

@@ -1,5 +1,9 @@
 """mkdocs hook: folds the boilerplate of each frame in the built page (see `tests.docs.folds`).
 
+Frames, commands, code and outputs (```http, ```sse, ```json, ```console, ```python, ```text) are
+also kept out of the search index, so that a result's preview is the prose around a frame rather
+than its JSON.
+
 A fold is presentation only: the lines stay in the page's `<code>`, whole and in order, so the text
 of the block (what the try-it console sends, what a test reads) is the frame as written; they are
 hidden by docs/assets/frames.css behind a button that says what they hold, and docs/assets/frames.js
@@ -20,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # `mkdocs serve` r
 from tests.docs.folds import Fold, folds  # noqa: E402
 
 _BLOCK = re.compile(
-    r'(?P<open><div class="language-(?:http|json|sse) highlight">(?:<span class="filename">.*?</span>)?'
+    r'(?P<open><div class="language-(?:http|json|sse|console|text|python) highlight">'
+    r'(?:<span class="filename">.*?</span>)?'
     r"<pre><span></span><code>)(?P<code>.*?)(?P<close></code></pre>)",
     re.DOTALL,
 )
@@ -60,5 +65,11 @@ def _wrap(lines: list[str], fold: Fold) -> str:
     )
 
 
+def _shown(match: re.Match[str]) -> str:
+    # Frames stay out of the search index: a result's preview is the prose that explains them.
+    opening = match["open"].replace(" highlight\">", ' highlight" data-search-exclude>', 1)
+    return opening + folded(match["code"]) + match["close"]
+
+
 def on_page_content(html_text: str, **_: Any) -> str:
-    return _BLOCK.sub(lambda m: m["open"] + folded(m["code"]) + m["close"], html_text)
+    return _BLOCK.sub(_shown, html_text)

@@ -59,6 +59,8 @@ def old_server(name: str, ui: dict[str, Any] | None = None) -> Server:
 
 #: The forger's view hides a directive in what should be an origin.
 FORGED = {"csp": {"connectDomains": ["https://a.example; connect-src *"]}}
+#: The reaching server's view declares origins beyond its sandbox, as it may.
+REACHING = {"csp": {"connectDomains": ["https://api.example.com"], "resourceDomains": ["https://cdn.example.com"]}}
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +68,7 @@ def url() -> Iterator[str]:
     paths = {
         "/old/mcp": StreamableHTTP(old_server("old"), path=None),
         "/forger/mcp": StreamableHTTP(old_server("forger", FORGED), path=None),
+        "/reaching/mcp": StreamableHTTP(old_server("reaching", REACHING), path=None),
     }
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
@@ -81,6 +84,7 @@ def registry(url: str) -> Registry:
     registry.add("tides", f"{url}/tides/mcp")
     registry.add("old", f"{url}/old/mcp")
     registry.add("forger", f"{url}/forger/mcp")
+    registry.add("reaching", f"{url}/reaching/mcp")
     return registry
 
 
@@ -114,20 +118,39 @@ async def test_a_host_without_the_extension_gets_plain_tools(url: str) -> None:
     assert json.loads(result.text)["city"] == "Lisbon"  # the text fallback: the forecast, in its content
 
 
+async def open_views(url: str, caplog: pytest.LogCaptureFixture, *names: str) -> tuple[list[Any], list[Any]]:
+    """The views of `names`, opened with the host's log captured, and the weather desk's reads."""
+    async with host(url) as apps_host:
+        await apps_host.start()
+        with caplog.at_level(logging.INFO, "mcpref.examples.host.apps"):
+            views = [await apps_host.open_view(name) for name in names]
+        reads = [frame.params for frame in apps_host.frames.of("weather") if frame.method == "resources/read"]
+    return views, reads
+
+
 @pytest.mark.anyio
 async def test_the_view_is_fetched_with_resources_read_checked_and_its_csp_logged(
     url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async with host(url) as apps_host:
-        await apps_host.start()
-        with caplog.at_level(logging.INFO, "mcpref.examples.host.apps"):
-            view = await apps_host.open_view("weather.get_forecast")
-        sent = [frame for frame in apps_host.frames.of("weather") if frame.method == "resources/read"]
+    (view,), reads = await open_views(url, caplog, "weather.get_forecast")
     assert (view.server, view.tool, view.view.uri, view.view.text) == ("weather", "get_forecast", CHART_URI, CHART_HTML)
     assert view.view.prefers_border is True
     assert view.csp == content_security_policy(None)  # the chart declares no csp: the restrictive default
-    assert [frame.params for frame in sent] == [{"uri": CHART_URI}]
+    assert reads == [{"uri": CHART_URI}]
     assert f"weather: view {CHART_URI} for get_forecast, Content-Security-Policy: {view.csp}" in caplog.text
+
+
+@pytest.mark.anyio
+async def test_a_view_that_declares_outside_origins_is_applied_with_a_warning(
+    url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    (view, quiet), _ = await open_views(url, caplog, "reaching.show", "weather.get_forecast")
+    assert "connect-src https://api.example.com" in view.csp
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warned == [
+        "reaching: view ui://old/page for show reaches outside its sandbox: https://api.example.com, https://cdn.example.com"
+    ]
+    assert quiet.csp == content_security_policy(None)
 
 
 @pytest.mark.anyio

@@ -3,7 +3,8 @@
 A host that declares `io.modelcontextprotocol/ui` gets each linked tool's `_meta.ui`. It keeps a
 tool whose visibility lacks `model` out of the model's catalogue (apps §Visibility), fetches a
 tool's view with `resources/read` and checks it (`mcpref.apps.View.of`), logs the Content Security
-Policy it applies to it (apps §Host Behavior: an audit trail), and answers a view's `tools/call`
+Policy it applies to it (apps §Host Behavior: an audit trail) and warns when a view declares
+origins outside its sandbox, and answers a view's `tools/call`
 only for a tool of the view's own server whose visibility includes `app`.
 
 Rendering is the browser's job: this host has no window. What it hands on is an `AppView`, the
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcpref.apps import ToolUi, View, permissions_policy
+from mcpref.apps import ToolUi, View, ViewCsp, permissions_policy
 
 logger = logging.getLogger("mcpref.examples.host.apps")
 
@@ -68,4 +69,8 @@ def checked_view(server: str, tool: str, uri: str, result: Mapping[str, Any]) ->
     view = View.of(items[0])
     applied = AppView(server, tool, view, view.policy(), permissions_policy(view.permissions))
     logger.info("%s: view %s for %s, Content-Security-Policy: %s", server, uri, tool, applied.csp)
+    external = sorted({origin for _, origins in (view.csp or ViewCsp()).to_meta().items() for origin in origins})
+    if external:
+        # apps §Content Security Policy Enforcement: the user should know a view reaches outside.
+        logger.warning("%s: view %s for %s reaches outside its sandbox: %s", server, uri, tool, ", ".join(external))
     return applied
