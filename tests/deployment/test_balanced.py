@@ -267,9 +267,11 @@ def test_a_callers_live_tasks_are_counted_over_every_instance(deployment: Deploy
 
             try:
                 return await refused_within(one_more, tries=10)
-            finally:
+            finally:  # and gone, so that they count against nobody in the tests after this one
                 for task_id in started:
                     await client.cancel_task(task_id)
+                ended = await asyncio.gather(*map(client.wait_for_task, started), return_exceptions=True)
+                assert all(isinstance(end, TaskCancelled) for end in ended), ended
 
     assert "Too many tasks running for one caller (limit 16)" in asyncio.run(scenario())
     assert max(served.count(name) for name in set(served)) < 16, served
@@ -290,10 +292,15 @@ def test_a_killed_instance_leaves_the_others_answering_and_its_tasks_reported_fa
         task_id = asyncio.run(start())
 
         async def slots_and_kill() -> tuple[str, float]:
-            """The victim holds all 32 of the caller's listen slots (the test's address is the
-            balancer's: one caller), so instance one refuses a 33rd; once the victim is killed, the
-            slots are free again when its shares' lease (2 s here) runs out, not before."""
-            async with Client(victim.url) as on_victim, Client(deployment.instances["one"].url) as elsewhere:
+            """The victim holds all 32 of the caller's listen slots, so instance one refuses a 33rd;
+            once the victim is killed, they are free again when its shares' lease (2 s here) runs
+            out, not before."""
+            # From 127.0.0.2: a caller of its own, whatever the module's other tests left open.
+            async with (
+                httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(local_address="127.0.0.2")) as http,
+                Client(victim.url, http=http) as on_victim,
+                Client(deployment.instances["one"].url, http=http) as elsewhere,
+            ):
                 held = [on_victim.listen(tools_list_changed=True, max_reconnects=0) for _ in range(32)]
                 for subscription in held:
                     await subscription.start()
