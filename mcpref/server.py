@@ -538,7 +538,8 @@ class Server:
                 log_bug(logger, "%s handler returned an unusable InputRequired", request.method)
                 raise MCPError(INTERNAL_ERROR, f"Internal error while handling {request.method}") from None
             return self._finish(asked)
-        telemetry.answered(result)
+        if telemetry.loaded:
+            telemetry.answered(result)
         if request.method in CACHEABLE_METHODS:
             private = result.get("cacheScope") == "private"  # a list that depends on who asks
             self.cache_for.get(request.method, self.cache).apply(result)

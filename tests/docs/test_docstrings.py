@@ -29,6 +29,7 @@ import mcpref.run
 import mcpref.sealing
 import mcpref.shares
 import mcpref.tasks
+import mcpref.telemetry
 from tests.conftest import running
 from tests.docs.pages import PAGE_ORIGIN
 
@@ -43,6 +44,7 @@ MODULES = (
     mcpref.sealing,
     mcpref.run,
     mcpref.auth,
+    mcpref.telemetry,
 )
 FENCE = re.compile(r"```python\n(?P<code>.*?)```", re.DOTALL)
 
