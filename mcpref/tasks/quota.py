@@ -27,7 +27,11 @@ RETRY_AFTER_SECONDS = 5
 
 
 class SharedTaskCount(Protocol):
-    """Live tasks counted over every instance sharing a store (issue 28 provides one)."""
+    """Live tasks counted over every instance sharing a store (issue 28 provides one).
+
+    `admit` calls it on the event loop, twice per task created: an implementation answers from
+    a count it keeps (refreshed in the background, or by its own instance's admissions), never
+    with a database round trip per call."""
 
     def live_tasks(self, caller: str | None) -> int:
         """Live tasks of `caller`, or of every caller when None, on every instance."""
