@@ -13,6 +13,7 @@ import json
 import json.scanner
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -47,9 +48,8 @@ def decode(body: bytes, max_depth: int, *, yielding: bool = False) -> Any:
     """
     containers = body.count(b"[") + body.count(b"{")
     if yielding and containers > YIELDING_CONTAINERS:
-        if _deeper_than(body, max_depth):  # before the Python scanner, which recurses per level
-            raise _too_deep(max_depth)
-        return _decode_with_stdlib(body, max_depth, _YIELDING_DECODER)
+        # It counts the depth as it goes: no `_deeper_than` passes (one per level) afterwards.
+        return _decode_with_stdlib(body, max_depth, _yielding_decoder(max_depth))
     if _LONG_NUMBER in body.translate(_DIGITS_AS_ZERO):
         value = _decode_with_stdlib(body, max_depth)
     else:
@@ -98,9 +98,32 @@ def _finite_float(text: str) -> float:
 #: every call, which costs more than parsing or writing a small message.
 _DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite_float)
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-#: The same decoder with the pure-Python scanner, which gives the GIL up as any Python code does.
-_YIELDING_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite_float)
-_YIELDING_DECODER.scan_once = json.scanner.py_make_scanner(_YIELDING_DECODER)  # type: ignore[attr-defined]
+
+
+def _yielding_decoder(max_depth: int) -> json.JSONDecoder:
+    """`_DECODER` with the pure-Python scanner, which gives the GIL up as any Python code does, and
+    refuses nesting past `max_depth` the moment it gets there. One per body: it counts."""
+    decoder = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite_float)
+    depth = 0
+
+    def counted(parse: Callable[..., Any]) -> Callable[..., Any]:
+        def parse_nested(*args: Any) -> Any:
+            nonlocal depth
+            depth += 1
+            if depth > max_depth:
+                raise _too_deep(max_depth)
+            try:
+                return parse(*args)
+            finally:
+                depth -= 1
+
+        return parse_nested
+
+    decoder.parse_array = counted(decoder.parse_array)  # type: ignore[attr-defined]
+    decoder.parse_object = counted(decoder.parse_object)  # type: ignore[attr-defined]
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    return decoder
+
 #: Digit runs are found by mapping every digit to 0 and searching bytes, much faster than a regex.
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_NUMBER = b"0" * 19

@@ -3,7 +3,8 @@
 - Every page goes into /llms.txt, grouped as the nav groups it, each with a one-line summary taken
   from the page's own TL;DR, so a new page needs no second list to keep in step.
 - Diagram source stays out of the search index (a result preview showed raw mermaid), and reaches
-  the Markdown alternate as a ```mermaid block rather than an anonymous one.
+  the Markdown alternate as a ```mermaid block rather than an anonymous one, and
+  mkdocs-mermaid2-plugin as the code block it draws.
 - Each page links its Markdown copy (built beside it by the llmstxt plugin) and the llms files.
   Added to the finished page, so neither search nor the Markdown copy picks the link up. An
   <a rel="alternate">, not a <link>: Material takes every <link rel="alternate"> for a language
@@ -73,8 +74,12 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
 
 @event_priority(100)  # before the llmstxt plugin converts the page and search indexes it
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    # As a code block of language mermaid, the markup mkdocs-mermaid2-plugin looks for (it makes
+    # each a <div class="mermaid"> and puts mermaid on the page), and the llmstxt plugin writes as
+    # a ```mermaid block; the source stays escaped, so a label's `<br/>` reaches mermaid as text.
     return _MERMAID.sub(
-        r'<div class="language-mermaid" data-search-exclude><pre class="mermaid"><code>\1</code></pre></div>', html
+        r'<div class="language-mermaid" data-search-exclude><pre><code class="language-mermaid">\1</code></pre></div>',
+        html,
     )
 
 
@@ -84,7 +89,14 @@ _ALTERNATE = (
 )
 
 
+#: mkdocs-mermaid2-plugin writes the import of mermaid relative to the page, which for a page at
+#: the site's root is a bare `assets/...`: a module specifier a browser refuses ("Relative
+#: references must start with either /, ./, or ../"), so the home page drew no diagram.
+_BARE_IMPORT = re.compile(r'(<script type="module">import mermaid from ")(?![./])')
+
+
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
+    output = _BARE_IMPORT.sub(r"\1./", output)  # after the plugin's on_post_page: hooks run last
     if not page.file.src_uri.endswith(".md") or "</article>" not in output:
         return output
     depth = page.url.count("/")  # "internals/overview/" -> 2: the site root is ../../

@@ -358,6 +358,53 @@ def test_completion_invalid_params(server: Server, params: dict) -> None:
     assert fails(server, "completion/complete", params).code == INVALID_PARAMS
 
 
+def test_a_completer_that_fails_is_internal_error_and_says_no_more(caplog: pytest.LogCaptureFixture) -> None:
+    """server/utilities/completion.mdx §Error Handling: internal errors get -32603. The client
+    learns only that completing failed; the log gets the traceback."""
+    server = Server("unit", "1")
+
+    def broken(value: str) -> list[str]:
+        raise RuntimeError("the index is gone: /var/db/secret")
+
+    server.prompt(complete={"topic": broken})(lambda topic: topic)
+    params = {"ref": {"type": "ref/prompt", "name": "<lambda>"}, "argument": {"name": "topic", "value": "a"}}
+    with caplog.at_level("ERROR", logger="mcpref.server"):
+        error = fails(server, "completion/complete", params)
+    assert (error.code, error.message) == (INTERNAL_ERROR, "Internal error while handling completion/complete")
+    assert "secret" not in str(error.to_error_object())
+    assert [record.exc_info is not None for record in caplog.records] == [True]
+
+
+def test_cursors_are_stable_across_uses_instances_and_walks() -> None:
+    """server/utilities/pagination.mdx §Implementation Guidelines: servers SHOULD provide stable
+    cursors. The same cursor gives the same page every time it is used, on another instance (no
+    per-process key, nothing remembered) and on a walk begun again; a cursor that worked once is
+    not spent."""
+
+    def build() -> Server:
+        paged = Server("paged", "1", page_size=2)
+        for n in range(5):
+            paged.tool(name=f"t{n}")(lambda: "")
+        return paged
+
+    def walk(server: Server) -> list[tuple[list[str], str | None]]:
+        pages, cursor = [], None
+        while True:
+            result = call(server, "tools/list", {} if cursor is None else {"cursor": cursor})
+            cursor = result.get("nextCursor")
+            pages.append(([tool["name"] for tool in result["tools"]], cursor))
+            if cursor is None:
+                return pages
+
+    first, second = build(), build()
+    pages = walk(first)
+    assert [names for names, _ in pages] == [["t0", "t1"], ["t2", "t3"], ["t4"]]
+    assert walk(first) == pages and walk(second) == pages
+    middle = pages[0][1]
+    for server in (first, second, first):
+        assert [tool["name"] for tool in call(server, "tools/list", {"cursor": middle})["tools"]] == ["t2", "t3"]
+
+
 def test_an_empty_server_offers_only_discovery() -> None:
     empty = Server("empty", "1")
     assert call(empty, "server/discover")["capabilities"] == {}

@@ -1,22 +1,33 @@
-/* The site's behaviour on top of Material: diagrams, copy buttons, search queries.
+/* The site's behaviour on top of Material: diagrams, SSE streams, copy buttons, search queries.
  *
- * Loaded after Material's bundle and before mermaid, at the end of <body>, so the page above is
- * already parsed when this runs. The browser tests (tests/browser/) check each part in Chromium. */
+ * Loaded after Material's bundle, at the end of <body>, so the page above is already parsed when
+ * this runs. The browser tests (tests/browser/) check each part in Chromium. */
 (function () {
   "use strict";
 
   /* ---------------------------------------------------------------- diagrams
-   * Material's own mermaid integration styles for mermaid 11 (unreadable colours under mermaid 12 in
-   * dark mode) and shrinks every diagram into the column (5 px text). We draw them ourselves with
-   * mermaid's own light and dark themes, never smaller than MIN_TEXT_PX: a diagram that would need
-   * to be smaller scrolls sideways inside its figure and gets an Expand control. Taking the blocks
-   * away here, before Material's components mount, keeps Material from drawing them a second time.
+   * mkdocs-mermaid2-plugin turns each ```mermaid block into a <div class="mermaid"> and, on the
+   * pages that have one, imports the site's pinned mermaid (its ESM build) and initializes it with
+   * the settings in mkdocs.yml (startOnLoad off). This add-on draws them with that mermaid, in the
+   * reader's palette (mermaid's own default and dark themes, redrawn when the palette toggles), and
+   * does what neither does: a diagram is fitted to the column but never drawn under MIN_TEXT_PX
+   * (one that would need to be scrolls sideways in its figure, with an Expand control that shows it
+   * whole), a failed diagram shows its source and the reason in place, and each drawn diagram has
+   * an accessible name (its accTitle, else its kind and the section it is in).
    */
   const MIN_TEXT_PX = 12;
+  const MERMAID = new URL("vendor/mermaid/mermaid.esm.min.mjs", document.currentScript.src);
   const diagrams = [];
   let sequence = 0;
 
-  for (const pre of document.querySelectorAll("pre.mermaid")) {
+  function sectionOf(node) {
+    for (let at = node; at; at = at.previousElementSibling || at.parentElement) {
+      if (/^H[1-4]$/.test(at.tagName)) return at.textContent.replace(/¶$/, "").trim();
+    }
+    return document.title;
+  }
+
+  for (const source of document.querySelectorAll(".md-typeset div.mermaid")) {
     const figure = document.createElement("figure");
     figure.className = "mcpref-diagram";
     const bar = document.createElement("div");
@@ -25,28 +36,43 @@
     canvas.className = "mcpref-diagram__canvas";
     canvas.tabIndex = 0; // a diagram that scrolls can be scrolled from the keyboard
     figure.append(bar, canvas);
-    const holder = pre.parentElement.matches("[data-search-exclude]") ? pre.parentElement : pre;
+    const holder = source.parentElement.matches("[data-search-exclude]") ? source.parentElement : source;
+    const text = source.textContent;
+    const kind = /^\s*sequenceDiagram/.test(text) ? "Sequence diagram" : /^\s*(flowchart|graph)/.test(text) ? "Flowchart" : "Diagram";
+    const name = `${kind}: ${sectionOf(holder)}`;
     holder.replaceWith(figure);
-    diagrams.push({ figure, bar, canvas, source: pre.textContent, naturalWidth: 0, minText: 16 });
+    diagrams.push({ figure, bar, canvas, source: text, name, minText: 16 });
   }
 
-  function isDark() {
-    return document.body.getAttribute("data-md-color-scheme") === "slate";
-  }
+  const isDark = () => document.body.getAttribute("data-md-color-scheme") === "slate";
 
-  function mermaidConfig() {
+  /* The plugin's settings (mkdocs.yml), read once: what its initialize() changed from mermaid's
+   * defaults (mermaid keeps no copy of what it was given). The palette's theme goes on top. */
+  function changed(value, base) {
+    if (!value || typeof value !== "object" || Array.isArray(value)) return JSON.stringify(value) === JSON.stringify(base) ? undefined : value;
+    const out = {};
+    for (const [key, inner] of Object.entries(value)) {
+      const kept = changed(inner, base && typeof base === "object" ? base[key] : undefined);
+      if (kept !== undefined) out[key] = kept;
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
+  let pluginConfig = null;
+  function mermaidConfig(mermaid) {
+    if (!pluginConfig) {
+      pluginConfig = changed(mermaid.mermaidAPI.getSiteConfig(), mermaid.mermaidAPI.defaultConfig) || {};
+      delete pluginConfig.theme;
+      delete pluginConfig.themeVariables;
+    }
     const dark = isDark();
     return {
-      startOnLoad: false,
-      securityLevel: "strict",
+      ...pluginConfig,
       theme: dark ? "dark" : "default",
       fontFamily: getComputedStyle(document.body).fontFamily,
+      // mermaid's dark theme leaves notes and labels under WCAG AA on its own background.
       themeVariables: dark
         ? { background: "#1e2129", noteBkgColor: "#3b3f4e", noteTextColor: "#f0f0f0", labelTextColor: "#f0f0f0" }
         : {},
-      flowchart: { useMaxWidth: false, htmlLabels: true },
-      sequence: { useMaxWidth: false, actorFontSize: 16, messageFontSize: 16, noteFontSize: 16, wrap: false },
-      state: { useMaxWidth: false },
     };
   }
 
@@ -82,6 +108,7 @@
   function openExpanded(diagram) {
     const dialog = document.createElement("dialog");
     dialog.className = "mcpref-dialog";
+    dialog.setAttribute("aria-label", diagram.name);
     const close = document.createElement("button");
     close.type = "button";
     close.textContent = "Close";
@@ -99,7 +126,19 @@
     dialog.showModal();
   }
 
-  async function render(diagram) {
+  /* Where the diagram should have been: the reason, and the source it could not draw. */
+  function showFailure(diagram, reason) {
+    diagram.canvas.replaceChildren();
+    const message = document.createElement("p");
+    message.className = "mcpref-diagram__error";
+    message.textContent = `This diagram could not be drawn: ${reason}`;
+    const source = document.createElement("pre");
+    source.textContent = diagram.source;
+    diagram.canvas.append(message, source);
+    diagram.figure.dataset.rendered = "error";
+  }
+
+  async function render(mermaid, diagram) {
     const id = `mcpref-diagram-${++sequence}`;
     try {
       await mermaid.parse(diagram.source);
@@ -108,22 +147,15 @@
       if (bindFunctions) bindFunctions(diagram.canvas);
       const drawn = diagram.canvas.querySelector("svg");
       drawn.setAttribute("role", "img");
+      if (!drawn.hasAttribute("aria-labelledby")) drawn.setAttribute("aria-label", diagram.name);
       diagram.minText = smallestText(drawn);
       diagram.figure.dataset.rendered = "ok";
       layout(diagram);
     } catch (error) {
-      // Never leave mermaid's "Syntax error" graphic at the bottom of the page: show the source
-      // and the reason where the diagram should have been, and say so on the console.
+      // Never leave mermaid's "Syntax error" graphic at the bottom of the page.
       document.getElementById(`d${id}`)?.remove();
       document.getElementById(id)?.remove();
-      diagram.canvas.replaceChildren();
-      const message = document.createElement("p");
-      message.className = "mcpref-diagram__error";
-      message.textContent = `This diagram could not be drawn: ${error.message || error}`;
-      const source = document.createElement("pre");
-      source.textContent = diagram.source;
-      diagram.canvas.append(message, source);
-      diagram.figure.dataset.rendered = "error";
+      showFailure(diagram, error.message || error);
       console.error("diagram failed to render", error);
     }
   }
@@ -131,14 +163,14 @@
   /* Draw every diagram in the current palette's colours. The root element says how far it got
    * (data-diagrams="rendering"/"ready", data-diagrams-palette), for the browser tests. */
   let drawnIn = null;
-  async function renderAll() {
+  async function renderAll(mermaid) {
     const scheme = document.body.getAttribute("data-md-color-scheme");
     if (scheme === drawnIn) return;
     drawnIn = scheme;
     const root = document.documentElement.dataset;
     root.diagrams = "rendering";
-    if (diagrams.length) mermaid.initialize(mermaidConfig());
-    for (const diagram of diagrams) await render(diagram); // one at a time: mermaid is not reentrant
+    if (diagrams.length) mermaid.initialize(mermaidConfig(mermaid));
+    for (const diagram of diagrams) await render(mermaid, diagram); // one at a time: mermaid is not reentrant
     if (drawnIn !== scheme) return; // the palette changed meanwhile; that run finishes the job
     root.diagrams = "ready";
     root.diagramsPalette = scheme;
@@ -154,14 +186,24 @@
     diagram.expand = expand;
   }
 
-  document.addEventListener("DOMContentLoaded", () => {
-    if (typeof mermaid === "undefined") {
-      console.error("mermaid.min.js did not load; run ./scripts/serve (it fetches the pinned copy)");
-      return;
+  document.addEventListener("DOMContentLoaded", async () => {
+    // The plugin's module script has run by now (module scripts run before DOMContentLoaded);
+    // importing the same URL gives the same, initialized, mermaid.
+    let mermaid = null;
+    if (diagrams.length) {
+      try {
+        mermaid = (await import(MERMAID.href)).default;
+      } catch (error) {
+        const reason = `mermaid did not load from ${MERMAID.pathname} (${error.message || error}); the site build provides it (overrides/vendor_mermaid.py)`;
+        diagrams.forEach((diagram) => showFailure(diagram, reason));
+        console.error(reason);
+        document.documentElement.dataset.diagrams = "ready";
+        return;
+      }
     }
-    renderAll();
+    renderAll(mermaid);
     // The palette toggle: draw again in the other palette's colours.
-    new MutationObserver(renderAll).observe(document.body, {
+    new MutationObserver(() => renderAll(mermaid)).observe(document.body, {
       attributes: true,
       attributeFilter: ["data-md-color-scheme"],
     });

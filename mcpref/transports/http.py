@@ -166,8 +166,7 @@ class StreamableHTTP:
                 await send({"type": "http.response.body", "body": b""})
             return
         try:
-            with telemetry.serving(message, scope):
-                await self._answer(message, headers, scope, receive, send)
+            await telemetry.serve(self._answer(message, headers, scope, receive, send), message, scope)
         except MCPError as error:
             error.request_id = message.id
             raise

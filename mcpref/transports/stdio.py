@@ -104,7 +104,7 @@ class StdioServerTransport:
                 error_response(message.id, MCPError(jsonrpc.INVALID_REQUEST, "Invalid Request: id already in use"))
             )
             return
-        task = asyncio.ensure_future(self._answer(message))
+        task = asyncio.ensure_future(telemetry.serve(self._answer(message), message, None))
         self._tasks[message.id] = task
         task.add_done_callback(lambda _: self._tasks.pop(message.id, None))
 
@@ -121,10 +121,6 @@ class StdioServerTransport:
                 task.cancel()
 
     async def _answer(self, request: Request) -> None:
-        with telemetry.serving(request, None):
-            await self._serve(request)
-
-    async def _serve(self, request: Request) -> None:
         try:
             incoming = self.server.accept(request, legacy_version=self.legacy_version, caller=STDIO_CALLER)
             if incoming.listens:

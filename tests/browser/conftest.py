@@ -44,6 +44,17 @@ FULL_PAGE_SHOTS = os.environ.get("MCPREF_FULL_SCREENSHOTS") == "1"
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "mobile": {"width": 390, "height": 844}}
 
 
+#: Measurement lines (page weight) the tests record, printed at the end of the run.
+MEASUREMENTS: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if MEASUREMENTS:
+        terminalreporter.section("measurements")
+        for line in MEASUREMENTS:
+            terminalreporter.write_line(line)
+
+
 def chromium_path() -> str | None:
     for candidate in (os.environ.get("MCPREF_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
         if candidate and Path(candidate).is_file():

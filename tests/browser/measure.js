@@ -53,6 +53,7 @@ async ({ withContrast }) => {
       rendered: figure ? figure.dataset.rendered || "none" : "by another renderer",
       expand: figure ? !figure.querySelector(".mcpref-diagram__bar button").hidden : false,
       minTextPx: null,
+      name: svg ? svg.getAttribute("aria-label") || (svg.getAttribute("aria-labelledby") || "").split(" ").map((id) => svg.getRootNode().getElementById(id)?.textContent || "").join(" ").trim() : "",
       lowContrast: [],
       labels: [],
     };

@@ -11,7 +11,7 @@ import pytest
 
 from tests.browser.conftest import ROOT, Visit
 
-MIN_DIAGRAM_TEXT_PX = 11
+MIN_DIAGRAM_TEXT_PX = 12
 
 
 def source_of(path: str) -> Path:
@@ -75,12 +75,12 @@ def test_diagram_labels_meet_wcag_aa_contrast(survey: dict[str, Visit], palette:
 @pytest.mark.parametrize("viewport", ["desktop", "mobile"])
 def test_diagram_text_is_readable_or_the_diagram_can_be_expanded(survey: dict[str, Visit], viewport: str) -> None:
     """Was: wide diagrams shrank into the column, 5–10 px text on desktop and 2.7 px on mobile.
-    Now no label is drawn under 11 px; a diagram wider than the column scrolls in its figure and
+    Now no label is drawn under 12 px; a diagram wider than the column scrolls in its figure and
     has an Expand control."""
     small = {}
     for where, facts in each(survey, viewport):
         for d in facts["diagrams"]:
-            if d["minTextPx"] is not None and d["minTextPx"] < MIN_DIAGRAM_TEXT_PX:
+            if d["minTextPx"] is not None and d["minTextPx"] < MIN_DIAGRAM_TEXT_PX - 0.01:
                 small[where] = d["minTextPx"]
     assert small == {}
     wide = survey["/reference/performance/"].facts[(viewport, "light")]["diagrams"][0]
@@ -126,3 +126,11 @@ def test_sse_data_lines_are_highlighted_and_wrap_between_tokens(survey: dict[str
     (issue 23 item 7)."""
     assert {where: f["plainData"] for where, f in each(survey) if f["plainData"]} == {}
     assert {where: f["brokenTokens"] for where, f in each(survey) if f["brokenTokens"]} == {}
+
+
+def test_every_diagram_has_an_accessible_name(survey: dict[str, Visit]) -> None:
+    """Was: a drawn diagram had role="img" and no name (issue 23 item 5)."""
+    unnamed = {where: f["diagrams"] for where, f in each(survey) if any(not d["name"] for d in f["diagrams"])}
+    assert unnamed == {}
+    names = [d["name"] for _, f in each(survey, "desktop", "light") for d in f["diagrams"]]
+    assert "Sequence diagram: The whole exchange at a glance" in names, names

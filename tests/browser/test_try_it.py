@@ -125,10 +125,11 @@ def test_the_editor_is_hidden_on_load_and_edit_request_toggles_it(trace: Any) ->
     assert not editor.is_visible() and edit.inner_text() == "Edit request"
 
 
-#: Scrolls so that the first console's bar sits `y` px below the top of the window, arriving there
+#: Scrolls so that a console's bar (the middle one of the page) sits `y` px below the top of the window, arriving there
 #: by scrolling up (which is when Material shows Back to top); the bar's buttons and the button.
 PLACE_BAR = """async (y) => {
-    const bar = document.querySelector('.mcpref-tryit__bar');
+    const bars = document.querySelectorAll('.mcpref-tryit__bar');
+    const bar = bars[Math.floor(bars.length / 2)];  // far enough down for Back to top to show
     window.scrollBy(0, bar.getBoundingClientRect().top - y + 400);
     await new Promise(r => setTimeout(r, 100));
 }"""

@@ -29,7 +29,11 @@ from markdown.extensions.toc import slugify
 from sybil import Document
 
 ROOT = Path(__file__).resolve().parents[2]
-REQUIREMENTS = [ROOT / "docs/reference/requirements.yaml", ROOT / "docs/reference/requirements-apps.yaml"]
+REQUIREMENTS = [
+    ROOT / "docs/reference/requirements.yaml",
+    ROOT / "docs/reference/requirements-apps.yaml",
+    ROOT / "docs/reference/requirements-tasks.yaml",
+]
 SPEC_PAGES = ROOT / "docs/reference/spec-pages.yaml"
 REVISION = "2026-07-28"
 PUBLISHED = f"https://modelcontextprotocol.io/specification/{REVISION}"
@@ -44,6 +48,7 @@ EXTENSIONS = {
     "extensions/apps/apps-2026-01-26.mdx": (
         "https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx"
     ),
+    "seps/2663-tasks-extension.md": "https://modelcontextprotocol.io/seps/2663-tasks-extension",
 }
 
 LEVELS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "REQUIRED", "RECOMMENDED", "SHALL", "SHALL NOT", "MAY")
@@ -185,10 +190,27 @@ def anchor(heading: str) -> str:
 def spec_url(page: str, section: str | None = None) -> str:
     """The published address of a spec page (an `index.mdx` is its folder) and section; a rule
     cited by the page's title sits above its first heading, so it gets no anchor."""
+    if page in EXTENSIONS:
+        return f"{EXTENSIONS[page]}#{github_anchor(page, section)}" if section else EXTENSIONS[page]
     path = page.removesuffix(".mdx").removesuffix("index").rstrip("/")
-    url = EXTENSIONS.get(page) or (f"{PUBLISHED}/{path}" if path else PUBLISHED)
+    url = f"{PUBLISHED}/{path}" if path else PUBLISHED
     title = _titles().get(page)
     return f"{url}#{anchor(section)}" if section and section != title else url
+
+
+def github_anchor(page: str, section: str) -> str:
+    """GitHub's anchor for a heading of an extension's text (it is published there): lower case,
+    punctuation dropped, each space a hyphen; a heading met again gets `-1`, `-2` in page order."""
+
+    def slug(heading: str) -> str:
+        return re.sub(r"[^\w\- ]", "", _plain(heading).lower()).replace(" ", "-")
+
+    earlier = 0
+    for heading in load_pages()[page]["headings"]:
+        if _plain(heading) == _plain(section):
+            break
+        earlier += slug(heading) == slug(section)
+    return slug(section) + (f"-{earlier}" if earlier else "")
 
 
 @cache
@@ -472,7 +494,7 @@ AREAS = (
     ),
     ("client-registration", "Authorization: client registration and security", ("basic/authorization/",)),
     ("schema", "Schema", ("schema.mdx",)),
-    ("extensions", "Extensions: MCP Apps", ("extensions/",)),
+    ("extensions", "Extensions: MCP Apps, tasks", ("extensions/", "seps/")),
 )
 
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import httpx
+import pytest
+from mkdocs.exceptions import PluginError
 
 from docsite import make_app
 from tests.conftest import META, ROOT, build_site
 
-MERMAID = ROOT / "docs" / "assets" / "vendor" / "mermaid.min.js"
+MERMAID = ROOT / "docs" / "assets" / "vendor" / "mermaid" / "mermaid.esm.min.mjs"
 
 
 def test_a_broken_link_or_anchor_fails_the_build(tmp_path: Path) -> None:
@@ -59,9 +62,16 @@ def test_every_page_is_built_and_diagrams_load_mermaid_from_the_site(built_site:
     ]:
         assert (built_site / page).exists(), page
     trace = (built_site / "internals/message-trace/index.html").read_text(encoding="utf-8")
-    assert '<pre class="mermaid">' in trace
-    assert 'src="../../assets/vendor/mermaid.min.js"' in trace
-    assert (built_site / "assets/vendor/mermaid.min.js").stat().st_size == MERMAID.stat().st_size
+    # mkdocs-mermaid2-plugin: each diagram a div.mermaid, the site's own mermaid imported on the
+    # pages with a diagram (relative, with ./ even at the root), and on no other page.
+    assert '<div class="mermaid">sequenceDiagram' in trace
+    assert 'import mermaid from "../../assets/vendor/mermaid/mermaid.esm.min.mjs"' in trace
+    home = (built_site / "index.html").read_text(encoding="utf-8")
+    assert 'import mermaid from "./assets/vendor/mermaid/mermaid.esm.min.mjs"' in home
+    for page in ("reference/api/index.html", "reference/compliance/index.html", "contributing/index.html"):
+        assert "mermaid.esm" not in (built_site / page).read_text(encoding="utf-8"), page
+    assert (built_site / "assets/vendor/mermaid/mermaid.esm.min.mjs").stat().st_size == MERMAID.stat().st_size
+    assert not (built_site / "assets/vendor/mermaid.min.js").exists()
     for html in built_site.rglob("*.html"):
         text = html.read_text(encoding="utf-8")
         assert "unpkg.com" not in text and "cdn.jsdelivr" not in text and "fonts.googleapis" not in text, html
@@ -105,3 +115,25 @@ def test_the_api_reference_covers_every_exported_name(built_site: Path) -> None:
     for module in MODULES:
         missing = [name for name in module.__all__ if f'id="{module.__name__}.{name}"' not in page]
         assert not missing, f"no page of docs/reference/api/ shows these names of {module.__name__}: {missing}"
+
+
+def test_a_build_provides_the_pinned_mermaid_itself_or_says_how_to(tmp_path: Path, monkeypatch: Any) -> None:
+    """Was: `mkdocs build --strict` without scripts/_site_setup passed with every diagram blank."""
+    from overrides import vendor_mermaid
+
+    vendor_mermaid.ensure()  # the pinned tarball is in .tools/ from here on
+    monkeypatch.setattr(vendor_mermaid, "TARGET", tmp_path / "mermaid")
+    monkeypatch.setattr(vendor_mermaid, "STAMP", tmp_path / "mermaid" / ".pin")
+    monkeypatch.setattr(vendor_mermaid, "STALE", tmp_path / "mermaid.min.js")
+    assert vendor_mermaid.ensure() is True
+    assert (tmp_path / "mermaid" / "mermaid.esm.min.mjs").read_bytes() == MERMAID.read_bytes()
+    chunks = list((tmp_path / "mermaid" / "chunks" / "mermaid.esm.min").glob("sequenceDiagram-*.mjs"))
+    assert len(chunks) == 1 and not list(tmp_path.rglob("*.map"))
+    assert vendor_mermaid.ensure() is False  # a second build reads one stamp
+    # Nowhere to get it from: the build fails and says how to get it.
+    monkeypatch.setattr(vendor_mermaid, "TARGET", tmp_path / "elsewhere")
+    monkeypatch.setattr(vendor_mermaid, "STAMP", tmp_path / "elsewhere" / ".pin")
+    monkeypatch.setattr(vendor_mermaid, "TOOLS", tmp_path / "tools")
+    monkeypatch.setattr(vendor_mermaid, "URL", "http://127.0.0.1:9/mermaid.tgz")
+    with pytest.raises(PluginError, match=r"could not be fetched .*python overrides/vendor_mermaid\.py"):
+        vendor_mermaid.ensure()

@@ -27,7 +27,9 @@ import mcpref.extensions
 import mcpref.relay
 import mcpref.run
 import mcpref.sealing
+import mcpref.shares
 import mcpref.tasks
+import mcpref.telemetry
 from tests.conftest import running
 from tests.docs.pages import PAGE_ORIGIN
 
@@ -37,10 +39,12 @@ MODULES = (
     mcpref.extensions,
     mcpref.tasks,
     mcpref.relay,
+    mcpref.shares,
     mcpref.apps,
     mcpref.sealing,
     mcpref.run,
     mcpref.auth,
+    mcpref.telemetry,
 )
 FENCE = re.compile(r"```python\n(?P<code>.*?)```", re.DOTALL)
 

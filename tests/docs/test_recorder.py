@@ -184,7 +184,7 @@ def test_a_huge_body_streams_through_and_is_never_held_whole() -> None:
     from 48 to 475 MB). It streams it, and the frame keeps the first `RECORDED_BYTES`."""
     upstream = Upstream()
     frames: list[str] = []
-    size = 24 * 1024 * 1024
+    size = 16 * 1024 * 1024
     chunk = b"x" * (256 * 1024)
 
     def body() -> Iterator[bytes]:
@@ -201,7 +201,7 @@ def test_a_huge_body_streams_through_and_is_never_held_whole() -> None:
         finally:
             tracemalloc.stop()
     assert answer.json() == {"received": size}
-    assert peak < size / 3, f"{peak} bytes traced at the peak, for a body of {size}"
+    assert peak < 10 * 1024 * 1024, f"{peak} bytes traced at the peak, for a body of {size}"  # about 4 MiB
     assert len(frames) == 1 and f"({size - RECORDED_BYTES} more bytes, not recorded)" in frames[0]
 
 

@@ -194,6 +194,12 @@ def test_spec_links_point_at_the_published_section() -> None:
 def test_an_extension_links_to_its_own_published_text() -> None:
     page = "extensions/apps/apps-2026-01-26.mdx"
     assert matrix.spec_url(page, "Sandbox proxy") == f"{matrix.EXTENSIONS[page]}#sandbox-proxy"
+    assert matrix.spec_url(page, "Host Behavior:").endswith("#host-behavior")
+    assert matrix.spec_url(page, "Host Behavior").endswith("#host-behavior-1")  # the second of that name
+    assert matrix.spec_url(page, "Notifications (Host → View)").endswith("#notifications-host--view")
+    assert matrix.spec_url(page, "Client\\<\\>Server Capability Negotiation").endswith(
+        "#clientserver-capability-negotiation"
+    )
     assert matrix.area_of(page) == "extensions"
 
 

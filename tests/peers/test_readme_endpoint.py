@@ -30,6 +30,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from bench.procs import server_processes
+from mcpref.apps import UI_EXTENSION, AppsExtension
 from mcpref.client import Client
 from mcpref.examples.reference_server import build_server
 from tests.conformance.cli import ROOT, conformance_command
@@ -39,7 +40,11 @@ pytestmark = pytest.mark.anyio
 
 MODES = ["auto", "legacy", "2026-07-28"]
 ERA = {"auto": ("modern", "2026-07-28"), "legacy": ("legacy", "2025-11-25"), "2026-07-28": ("modern", "2026-07-28")}
-TOOLS = [tool.definition()["name"] for tool in build_server().tools]
+#: What a client without MCP Apps is listed: every tool but those only a view may call (get_hourly).
+_DESK = build_server()
+_APPS = _DESK.extensions[UI_EXTENSION]
+assert isinstance(_APPS, AppsExtension)
+TOOLS = [tool.name for tool in _DESK.tools if tool.name not in _APPS.links or _APPS.links[tool.name].for_model]
 #: One server scenario per era that uses only what any server has (no `test_*` fixture tools):
 #: the suite's client reaches this URL in both eras. Each costs a Node start (seconds), and the
 #: everything server runs every scenario of both requirement sets (tests/conformance/), so more

@@ -557,6 +557,7 @@ def test_a_finished_task_leaves_nothing_in_the_instances_memory() -> None:
 
     tasks = asyncio.run(scenario())
     assert (tasks._running, tasks._wakeups, tasks._cancelling, tasks._handed_off) == ({}, {}, set(), {})
+    assert (tasks._seen, tasks._kept, tasks._expiry, tasks.quota.live()) == ({}, {}, {}, 0)
 
 
 def test_a_task_that_expires_while_waiting_for_input_stops_its_work(caplog: pytest.LogCaptureFixture) -> None:

@@ -12,7 +12,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +92,23 @@ def test_without_the_extension_the_work_runs_within_the_request(tmp_path: Path) 
     with running(app_on(tmp_path / "t.sqlite3")) as url:
         result = asyncio.run(scenario(url))
     assert result["resultType"] == "complete" and "taskId" not in result
+
+
+def test_a_task_stores_only_the_capabilities_its_input_requests_need(tmp_path: Path) -> None:
+    """Issue 25: each task kept the caller's whole `clientCapabilities` (up to the 1 MiB body) for
+    its hour: 200 tasks wrote 182 MB to the SQLite file. Now the row holds what input requests
+    depend on, however much the request declared."""
+    junk = {"experimental": {"padding": "x" * 500_000}, "elicitation": {"form": {}, "note": "y" * 100_000}}
+    caps = {**junk, "extensions": {TASKS_EXTENSION: {}}}
+    params = {"name": "confirm_delete", "arguments": {"filename": "a.txt"}}
+    body = mcp_body("tools/call", params, meta={**META, CLIENT_CAPABILITIES_KEY: caps})
+    with running(app_on(tmp_path / "t.sqlite3")) as url, httpx.Client(base_url=url, timeout=10) as http:
+        created = http.post("/mcp", json=body, headers=mcp_headers("tools/call", "confirm_delete")).json()["result"]
+        with closing(SQLiteTaskStore(tmp_path / "t.sqlite3")) as store:
+            stored = store.get(created["taskId"])
+    assert stored is not None
+    assert stored.client_capabilities == {"elicitation": {"form": {}}, "extensions": {TASKS_EXTENSION: {}}}
+    assert (tmp_path / "t.sqlite3").stat().st_size < 200_000
 
 
 def test_a_2025_client_calling_a_task_only_tool_is_told_why(tmp_path: Path) -> None:

@@ -1263,7 +1263,7 @@ def test_while_a_body_of_many_small_objects_is_parsed_the_loop_answers_other_req
                 assert post(small).status_code == 200
         assert answer.result().status_code == 200, answer.result().text[:300]
     # Before the fix about 5 were (between the GIL-holding steps), after it over a hundred.
-    assert len(during) == 1 and during[0] >= 40, f"requests answered during the parse: {during}"
+    assert len(during) == 1 and during[0] >= 25, f"requests answered during the parse: {during}"
 
 
 async def _post_messages(

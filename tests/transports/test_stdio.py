@@ -212,6 +212,30 @@ def test_at_eof_a_subscription_ends_with_its_result(child: Child) -> None:
     }
 
 
+def test_the_server_sends_cancelled_only_to_end_a_listen_stream(child: Child) -> None:
+    """basic/patterns/cancellation.mdx: server-sent cancellations MUST reference a
+    `subscriptions/listen` request. The negative case: a tool call the client cancelled, and one
+    still running at EOF, get none; only the listen stream ends with one."""
+    assert child.process.stderr is not None
+    child.request(2, "tools/call", {"name": "wait", "arguments": {"seconds": 30}})
+    assert child.process.stderr.readline() == b"wait started\n"
+    child.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "no"}})
+    assert child.process.stderr.readline() == b"wait was cancelled\n"
+    child.request(3, "tools/call", {"name": "wait", "arguments": {"seconds": 0.3}})
+    assert child.process.stderr.readline() == b"wait started\n"
+    child.send(
+        {"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {"_meta": META, "notifications": {}}}
+    )
+    assert child.read()["method"] == "notifications/subscriptions/acknowledged"
+    assert child.close() == 0
+    assert child.process.stdout is not None
+    tail = [json.loads(line) for line in child.process.stdout.read().splitlines()]
+    cancels = [message["params"]["requestId"] for message in tail if message.get("method") == "notifications/cancelled"]
+    assert cancels == [1]
+    answered = sorted(message["id"] for message in tail if "id" in message)
+    assert answered == [1, 3]  # the cancelled call gets no answer either; the one running at EOF finishes
+
+
 def test_a_legacy_client_over_stdio(child: Child) -> None:
     child.send(
         {

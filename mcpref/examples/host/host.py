@@ -15,6 +15,7 @@ import contextvars
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ import httpx
 
 from mcpref.apps import UI_EXTENSION, client_settings
 from mcpref.client import Client, MCPClientError, ProtocolError, Subscription, TransportError, default_ssl_context
+from mcpref.telemetry import span
 
 from .apps import AppView, checked_view, for_model, link_of
 from .consent import CALL, INPUT, ConsentGate, ConsentQuestion
@@ -175,6 +177,12 @@ class Host:
     - `apps`: declare MCP Apps (`io.modelcontextprotocol/ui`) to every server, so tools linked
       to views come with their `_meta.ui`: `open_view` fetches a tool's view, `app_call` is a
       view's `tools/call`, and tools only views may call stay out of the catalogue.
+    - `tasks`: declare the tasks extension, so a server may answer a slow call with a task;
+      `call` waits for it.
+
+    With OpenTelemetry in use (`mcpref[otel]`, an SDK installed), `action(name)` is one user
+    action as one trace: each `call` inside it is a span of it, and each server's spans are
+    children of that call's (the context travels in `_meta`), whatever server it reaches.
     """
 
     def __init__(
@@ -190,9 +198,11 @@ class Host:
         listen_backoff: float = 0.5,
         listen_backoff_max: float = 30.0,
         apps: bool = False,
+        tasks: bool = False,
     ) -> None:
         self.principal = principal
         self.apps = apps
+        self.tasks = tasks
         self.consent = consent if consent is not None else ConsentGate()
         self.ask_user = ask_user
         self.listen = listen
@@ -222,6 +232,7 @@ class Host:
             elicitation_modes=("form",),
             client_info={"name": "mcpref-host", "version": "0.1.0"},
             capabilities={"extensions": {UI_EXTENSION: client_settings()}} if self.apps else None,
+            tasks=self.tasks,
         )
         return Connection(entry, client, http)
 
@@ -299,7 +310,13 @@ class Host:
         entry = self.catalogue.get(name)
         if entry is None:
             raise UnknownTool(f"no tool {name!r} in the catalogue")
-        return await self._call_entry(entry, arguments)
+        with span(f"host call {name}", {"mcpref.host.server": entry.server}):
+            return await self._call_entry(entry, arguments)
+
+    def action(self, name: str) -> AbstractContextManager[Any]:
+        """`with host.action("plan the day"):` makes every call inside it one trace (a span named
+        `name`, current while it lasts). Without OpenTelemetry in use it does nothing."""
+        return span(name)
 
     async def _call_entry(self, entry: CatalogueEntry, arguments: Mapping[str, Any] | None) -> LabelledResult:
         connection = self.servers[entry.server]
