@@ -7,7 +7,7 @@
 `error.type`...), and the histograms `mcp.client.operation.duration` and
 `mcp.server.operation.duration`.
 
-Everything here is on the OpenTelemetry *API* (the `otel` extra, `pip install mcpref[otel]`),
+Everything here is on the OpenTelemetry *API* (the `otel` extra, `pip install "./mcpref[otel]"` from a clone),
 which records nothing until the application installs an SDK; mcpref has no tracer of its own.
 mcpref imports it only once the application has (`active`): until then, and always without the
 extra, nothing is imported, every hook is a no-op, and the wire is unchanged.
@@ -139,7 +139,7 @@ def instrument(tracer_provider: Any = None, meter_provider: Any = None) -> None:
     Most applications never call this: `trace.set_tracer_provider` is enough. It is for a process
     that must keep mcpref's telemetry apart, such as a test suite."""
     if not _load():
-        raise RuntimeError("mcpref.telemetry needs the otel extra: pip install 'mcpref[otel]'")
+        raise RuntimeError('mcpref.telemetry needs the otel extra: pip install "./mcpref[otel]" from a clone')
     _use(tracer_provider, meter_provider)
 
 
