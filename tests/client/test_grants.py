@@ -180,7 +180,7 @@ async def test_a_grant_keeps_its_options_and_sends_nobody_to_a_browser() -> None
         async with made._new_http() as http:
             assert http.timeout == httpx.Timeout(seconds)
     assert JWTBearer("jwt", client_id="workload").client_id == "workload"
-    with pytest.raises(AuthorizationError, match="no user to send to an authorization endpoint"):
+    with pytest.raises(AuthorizationError, match="^this client has no user to send to an authorization endpoint$"):
         await grant.redirect("https://as.example/authorize")
 
 
