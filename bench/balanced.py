@@ -64,18 +64,26 @@ class Deployment:
 
 @contextmanager
 def balanced(
-    dsn: str, *, count: int = 3, state_key: str = "one deployment", task_lease: float | None = None
+    dsn: str,
+    *,
+    count: int = 3,
+    state_key: str = "one deployment",
+    task_lease: float | None = None,
+    share_lease: float | None = None,
 ) -> Iterator[Deployment]:
     """Start `count` instances (1 to 3) on `dsn` and HAProxy in front; stop them all on the way out.
     With fewer than three, the config's other backends point at ports nothing listens on, which
     its health checks mark down at once. `task_lease`: seconds before a dead instance's task is
-    reported failed (the extension's default if None)."""
+    reported failed (the extension's default if None); `share_lease`: seconds a dead instance's
+    fair shares still count (`PostgresShares`' default if None)."""
     haproxy = shutil.which("haproxy")
     if haproxy is None:
         raise NoHAProxy("HAProxy is not installed: apt-get install haproxy")
     env = {"MCPREF_DATABASE_URL": dsn, "MCP_STATE_KEY": state_key}
     if task_lease is not None:
         env["MCPREF_TASK_LEASE_SECONDS"] = str(task_lease)
+    if share_lease is not None:
+        env["MCPREF_SHARE_LEASE_SECONDS"] = str(share_lease)
     with ExitStack() as stack:
         servers = [
             stack.enter_context(ServerProcess(APP, options=("--log-level", "warning"), env=env, label=name))

@@ -8,7 +8,8 @@ Attackers, all at once, for the second phase:
 - slow bodies: a whole head, then a body a byte at a time;
 - oversized heads: 64 KiB of headers, again and again (431);
 - large bodies: 900 KB of nested brackets (parsed off the loop, 400) and 5 MB declared (413);
-- a listen flood: anonymous and authenticated callers opening far more streams than their share.
+- a listen flood: callers with and without made-up `Authorization` headers opening far more streams
+  than their share (the server verifies no token, so all of them are one peer and share one share).
 
 It prints the normal requests' p50/p99 alone and under attack, their 5xx count, what the
 attackers were answered, and the server's peak RSS; it exits 1 if a normal request failed, was

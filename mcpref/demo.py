@@ -15,16 +15,17 @@ origin is composed: what applies to every path of it belongs there.
 
 from __future__ import annotations
 
-from .catchall import ASGIApp, CatchAll, Receive, Scope, Send, plain_response
+from .catchall import ASGIApp, CatchAll, Message, Receive, Scope, Send, plain_response
 from .examples import extension_server, reference_server, tasks_server
 from .examples.guide_server import step7_cache_and_pages as guide_server
 from .examples.host import sandbox
 from .examples.reference_server import tides
 from .examples.secure_server import demo
 from .jsonrpc import INVALID_REQUEST, MCPError, encode, error_response
+from .origins import OriginPolicy
 from .server import Server
 
-__all__ = ["ENDPOINTS", "FACTORIES", "make_app", "meant_endpoint", "servers"]
+__all__ = ["ENDPOINTS", "FACTORIES", "ORIGINS", "SITE_ORIGIN", "make_app", "meant_endpoint", "servers"]
 
 #: How to build each MCP endpoint, by exact path.
 MCP_FACTORIES = {
@@ -39,8 +40,16 @@ MCP_FACTORIES = {
 #: What the docs harness builds afresh for each frame, by exact path: the MCP endpoints, and for
 #: the authorization demo's paths a whole new demo (authorization server, protected server, key).
 FACTORIES = {**MCP_FACTORIES, **dict.fromkeys(demo.FRAME_PATHS, demo.AuthDemo)}
+#: Where the site is published (mkdocs.yml's repo_url, on GitHub Pages; a test holds the two
+#: together). Its pages' Run controls call the reader's own `mcpref demo` on loopback, so the
+#: endpoints allow this origin besides loopback pages and those `MCP_ALLOWED_ORIGINS` lists.
+SITE_ORIGIN = "https://mcpref.github.io"
+#: Which browser origins the endpoints serve.
+ORIGINS = OriginPolicy([SITE_ORIGIN, *OriginPolicy.from_env().allowed])
 #: What this process serves: one long-lived instance per endpoint; being stateless, it does not care.
 ENDPOINTS = {path: factory() for path, factory in MCP_FACTORIES.items()}
+for _endpoint in ENDPOINTS.values():
+    _endpoint.origins = ORIGINS
 #: The authorization demo keeps what an authorization server must (codes, refresh tokens): one instance.
 AUTH_DEMO = demo.AuthDemo()
 
@@ -85,7 +94,45 @@ def make_app(fallback: ASGIApp | None = None) -> ASGIApp:
             return
         await rest(scope, receive, send)
 
-    return CatchAll(app)
+    return CatchAll(_readable_from_the_site(app))
+
+
+def _readable_from_the_site(app: ASGIApp) -> ASGIApp:
+    """What a page on another origin needs to show an endpoint's whole answer, on top of the
+    endpoints' own CORS (they name an allowed Origin in `Access-Control-Allow-Origin`):
+
+    - every response header readable (`Access-Control-Expose-Headers: *`), so the page's console
+      compares `Cache-Control`, `X-Accel-Buffering` and the rest with the documented frame;
+    - the Private Network Access answer: before an https page (the published site) may call a
+      loopback address, Chromium's preflight asks `Access-Control-Request-Private-Network: true`,
+      and goes on only if an allowed preflight says `Access-Control-Allow-Private-Network: true`.
+
+    Only on answers that already allow the request's origin: a refused origin learns nothing more.
+    """
+
+    async def with_site_cors(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not any(name == b"origin" for name, _ in scope["headers"]):
+            await app(scope, receive, send)
+            return
+        private_network = scope["method"] == "OPTIONS" and (
+            (b"access-control-request-private-network", b"true") in scope["headers"]
+        )
+
+        async def send_readable(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                names = {name.lower() for name, _ in headers}
+                if b"access-control-allow-origin" in names:
+                    if b"access-control-expose-headers" not in names:
+                        headers.append((b"access-control-expose-headers", b"*"))
+                    if private_network:
+                        headers.append((b"access-control-allow-private-network", b"true"))
+                    message = {**message, "headers": headers}
+            await send(message)
+
+        await app(scope, receive, send_readable)
+
+    return with_site_cors
 
 
 def meant_endpoint(path: str) -> str | None:

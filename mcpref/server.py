@@ -19,7 +19,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from . import telemetry
 from .caching import CACHEABLE_METHODS, CacheHints
@@ -86,6 +86,14 @@ Handler = Callable[[RequestContext], Awaitable[Any]]
 
 #: The one method a transport serves as a stream of its own rather than through a handler.
 LISTEN = "subscriptions/listen"
+
+
+class Service(Protocol):
+    """Something that runs beside the requests on the server's event loop (`Server.services`)."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
 
 
 @dataclass(slots=True)
@@ -174,6 +182,8 @@ class Server:
         #: Tells the other instances of a deployment about changes made here (`mcpref.relay`);
         #: None keeps notifications on this instance.
         self.relay: Relay | None = None
+        #: What else runs beside the requests, started and stopped with the relay (`mcpref.shares`).
+        self.services: list[Service] = []
         # A registry that changes while the server runs tells the clients listening for it.
         self.tools.on_change = lambda: self._registry_changed("tools")
         self.resources.on_change = lambda: self._registry_changed("resources")
@@ -642,13 +652,17 @@ class Server:
             self.subscriptions.publish(LIST_FLAGS[f"{change.list}ListChanged"][1])
 
     async def start(self) -> None:
-        """Start what runs beside the requests (the relay, if any): a transport calls it once,
+        """Start what runs beside the requests (the relay and the services, if any): a transport calls it once,
         on the event loop that will serve the requests (HTTP: the ASGI lifespan's startup)."""
         if self.relay is not None:
             await self.relay.start(self._relayed)
+        for service in self.services:
+            await service.start()
 
     async def stop(self) -> None:
         """Stop what `start` started."""
+        for service in self.services:
+            await service.stop()
         if self.relay is not None:
             await self.relay.stop()
 

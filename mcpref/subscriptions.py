@@ -17,6 +17,9 @@ listens again. It is bounded, since every open stream holds a connection and a q
 - `max_subscriptions` open streams in all, and `max_per_caller` for any one caller (a principal,
   or a peer address for anonymous callers), so one client cannot take every slot. Past either, a
   new listen is refused with 503 and `Retry-After`.
+- Instances sharing a database count a caller's slots together when `shared` is set (a
+  `mcpref.shares.Share`): the larger of this hub's count and the shared one is compared with
+  `max_per_caller`, so the hub's own count stays the floor.
 - A filter of at most `max_filter_uris` resource URIs and `max_filter_bytes` bytes of them; a
   larger one is -32602, and the error says which limit without echoing the filter back.
 """
@@ -25,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MCPError, RequestId, notification
 from .meta import SUBSCRIPTION_ID_KEY
@@ -116,6 +119,12 @@ class ListenStream:
 RETRY_AFTER_SECONDS = 5
 
 
+class SharedCount(Protocol):
+    """A count over every instance of a deployment (`mcpref.shares.Share`)."""
+
+    def live(self, caller: str | None = None) -> int: ...
+
+
 class SubscriptionHub:
     def __init__(
         self,
@@ -136,6 +145,8 @@ class SubscriptionHub:
         self._loop: asyncio.AbstractEventLoop | None = None
         #: Open subscriptions by caller, for the fair share.
         self._by_caller: dict[str, int] = {}
+        #: A caller's slots on every instance of a deployment (`mcpref.shares`), or None.
+        self.shared: SharedCount | None = None
 
     def __len__(self) -> int:
         return len(self._open)
@@ -168,7 +179,10 @@ class SubscriptionHub:
                 honoured["resourceSubscriptions"] = list(dict.fromkeys(uris))
         if len(self._open) >= self.max_subscriptions:
             raise _no_room(f"Too many open subscriptions (limit {self.max_subscriptions}); retry later")
-        if self._by_caller.get(caller, 0) >= self.max_per_caller:
+        held = self._by_caller.get(caller, 0)
+        if self.shared is not None:
+            held = max(held, self.shared.live(caller))
+        if held >= self.max_per_caller:
             raise _no_room(f"Too many open subscriptions for one caller (limit {self.max_per_caller}); retry later")
         subscription = ListenStream(subscription_id, honoured, self.queue_size)
         subscription.caller = caller
@@ -177,6 +191,10 @@ class SubscriptionHub:
         self._open.add(subscription)
         self._by_caller[caller] = self._by_caller.get(caller, 0) + 1
         return subscription
+
+    def counts(self) -> dict[str, int]:
+        """Open subscriptions by caller, on this hub."""
+        return dict(self._by_caller)
 
     def _check_filter_size(self, uris: list[str]) -> None:
         if len(uris) > self.max_filter_uris:

@@ -1,12 +1,13 @@
 """OpenTelemetry for MCP: trace context in `_meta`, and a span and a duration per message.
 
 2026-07-28 reserves three `_meta` keys for W3C trace context, `traceparent`, `tracestate` and
-`baggage` (basic/index.mdx §`_meta`, SEP-414), and OpenTelemetry's semantic conventions for MCP
-say what to record: span names (`{mcp.method.name} {target}`), attributes (`mcp.method.name`,
-`jsonrpc.request.id`, `gen_ai.tool.name`, `error.type`...), and the histograms
-`mcp.client.operation.duration` and `mcp.server.operation.duration`.
+`baggage` ([`basic/index.mdx` §_meta][meta], from [SEP-414][sep]), and OpenTelemetry's
+[semantic conventions for MCP][semconv] say what to record: span names (`{mcp.method.name}
+{target}`), attributes (`mcp.method.name`, `jsonrpc.request.id`, `gen_ai.tool.name`,
+`error.type`...), and the histograms `mcp.client.operation.duration` and
+`mcp.server.operation.duration`.
 
-Everything here is on the OpenTelemetry *API* (the `otel` extra, `pip install mcpref[otel]`),
+Everything here is on the OpenTelemetry *API* (the `otel` extra, `pip install "./mcpref[otel]"` from a clone),
 which records nothing until the application installs an SDK; mcpref has no tracer of its own.
 mcpref imports it only once the application has (`active`): until then, and always without the
 extra, nothing is imported, every hook is a no-op, and the wire is unchanged.
@@ -31,6 +32,10 @@ The hooks, each one line where a message is sent or dispatched:
 `trace_id(meta)` is what the frame log shows. The trace context is read with OpenTelemetry's
 W3C propagators, not the process's configured ones: the spec reserves exactly these three keys,
 and a B3 or Jaeger propagator would write others into `_meta`.
+
+[meta]: https://modelcontextprotocol.io/specification/2026-07-28/basic#meta
+[sep]: https://github.com/modelcontextprotocol/modelcontextprotocol/pull/414
+[semconv]: https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ Link: Any = None
 SpanKind: Any = None
 StatusCode: Any = None
 _PROPAGATOR: Any = None
+_TRACE_ONLY: Any = None
 _tracer: Any = None
 _client_duration: Any = None
 _server_duration: Any = None
@@ -133,13 +139,13 @@ def instrument(tracer_provider: Any = None, meter_provider: Any = None) -> None:
     Most applications never call this: `trace.set_tracer_provider` is enough. It is for a process
     that must keep mcpref's telemetry apart, such as a test suite."""
     if not _load():
-        raise RuntimeError("mcpref.telemetry needs the otel extra: pip install 'mcpref[otel]'")
+        raise RuntimeError('mcpref.telemetry needs the otel extra: pip install "./mcpref[otel]" from a clone')
     _use(tracer_provider, meter_provider)
 
 
 def _load() -> bool:
     """Import OpenTelemetry's API and make the tracer and the histograms; False without the extra."""
-    global trace, metrics, otel_context, Link, SpanKind, StatusCode, _PROPAGATOR, loaded
+    global trace, metrics, otel_context, Link, SpanKind, StatusCode, _PROPAGATOR, _TRACE_ONLY, loaded
     if loaded:
         return True
     try:
@@ -151,7 +157,8 @@ def _load() -> bool:
         from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
     except ImportError:  # the `otel` extra is not installed: every hook does nothing
         return False
-    _PROPAGATOR = CompositePropagator([TraceContextTextMapPropagator(), W3CBaggagePropagator()])
+    _TRACE_ONLY = TraceContextTextMapPropagator()
+    _PROPAGATOR = CompositePropagator([_TRACE_ONLY, W3CBaggagePropagator()])
     _use(None, None)
     loaded = True
     return True
@@ -237,6 +244,30 @@ def running_task(ctx: Any) -> _Nothing | _Internal:
         return _Internal("task tools/call", attributes)
     attributes.update({"gen_ai.tool.name": tool, "gen_ai.operation.name": "execute_tool"})
     return _Internal(f"task tools/call {tool}", attributes)
+
+
+def carrier() -> dict[str, str] | None:
+    """The current trace context as `_meta` keys (`traceparent`, `tracestate`, not baggage, which
+    may carry user data), for a record that outlives its request: a task. None when not in use."""
+    if not loaded:
+        return None
+    found: dict[str, str] = {}
+    _TRACE_ONLY.inject(found)
+    return found or None
+
+
+def link(stored: Mapping[str, Any] | None) -> None:
+    """Link the request being served to the trace a stored record (a task) was made in: a task
+    keeps its trace on whichever instance, and in whichever trace, it is asked about later."""
+    if not loaded or not stored:
+        return
+    serving_now = _serving.get()
+    carrier = _carrier(dict(stored))
+    if serving_now is None or carrier is None:
+        return
+    origin = trace.get_current_span(_TRACE_ONLY.extract(carrier)).get_span_context()
+    if origin.is_valid and origin.trace_id != serving_now.span.get_span_context().trace_id:
+        serving_now.span.add_link(origin, {"mcpref.link": "task origin"})
 
 
 def span(name: str, attributes: Mapping[str, Any] | None = None) -> _Nothing | _Internal:

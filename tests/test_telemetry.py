@@ -394,6 +394,32 @@ async def test_a_task_on_another_instance_answers_in_the_callers_trace(otel: Rec
     assert created["taskId"] not in json.dumps([_everything(span) for span in otel.spans])
 
 
+async def test_a_task_asked_about_later_in_another_trace_links_to_the_one_that_made_it(
+    otel: Recorded, tmp_path: Path
+) -> None:
+    """The client that made the task is gone; another, in another trace, polls another instance
+    for it by id: the polls are in the new trace, each linked to the trace that made the task."""
+    path = str(tmp_path / "tasks.sqlite3")
+    with otel.tracer.start_as_current_span("made") as made:
+        async with client_for(StreamableHTTP(build_server(SQLiteTaskStore(path))), tasks=True) as maker:
+            created = await maker.start_tool("report")
+    with otel.tracer.start_as_current_span("asked later") as later:
+        async with client_for(StreamableHTTP(build_server(SQLiteTaskStore(path))), tasks=True) as poller:
+            result = await poller.wait_for_task(created["taskId"])
+    assert result["content"][0]["text"] == "reported"
+    polls = otel.named("tasks/get", SpanKind.SERVER)
+    assert polls
+    # (In-process, the client's span is also the ambient context, linked as a transport's would be.)
+    origins = [
+        [link for link in poll.links if (link.attributes or {}).get("mcpref.link") == "task origin"] for poll in polls
+    ]
+    for poll, links in zip(polls, origins, strict=True):
+        assert poll.context.trace_id == later.get_span_context().trace_id
+        assert [link.context.trace_id for link in links] == [made.get_span_context().trace_id]
+    call = otel.one("tools/call report", SpanKind.SERVER)
+    assert {link.context.span_id for links in origins for link in links} == {call.context.span_id}
+
+
 async def test_server_notifications_carry_the_server_span_back(otel: Recorded) -> None:
     progress: list[dict[str, Any]] = []
     async with client_for(StreamableHTTP(build_server()), on_progress=progress.append) as client:

@@ -1,12 +1,16 @@
 /* The try-it console: a Run control under every executed request frame.
  *
- * Served by ./scripts/serve, the pages and the MCP endpoints share one origin, so the request a
- * frame shows can be sent as written (edited first if the reader likes) and the real response
- * shown beside the documented one: status, headers, body, SSE events as they arrive, with the
- * lines that differ highlighted. Placeholders in the documented response (`<<iso-datetime>>`)
- * match any value; a named one (`<<sealed-state:report_state>>`) keeps the real value, and a later
- * request's `{{report_state}}` is filled in with it, as the docs harness does (see
- * docs/contributing.md). On a static copy of the site it says how to start the server.
+ * Run sends the request a frame shows (edited first if the reader likes) to a reference server and
+ * shows the real response beside the documented one: status, headers, body, SSE events as they
+ * arrive, with the lines that differ highlighted. Placeholders in the documented response
+ * (`<<iso-datetime>>`) match any value; a named one (`<<sealed-state:report_state>>`) keeps the
+ * real value, and a later request's `{{report_state}}` is filled in with it, as the docs harness
+ * does (see docs/contributing.md).
+ *
+ * Which server: the site's own origin when it serves the endpoints too (`./scripts/serve`, at any
+ * base path), else the reader's local one (`mcpref demo`, http://127.0.0.1:8000/ unless the reader
+ * named another), which allows the published site's origin (mcpref.demo). Before any click, each
+ * console says which one answers, or, when none does, the one command that starts it.
  */
 (function () {
   "use strict";
@@ -14,9 +18,77 @@
   const REQUEST_LINE = /^(GET|POST|PUT|PATCH|DELETE|OPTIONS|HEAD) (\S+) HTTP\/1\.1$/;
   const PLACEHOLDER = /<<([a-z0-9-]+)(?::([A-Za-z_][\w-]*))?>>/g;
   const captured = {}; // {{name}} -> the real value a named placeholder matched
-  const SERVE_HINT =
-    "The Run button needs the reference server on this page's origin. From a clone of the " +
-    "repository run ./scripts/serve and open http://127.0.0.1:8000/ (it serves these pages and /mcp).";
+  const LOCAL_KEY = "mcpref.localServer";
+  const DEFAULT_LOCAL = "http://127.0.0.1:8000/";
+  const START_HINT =
+    'No reference server answers. Start one on your machine: pip install "mcpref[demo]" then ' +
+    "mcpref demo (from a clone: ./scripts/serve), and reload this page.";
+
+  /* ------------------------------------------------------------ the server */
+
+  // The site's root, as Material knows it (its base, relative to this page): same-origin requests
+  // go under it, so a site served under a sub-path calls that sub-path's endpoints.
+  const siteRoot = (() => {
+    try {
+      return new URL(JSON.parse(document.getElementById("__config").textContent).base + "/", location.href);
+    } catch {
+      return new URL("/", location.href);
+    }
+  })();
+  const localRoot = () => {
+    try {
+      return new URL(localStorage.getItem(LOCAL_KEY) || DEFAULT_LOCAL);
+    } catch {
+      return new URL(DEFAULT_LOCAL);
+    }
+  };
+  const resolve = (target, root) => new URL(target.replace(/^\//, ""), root);
+
+  // Does a reference server answer at `root`? One server/discover, as a client sends it.
+  async function answers(root) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 4000);
+    try {
+      const response = await fetch(resolve("/mcp", root), {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          "MCP-Protocol-Version": "2026-07-28",
+          "Mcp-Method": "server/discover",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0", id: "mcpref-site-probe", method: "server/discover",
+          params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+        }),
+        cache: "no-store",
+        signal: controller.signal,
+      });
+      return /application\/json/.test(response.headers.get("content-type") || "") && "result" in (await response.json());
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // Where Run sends: {kind: "site" | "local" | "none", root}. Asked once, shared by every console.
+  let server = null;
+  function findServer() {
+    if (!server) {
+      server = (async () => {
+        if (location.protocol !== "file:" && (await answers(siteRoot))) return { kind: "site", root: siteRoot };
+        const local = localRoot();
+        if (local.origin !== siteRoot.origin && (await answers(local))) return { kind: "local", root: local };
+        return { kind: "none", root: local };
+      })();
+    }
+    return server;
+  }
+  const serverLine = (found) =>
+    found.kind === "site" ? `Run sends to this site's reference server (${found.root.href}).`
+    : found.kind === "local" ? `Run sends to your local reference server at ${found.root.href}.`
+    : `${START_HINT} (Looked at ${found.root.href}.)`;
 
   const el = (tag, props = {}, ...children) => {
     const node = Object.assign(document.createElement(tag), props);
@@ -172,6 +244,8 @@
     editor.setAttribute("aria-label", "The request to send");
     const status = el("p", { className: "mcpref-tryit__status" });
     status.setAttribute("role", "status");
+    const where = el("p", { className: "mcpref-tryit__server", textContent: "Looking for a reference server …" });
+    const other = el("button", { type: "button", className: "mcpref-tryit__other", textContent: "Use another address", hidden: true });
     const docPre = el("pre", { className: "mcpref-tryit__documented" });
     const realPre = el("pre", { className: "mcpref-tryit__real" });
     const columns = el(
@@ -183,13 +257,26 @@
     const panel = el(
       "div",
       { className: "mcpref-tryit" },
-      el("div", { className: "mcpref-tryit__bar" }, run, edit, stop),
+      el("div", { className: "mcpref-tryit__bar" }, run, edit, stop, other),
+      where,
       editor,
       status,
       columns,
     );
     panel.dataset.state = "idle";
+    panel.dataset.server = "checking";
     requestBlock.after(panel);
+    findServer().then((found) => {
+      panel.dataset.server = found.kind;
+      where.textContent = serverLine(found);
+      other.hidden = found.kind === "site";
+    });
+    other.addEventListener("click", () => {
+      const chosen = prompt("The address of your reference server (mcpref demo --port N):", localRoot().href);
+      if (!chosen) return;
+      localStorage.setItem(LOCAL_KEY, new URL(chosen).href);
+      location.reload();
+    });
 
     edit.addEventListener("click", () => {
       editor.hidden = !editor.hidden;
@@ -238,7 +325,7 @@
     }
 
     run.addEventListener("click", async () => {
-      if (location.protocol === "file:") return finish("no-server", SERVE_HINT);
+      const found = await findServer();
       const { filled, missing } = fillCaptured(editor.value);
       if (missing.length) {
         return finish(
@@ -253,6 +340,10 @@
       } catch (error) {
         return finish("error", String(error.message || error));
       }
+      const url = resolve(request.target, found.root);
+      if (found.kind === "none") {
+        return finish("no-server", `Run would send ${request.method} ${request.target} to ${url.href}; nothing answers there. ${START_HINT}`);
+      }
       run.disabled = true;
       panel.dataset.state = "sending";
       panel.dataset.differences = "";
@@ -260,7 +351,7 @@
       controller = new AbortController();
       const real = { status: 0, statusText: "", headers: new Headers(), body: "" };
       try {
-        const response = await fetch(new URL(request.target, location.origin), {
+        const response = await fetch(url, {
           method: request.method,
           headers: request.headers,
           body: ["GET", "HEAD"].includes(request.method) ? undefined : request.body,
@@ -271,7 +362,7 @@
         const contentType = response.headers.get("content-type") || "";
         const mcp = /application\/json|text\/event-stream/.test(contentType);
         if (!mcp && (response.status >= 400 || /text\/html/.test(contentType))) {
-          return finish("no-server", `${SERVE_HINT} (This copy answered ${response.status}.)`);
+          return finish("no-server", `${url.href} answered ${response.status}, not as a reference server does. ${START_HINT}`);
         }
         Object.assign(real, { status: response.status, statusText: response.statusText, headers: response.headers });
         if (/text\/event-stream/.test(contentType) && response.body) {
@@ -296,7 +387,7 @@
           const differences = show(real);
           return finish("done", `Stopped. ${differences ? `${differences} line(s) differ (highlighted).` : "What arrived matches."}`, differences);
         }
-        finish("no-server", `${SERVE_HINT} (${error.message || error})`);
+        finish("no-server", `Nothing answered at ${url.href} (${error.message || error}). ${START_HINT}`);
       }
     });
   }

@@ -263,6 +263,7 @@ class TasksExtension(Extension):
             client_capabilities=ctx.client_capabilities,
             owner=self.instance,
             lease_until=now + self.lease_seconds,
+            trace_context=telemetry.carrier(),
         )
         await self._store_call("create", record)  # durable before the CreateTaskResult leaves
         return record
@@ -471,6 +472,7 @@ class TasksExtension(Extension):
         record: TaskRecord | None = await self._store_call("get", task_id)
         if record is None or record.principal != ctx.principal:
             raise MCPError(INVALID_PARAMS, "Failed to retrieve task: Task not found")
+        telemetry.link(record.trace_context)  # this request's span, to the trace that made the task
         if record.expired():
             await self._store_call("purge", time.time())
             raise MCPError(INVALID_PARAMS, "Failed to retrieve task: Task has expired")

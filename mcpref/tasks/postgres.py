@@ -25,7 +25,7 @@ from typing import Any
 
 import psycopg
 
-from .store import SCHEMA, SQLTaskStore
+from .store import ADDED_COLUMNS, SCHEMA, SQLTaskStore
 
 __all__ = ["PostgresTaskStore"]
 
@@ -44,6 +44,8 @@ class PostgresTaskStore(SQLTaskStore):
             cursor.execute("SELECT pg_advisory_xact_lock(2663)")
             for statement in filter(str.strip, SCHEMA.split(";")):
                 cursor.execute(statement)
+            for name, kind in ADDED_COLUMNS.items():
+                cursor.execute(f"ALTER TABLE mcp_tasks ADD COLUMN IF NOT EXISTS {name} {kind}")
 
     def _connect(self) -> psycopg.Connection[Any]:
         return psycopg.connect(self.dsn, autocommit=True, connect_timeout=10)

@@ -8,9 +8,9 @@ verified principal, or the peer) and in all; past either, starting one more is r
 listen slot past its bound: -32603, HTTP 503, `Retry-After`.
 
 It counts the tasks this process runs. Instances sharing a store each run their own, so each
-bounds its own; a count over all of them (a query on a shared PostgreSQL store, issue 28) plugs
-in as `shared`, and the larger of the two counts is the one compared with the limit: the
-process's own count is the floor, whatever the shared one says.
+bounds its own; a count over all of them (`mcpref.shares.PostgresShares`) plugs in as `shared`,
+and the larger of the two counts is the one compared with the limit: the process's own count is
+the floor, whatever the shared one says.
 """
 
 from __future__ import annotations
@@ -27,7 +27,11 @@ RETRY_AFTER_SECONDS = 5
 
 
 class SharedTaskCount(Protocol):
-    """Live tasks counted over every instance sharing a store (issue 28 provides one)."""
+    """Live tasks counted over every instance sharing a store (issue 28 provides one).
+
+    `admit` calls it on the event loop, twice per task created: an implementation answers from
+    a count it keeps (refreshed in the background, or by its own instance's admissions), never
+    with a database round trip per call."""
 
     def live_tasks(self, caller: str | None) -> int:
         """Live tasks of `caller`, or of every caller when None, on every instance."""
@@ -55,6 +59,10 @@ class TaskQuota:
         count if that is larger."""
         local = len(self._callers) if caller is None else self._by_caller.get(caller, 0)
         return max(local, self.shared.live_tasks(caller)) if self.shared is not None else local
+
+    def counts(self) -> dict[str, int]:
+        """Live tasks of this process by caller (what `mcpref.shares` publishes)."""
+        return dict(self._by_caller)
 
     def admit(self, caller: str, task_id: str) -> None:
         """Count `task_id` against `caller`'s share, or raise (-32603, 503) if there is no room."""

@@ -72,6 +72,9 @@ class TaskRecord:
     #: The instance running the work, and when it last said it still is (epoch seconds).
     owner: str | None = None
     lease_until: float = 0.0
+    #: The W3C trace context (`traceparent`, `tracestate`) of the request that created the task, so
+    #: every instance that serves it later links its spans to that trace; None without telemetry.
+    trace_context: dict[str, str] | None = None
 
     @property
     def outstanding(self) -> dict[str, Any]:

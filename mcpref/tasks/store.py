@@ -35,7 +35,8 @@ from .record import ACTIVE, INPUT_REQUIRED, WORKING, TaskRecord, allowed_from
 
 COLUMNS = (
     "task_id, principal, status, status_message, created_at, updated_at, ttl_ms, poll_interval_ms, "
-    "client_capabilities, input_requests, input_responses, result, error, cancel_requested, owner, lease_until"
+    "client_capabilities, input_requests, input_responses, result, error, cancel_requested, owner, lease_until, "
+    "trace_context"
 )
 
 SCHEMA = """
@@ -56,10 +57,13 @@ CREATE TABLE IF NOT EXISTS mcp_tasks (
     error TEXT,
     cancel_requested INTEGER NOT NULL DEFAULT 0,
     owner TEXT,
-    lease_until DOUBLE PRECISION NOT NULL DEFAULT 0
+    lease_until DOUBLE PRECISION NOT NULL DEFAULT 0,
+    trace_context TEXT
 );
 CREATE INDEX IF NOT EXISTS mcp_tasks_expires_at ON mcp_tasks (expires_at);
 """
+#: Columns added since the first schema, with their type: a store opened on an older table adds them.
+ADDED_COLUMNS = {"trace_context": "TEXT"}
 
 
 class TaskStore(Protocol):
@@ -118,7 +122,7 @@ class SQLTaskStore:
         expires = None if record.ttl_ms is None else record.created_at + record.ttl_ms / 1000
         with self._transaction() as cursor:
             cursor.execute(
-                self._sql(f"INSERT INTO mcp_tasks ({COLUMNS}, expires_at) VALUES ({', '.join('?' * 17)})"),
+                self._sql(f"INSERT INTO mcp_tasks ({COLUMNS}, expires_at) VALUES ({', '.join('?' * 18)})"),
                 (*_row_of(record), expires),
             )
 
@@ -239,6 +243,10 @@ class SQLiteTaskStore(SQLTaskStore):
         if self.path != ":memory:":
             self._connection.execute("PRAGMA journal_mode=WAL")
         self._connection.executescript(SCHEMA)
+        present = {row[1] for row in self._connection.execute("PRAGMA table_info(mcp_tasks)")}
+        for name, kind in ADDED_COLUMNS.items():
+            if name not in present:
+                self._connection.execute(f"ALTER TABLE mcp_tasks ADD COLUMN {name} {kind}")
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Cursor]:
@@ -260,7 +268,9 @@ class SQLiteTaskStore(SQLTaskStore):
 #: Task ids per `states` query: well under SQLite's smallest limit on parameters (999).
 _IDS_PER_QUERY = 500
 
-_JSON_FIELDS = frozenset({"client_capabilities", "input_requests", "input_responses", "result", "error"})
+_JSON_FIELDS = frozenset(
+    {"client_capabilities", "input_requests", "input_responses", "result", "error", "trace_context"}
+)
 
 
 def _assignments(fields: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:

@@ -4,14 +4,11 @@ and shows the real response beside the documented one (issue 15)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from starlette.staticfiles import StaticFiles
 
 from tests.browser.conftest import VIEWPORTS, goto, open_context
-from tests.conftest import running
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +50,7 @@ def test_every_executed_request_frame_has_a_run_control(trace: Any) -> None:
             return [requests.length, requests.filter(b => b.nextElementSibling?.matches('.mcpref-tryit')).length];
         }"""
     )
-    assert counts[0] > 10 and counts[0] == counts[1], counts
+    assert counts[0] > 5 and counts[0] == counts[1], counts
 
 
 def test_run_a_json_frame(trace: Any) -> None:
@@ -73,8 +70,12 @@ def test_run_an_sse_frame_shows_each_event(trace: Any) -> None:
     assert int(panel.get_attribute("data-events")) >= 3
 
 
-def test_run_an_error_frame(trace: Any) -> None:
-    shown = run(console_under(trace, "Mcp-Name: get_forecast", '"name": "convert_temperature"'))
+def test_run_an_error_frame(trace: Any, site_url: str) -> None:
+    errors = trace.context.new_page()  # the trace's errors are on a page of their own
+    errors.set_default_timeout(15_000)
+    goto(errors, site_url + "/internals/trace-errors/")
+    shown = run(console_under(errors, "Mcp-Name: get_forecast", '"name": "convert_temperature"'))
+    errors.close()
     assert shown["state"] == "done" and shown["differences"] == "0", shown
     assert shown["real"].startswith("HTTP/1.1 400 Bad Request")
     assert '"code": -32020' in shown["real"]
@@ -99,18 +100,6 @@ def test_an_edited_request_shows_where_the_answer_differs(trace: Any) -> None:
     shown = run(panel)
     assert shown["state"] == "done" and int(shown["differences"]) == 2, shown  # the id line, both sides
     assert panel.locator(".mcpref-tryit__real .mcpref-tryit__diff").first.inner_text().strip() == '"id": 77,'
-
-
-def test_on_a_static_copy_run_says_how_to_start_the_server(browser: Any, built_site: Path) -> None:
-    with running(StaticFiles(directory=built_site, html=True)) as static_url:
-        context = open_context(browser, static_url, "desktop", "light")
-        page = context.new_page()
-        page.set_default_timeout(15_000)
-        goto(page, static_url + "/internals/message-trace/")
-        shown = run(console_under(page, "Mcp-Param-City: Lisbon"))
-        context.close()
-    assert shown["state"] == "no-server", shown
-    assert "./scripts/serve" in shown["status"]
 
 
 def test_the_editor_is_hidden_on_load_and_edit_request_toggles_it(trace: Any) -> None:

@@ -7,7 +7,9 @@ instance to instance, the official conformance suite passes, and the official Py
 and ours (`mcpref.client.Client`: lists, calls, MRTR rounds, a listen stream) run their scenarios.
 Directly on the instances: a change made on one reaches the listen streams held by the others
 (`PostgresRelay`), a relay that lost its database tells its streams to read everything again,
-and an instance killed mid-run leaves the others answering and its tasks reported failed.
+an instance killed mid-run leaves the others answering and its tasks reported failed, and a
+caller's listen slots and live tasks are counted over all the instances (`mcpref.shares`), a
+killed instance's share expiring with its lease.
 """
 
 from __future__ import annotations
@@ -196,10 +198,108 @@ def test_our_client_lists_calls_answers_and_listens_through_the_balancer(deploym
     assert served[-1][0] == "tools/call" and served[-1][1] != listened, served  # the change crossed
 
 
+async def refused_within(attempt: Any, tries: int = 25) -> str:
+    """Try `attempt()` until it is refused for a fair share, as the instances' shared counts
+    catch up (each refreshes every half second; 0.2 s between tries); the refusal's message."""
+    for _ in range(tries):
+        try:
+            await attempt()
+        except InternalError as refusal:
+            return str(refusal)
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"never refused in {tries} tries: the share is counted per instance")
+
+
+def test_a_callers_listen_slots_are_counted_over_every_instance(deployment: Deployment) -> None:
+    """32 streams per caller (every anonymous caller behind the balancer is HAProxy's address):
+    about 11 on each instance, so only a count over all three can refuse the 33rd."""
+
+    async def scenario() -> tuple[str, set[str]]:
+        served: list[str] = []
+
+        async def note(response: httpx.Response) -> None:
+            if response.request.headers.get("mcp-method") == "subscriptions/listen" and response.status_code == 200:
+                served.append(response.headers["x-mcpref-instance"])
+
+        async with (
+            httpx.AsyncClient(timeout=10, event_hooks={"response": [note]}) as http,
+            Client(deployment.url, http=http) as client,
+        ):
+            held = [client.listen(tools_list_changed=True, max_reconnects=0) for _ in range(32)]
+            for subscription in held:
+                await subscription.start()
+            spread = set(served)
+            assert max(served.count(name) for name in spread) < 32, served
+
+            async def one_more() -> None:
+                extra = client.listen(tools_list_changed=True, max_reconnects=0)
+                await extra.start()
+                await extra.aclose()  # admitted: the others' counts had not arrived yet
+
+            refusal = await refused_within(one_more)
+            for subscription in held:
+                await subscription.aclose()
+            # Closed through the balancer, the slots are free again at once (the others' counts
+            # within a refresh), not when each instance next writes a keep-alive, 15 s on.
+            again: list[Any] = []
+            for _ in range(30):
+                while len(again) < 32:
+                    subscription = client.listen(tools_list_changed=True, max_reconnects=0)
+                    try:
+                        await subscription.start()
+                    except InternalError:
+                        break
+                    again.append(subscription)
+                if len(again) == 32:
+                    break
+                await asyncio.sleep(0.1)
+            for subscription in again:
+                await subscription.aclose()
+            assert len(again) == 32, f"only {len(again)} slots free again 3 s after closing 32"
+            return refusal, spread
+
+    refusal, spread = asyncio.run(scenario())
+    assert spread == {"one", "two", "three"}
+    assert "Too many open subscriptions for one caller (limit 32)" in refusal
+
+
+def test_a_callers_live_tasks_are_counted_over_every_instance(deployment: Deployment) -> None:
+    """16 live tasks per caller: started round-robin, each instance runs at most 9 even with the
+    tries that get through, so only a count over all three can refuse one."""
+    served: list[str] = []
+
+    async def note(response: httpx.Response) -> None:
+        if response.request.headers.get("mcp-name") == "slow_compute" and response.status_code == 200:
+            served.append(response.headers["x-mcpref-instance"])
+
+    async def scenario() -> str:
+        async with (
+            httpx.AsyncClient(timeout=10, event_hooks={"response": [note]}) as http,
+            Client(deployment.url, http=http, tasks=True) as client,
+        ):
+            started = [(await client.start_tool("slow_compute", {"seconds": 60}))["taskId"] for _ in range(16)]
+
+            async def one_more() -> None:
+                started.append((await client.start_tool("slow_compute", {"seconds": 60}))["taskId"])
+
+            try:
+                return await refused_within(one_more, tries=10)
+            finally:  # and gone, so that they count against nobody in the tests after this one
+                for task_id in started:
+                    await client.cancel_task(task_id)
+                ended = await asyncio.gather(*map(client.wait_for_task, started), return_exceptions=True)
+                assert all(isinstance(end, TaskCancelled) for end in ended), ended
+
+    assert "Too many tasks running for one caller (limit 16)" in asyncio.run(scenario())
+    assert max(served.count(name) for name in set(served)) < 16, served
+
+
 def test_a_killed_instance_leaves_the_others_answering_and_its_tasks_reported_failed(postgres_dsn: str) -> None:
     needs_haproxy()
     lease = 3.0
-    with balanced(postgres_dsn, state_key="a deployment that loses one", task_lease=lease) as deployment:
+    with balanced(
+        postgres_dsn, state_key="a deployment that loses one", task_lease=lease, share_lease=2.0
+    ) as deployment:
         victim = deployment.instances["two"]
 
         async def start() -> str:
@@ -207,9 +307,43 @@ def test_a_killed_instance_leaves_the_others_answering_and_its_tasks_reported_fa
                 return str((await client.start_tool("slow_compute", {"seconds": 60}))["taskId"])
 
         task_id = asyncio.run(start())
-        victim.proc.send_signal(signal.SIGKILL)
-        victim.proc.wait(timeout=10)
-        killed = time.monotonic()
+
+        async def slots_and_kill() -> tuple[str, float]:
+            """The victim holds all 32 of the caller's listen slots, so instance one refuses a 33rd;
+            once the victim is killed, they are free again when its shares' lease (2 s here) runs
+            out, not before."""
+            # From 127.0.0.2: a caller of its own, whatever the module's other tests left open.
+            async with (
+                httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(local_address="127.0.0.2")) as http,
+                Client(victim.url, http=http) as on_victim,
+                Client(deployment.instances["one"].url, http=http) as elsewhere,
+            ):
+                held = [on_victim.listen(tools_list_changed=True, max_reconnects=0) for _ in range(32)]
+                for subscription in held:
+                    await subscription.start()
+
+                async def one_more() -> None:
+                    extra = elsewhere.listen(tools_list_changed=True, max_reconnects=0)
+                    await extra.start()
+                    await extra.aclose()
+
+                refusal = await refused_within(one_more)
+                victim.proc.send_signal(signal.SIGKILL)
+                victim.proc.wait(timeout=10)
+                killed = time.monotonic()
+                for _ in range(60):
+                    try:
+                        await one_more()
+                        break
+                    except InternalError:
+                        await asyncio.sleep(0.2)
+                else:
+                    raise AssertionError("a killed instance's listen slots still count after 12 s")
+                assert time.monotonic() - killed > 1, "freed before the lease ran out"
+                return refusal, killed
+
+        refusal, killed = asyncio.run(slots_and_kill())
+        assert "Too many open subscriptions for one caller (limit 32)" in refusal
         with httpx.Client(timeout=10) as http:
             answers = [post(http, deployment.url, "tools/list", {}) for _ in range(6)]
         assert [answer.status_code for answer in answers] == [200] * 6

@@ -27,6 +27,7 @@ import mcpref.extensions
 import mcpref.relay
 import mcpref.run
 import mcpref.sealing
+import mcpref.shares
 import mcpref.tasks
 import mcpref.telemetry
 from tests.conftest import running
@@ -38,6 +39,7 @@ MODULES = (
     mcpref.extensions,
     mcpref.tasks,
     mcpref.relay,
+    mcpref.shares,
     mcpref.apps,
     mcpref.sealing,
     mcpref.run,

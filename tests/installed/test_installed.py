@@ -260,6 +260,7 @@ def test_every_pip_install_of_mcpref_shows_the_path_form() -> None:
     texts = [
         ROOT / "README.md",
         ROOT / "CONTRIBUTING.md",
+        ROOT / "deploy" / "run",
         *(ROOT / "docs").rglob("*.md"),
         *(ROOT / "mcpref").rglob("*.py"),
     ]

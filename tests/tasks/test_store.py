@@ -202,3 +202,30 @@ def test_states_reads_many_tasks_at_once_and_leaves_out_the_missing(store: TaskS
         (INPUT_REQUIRED, False),
     ]
     assert states["t2"][2] == store.get("t2").updated_at
+
+
+def test_a_task_keeps_the_trace_context_it_was_made_in(store: TaskStore) -> None:
+    """So any instance asked about it later can link to that trace (mcpref.telemetry.link)."""
+    context = {"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "tracestate": "a=b"}
+    store.create(dataclasses.replace(record(), trace_context=context))
+    found = store.get("t1")
+    assert found is not None and found.trace_context == context
+
+
+def test_a_table_made_before_trace_context_gets_the_column(tmp_path: Path) -> None:
+    """A store opened on a database an older mcpref made adds what is missing and keeps its tasks."""
+    path = tmp_path / "old.sqlite3"
+    old = SQLiteTaskStore(path)
+    old.create(record("kept"))
+    old.close()
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("ALTER TABLE mcp_tasks DROP COLUMN trace_context")
+        connection.commit()
+    store = SQLiteTaskStore(path)
+    try:
+        kept = store.get("kept")
+        assert kept is not None and kept.trace_context is None
+        store.create(dataclasses.replace(record("new"), trace_context={"traceparent": "x"}))
+        assert store.get("new").trace_context == {"traceparent": "x"}  # type: ignore[union-attr]
+    finally:
+        store.close()

@@ -8,8 +8,13 @@ Every instance runs this same app with the same two settings:
   hears of a change made on any other.
 - `MCP_STATE_KEY`: the key that seals `requestState` and handles, so a multi-round-trip request
   may go on at any instance.
+- Fair shares counted together (`PostgresShares`, in the same database): a caller's listen slots
+  and live tasks are bounded over all the instances, not per instance, each instance's own count
+  staying the floor.
 - `MCPREF_TASK_LEASE_SECONDS` (optional): how long a task's instance may go silent before the
   others report the task failed (the tasks extension's default if unset).
+- `MCPREF_SHARE_LEASE_SECONDS` (optional): how long a killed instance's listen slots and tasks
+  still count against their callers (`PostgresShares`' default, 5 s, if unset).
 
 `GET /healthz` is the balancer's health check: 200 while the process serves, its body saying
 whether the relay is listening (a relay that reconnects keeps the instance in service: requests
@@ -28,7 +33,8 @@ from typing import Any
 from mcpref import StreamableHTTP
 from mcpref.examples.everything_server import build_server
 from mcpref.relay import PostgresRelay
-from mcpref.tasks import TasksExtension
+from mcpref.shares import PostgresShares
+from mcpref.tasks import TaskQuota, TasksExtension
 from mcpref.tasks.postgres import PostgresTaskStore
 
 # ASGI's three arguments, as in every ASGI app.
@@ -40,9 +46,14 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 class Instance:
     """The MCP endpoint at `/mcp` and the health check at `/healthz`."""
 
-    def __init__(self, dsn: str, task_lease: float | None = None) -> None:
+    def __init__(self, dsn: str, task_lease: float | None = None, share_lease: float | None = None) -> None:
         lease = {} if task_lease is None else {"lease_seconds": task_lease}
-        server = build_server(TasksExtension(PostgresTaskStore(dsn), **lease))
+        shares = PostgresShares(dsn) if share_lease is None else PostgresShares(dsn, lease_seconds=share_lease)
+        quota = TaskQuota()
+        quota.shared = shares.track("tasks", quota.counts)
+        server = build_server(TasksExtension(PostgresTaskStore(dsn), quota=quota, **lease))
+        server.subscriptions.shared = shares.track("listen", server.subscriptions.counts)
+        server.services.append(shares)
         self.relay = PostgresRelay(dsn, channel=f"mcpref:{server.info['name']}")
         server.relay = self.relay
         self.endpoint = StreamableHTTP(server)
@@ -65,7 +76,8 @@ def create_app() -> Instance:
     if not dsn:
         raise RuntimeError("set MCPREF_DATABASE_URL to the PostgreSQL database the instances share")
     lease = os.environ.get("MCPREF_TASK_LEASE_SECONDS")
-    return Instance(dsn, float(lease) if lease else None)
+    shares = os.environ.get("MCPREF_SHARE_LEASE_SECONDS")
+    return Instance(dsn, float(lease) if lease else None, float(shares) if shares else None)
 
 
 def __getattr__(name: str) -> Instance:

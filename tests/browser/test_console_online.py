@@ -1,0 +1,122 @@
+"""The console on a static copy of the site (issue 22): the pages as a static host serves them,
+under a sub-path on one loopback port, and the reader's own reference server (`mcpref demo`'s
+app) on another. Before any click each console says which server it talks to, or how to start
+one; Run gives the real answer from the local server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.responses import PlainTextResponse
+
+from docsite import make_app
+from mcpref import demo
+from tests.browser.conftest import open_context
+from tests.browser.test_try_it import console_under, run
+from tests.conftest import running
+
+TRACE = "/internals/message-trace/"
+SERVERS_KNOWN = "() => [...document.querySelectorAll('.mcpref-tryit')].every(p => p.dataset.server !== 'checking')"
+ON_LOAD = """() => [...document.querySelectorAll('.mcpref-tryit')].map(p => [
+    p.dataset.server, p.dataset.state, p.querySelector('.mcpref-tryit__server').innerText])"""
+
+
+def open_static(browser: Any, static_site_url: str, local: str) -> tuple[Any, Any]:
+    """A first visit to the trace page of the static copy, the reader's local server at `local`."""
+    context = open_context(browser, static_site_url, "desktop", "light")
+    context.add_init_script(f"localStorage.setItem('mcpref.localServer', {local!r})")
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(static_site_url + TRACE, wait_until="load")
+    page.wait_for_function(SERVERS_KNOWN)
+    return context, page
+
+
+@pytest.fixture(scope="module")
+def local_server() -> Iterator[str]:
+    """The reader's `mcpref demo`: every endpoint the pages call, no pages."""
+    with running(demo.make_app()) as url:
+        yield url + "/"
+
+
+@pytest.fixture(scope="module")
+def static_trace(browser: Any, static_site_url: str, local_server: str) -> Iterator[Any]:
+    context, page = open_static(browser, static_site_url, local_server)
+    yield page
+    context.close()
+
+
+def test_before_any_click_each_console_names_the_local_server(static_trace: Any, local_server: str) -> None:
+    """Was: the Run buttons looked live on a static copy; only a click told it needed a server."""
+    shown = static_trace.evaluate(ON_LOAD)
+    assert len(shown) > 5
+    assert {(kind, state) for kind, state, _ in shown} == {("local", "idle")}, shown
+    assert all(local_server in text for _, _, text in shown), shown
+
+
+def test_run_on_the_static_copy_gets_the_real_json_answer(static_trace: Any) -> None:
+    shown = run(console_under(static_trace, "Mcp-Param-City: Lisbon"))
+    assert shown["state"] == "done" and shown["differences"] == "0", shown
+    assert '"name": "weather-desk"' in shown["real"]
+
+
+def test_run_on_the_static_copy_streams_the_real_sse_answer(static_trace: Any) -> None:
+    panel = console_under(static_trace, "Mcp-Name: survey_stations")
+    shown = run(panel)
+    assert shown["state"] == "done" and shown["differences"] == "0", shown  # every header read, too
+    assert shown["real"].count("notifications/progress") >= 2 and int(panel.get_attribute("data-events")) >= 3
+
+
+def test_an_mrtr_round_on_the_static_copy_carries_the_real_request_state(static_trace: Any) -> None:
+    round_one = run(console_under(static_trace, "Mcp-Name: file_report"))
+    assert round_one["differences"] == "0" and '"resultType": "input_required"' in round_one["real"], round_one
+    round_two = run(console_under(static_trace, '"requestState": "{{report_state}}"'))
+    assert round_two["state"] == "done" and round_two["differences"] == "0", round_two
+    assert '"resultType": "complete"' in round_two["real"]
+
+
+def test_with_the_local_server_stopped_the_console_says_how_to_start_it(browser: Any, static_site_url: str) -> None:
+    with running(demo.make_app()) as url:
+        stopped = url + "/"
+    context, page = open_static(browser, static_site_url, stopped)
+    shown = page.evaluate(ON_LOAD)
+    assert {(kind, state) for kind, state, _ in shown} == {("none", "idle")}, shown
+    assert all("mcpref demo" in text and "./scripts/serve" in text for _, _, text in shown), shown
+    ran = run(console_under(page, "Mcp-Param-City: Lisbon"))
+    context.close()
+    assert ran["state"] == "no-server", ran
+    assert ran["status"].startswith(f"Run would send POST /mcp to {stopped}mcp; nothing answers there."), ran
+    assert "mcpref demo" in ran["status"]
+
+
+class SubPath:
+    """The docs app behind a reverse proxy that serves it under `/mcpref/`, and nothing else."""
+
+    def __init__(self, app: Any, prefix: str = "/mcpref") -> None:
+        self.app, self.prefix = app, prefix
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and not scope["path"].startswith(self.prefix + "/"):
+            await PlainTextResponse("not under /mcpref/", 404)(scope, receive, send)
+            return
+        if scope["type"] == "http":
+            scope = {**scope, "path": scope["path"][len(self.prefix) :], "raw_path": None}
+        await self.app(scope, receive, send)
+
+
+def test_served_under_a_sub_path_the_console_calls_that_sub_paths_endpoints(browser: Any, built_site: Path) -> None:
+    """Was: every request went to `location.origin`, ignoring the base path."""
+    with running(SubPath(make_app(built_site))) as origin:
+        context = open_context(browser, origin, "desktop", "light")
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        page.goto(origin + "/mcpref" + TRACE, wait_until="load")
+        page.wait_for_function(SERVERS_KNOWN)
+        kinds = {kind for kind, _, _ in page.evaluate(ON_LOAD)}
+        shown = run(console_under(page, "Mcp-Param-City: Lisbon"))
+        context.close()
+    assert kinds == {"site"}, kinds
+    assert shown["state"] == "done" and shown["differences"] == "0", shown
