@@ -130,3 +130,6 @@ def _is_loopback(address: str) -> bool:
         return ipaddress.ip_address(address).is_loopback
     except ValueError:
         return False
+
+
+__all__ = ["ENV_VAR", "HOSTS_ENV_VAR", "LOOPBACK_HOSTS", "HostPolicy", "OriginPolicy", "split_host"]

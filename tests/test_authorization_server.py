@@ -573,6 +573,33 @@ def test_a_document_is_fetched_once_and_kept_unless_it_says_no_store(
     assert document_server.fetches == {"good.json": 1, "no-store.json": 3, "nameless.json": 1}
 
 
+@pytest.mark.parametrize(
+    ("cache_control", "seconds"),
+    [
+        ("", metadata_documents_module.CACHE_SECONDS),
+        ("max-age=60", 60),
+        ("public, Max-Age=\"120\"", 120),
+        ("max-age=999999", metadata_documents_module.CACHE_MAX_SECONDS),
+        ("no-store", 0),
+        ("private, no-cache", 0),
+        ("max-age=60, no-store", 0),
+        ("s-maxage=60", metadata_documents_module.CACHE_SECONDS),
+    ],
+)
+def test_a_documents_cache_control_says_how_long_it_is_kept(cache_control: str, seconds: float) -> None:
+    """RFC 9111 §5.2.2, as client-registration.mdx asks (SHOULD cache respecting HTTP cache
+    headers), up to CACHE_MAX_SECONDS."""
+    assert metadata_documents_module._keep_for(cache_control) == seconds
+
+
+def test_the_cache_keeps_max_cached_urls_the_oldest_going_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(metadata_documents_module, "MAX_CACHED", 2)
+    documents = MetadataDocuments()
+    for n in range(3):
+        documents._remember(f"https://app{n}.example/c.json", metadata_documents_module.Refused("no"), 60)
+    assert list(documents._cache) == ["https://app1.example/c.json", "https://app2.example/c.json"]
+
+
 @pytest.mark.anyio
 async def test_fetches_are_shared_by_url_and_capped_at_once_and_per_caller(
     metadata_documents: str, document_server: Documents

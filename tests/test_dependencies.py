@@ -20,7 +20,13 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project
 
 #: Modules of the package that need an optional extra, and the extra (installed with it); a path
 #: ending in `/` stands for every module under it.
-EXTRA_MODULES = {"mcpref/tasks/postgres.py": "postgres", "mcpref/examples/": "demo", "mcpref/telemetry.py": "otel"}
+EXTRA_MODULES = {
+    "mcpref/tasks/postgres.py": "postgres",
+    "mcpref/relay.py": "postgres",
+    "mcpref/shares.py": "postgres",
+    "mcpref/examples/": "demo",
+    "mcpref/telemetry.py": "otel",
+}
 
 
 def _extra(file: str) -> str:

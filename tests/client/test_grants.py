@@ -8,13 +8,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from mcpref.client import AuthorizationError, Client, ClientCredentials, ClientRegistration, JWTBearer
+from mcpref.client import AuthorizationError, Client, ClientCredentials, ClientRegistration, JWTBearer, TokenStore
 from mcpref.client._grants import ID_JAG, ID_TOKEN, JWT_BEARER, TOKEN_EXCHANGE, EnterpriseManaged
 from tests.conftest import running
 
@@ -162,7 +163,52 @@ async def test_an_idp_answer_that_is_no_identity_assertion_grant_is_refused(serv
     grant = EnterpriseManaged(
         ClientRegistration("mcp-client", "s3cret"), id_token="t", idp_token_endpoint=f"{server.base}/idp/token"
     )
-    with pytest.raises(AuthorizationError, match="did not issue an identity assertion grant"):
+    with pytest.raises(
+        AuthorizationError, match=r"^the identity provider did not issue an identity assertion grant \(id-jag\)$"
+    ):
         await listed(server, grant)
     assert "client_id" not in server.exchanged[0]  # no IdP client named: none sent
     assert server.forms == []
+
+
+async def test_a_grant_keeps_its_options_and_sends_nobody_to_a_browser() -> None:
+    store = TokenStore()
+    grant = ClientCredentials(ClientRegistration("svc", "s"), store=store, timeout=5)
+    assert grant.store is store
+    # The timeout is the HTTP client's the grant makes for its requests: 30 s unless told.
+    for made, seconds in ((grant, 5), (ClientCredentials(ClientRegistration("svc", "s")), 30)):
+        async with made._new_http() as http:
+            assert http.timeout == httpx.Timeout(seconds)
+    assert JWTBearer("jwt", client_id="workload").client_id == "workload"
+    with pytest.raises(AuthorizationError, match="^this client has no user to send to an authorization endpoint$"):
+        await grant.redirect("https://as.example/authorize")
+
+
+@pytest.mark.parametrize("kind", ["client credentials", "jwt bearer", "enterprise"])
+async def test_the_scopes_asked_for_are_sent_and_kept_with_the_token(server: Server, kind: str) -> None:
+    store, scope = TokenStore(), ["read", "write"]
+    idp = f"{server.base}/idp/token"
+    grant = {
+        "client credentials": lambda: ClientCredentials(ClientRegistration("svc", "s"), scope=scope, store=store),
+        "jwt bearer": lambda: JWTBearer("jwt-1", scope=scope, store=store),
+        "enterprise": lambda: EnterpriseManaged(
+            ClientRegistration("c", "s"), id_token="t", idp_token_endpoint=idp, scope=scope, store=store
+        ),
+    }[kind]()
+    await listed(server, grant)
+    assert server.forms[0]["scope"] == "read write"
+    # The token response names no scope, so the token holds the scopes asked for.
+    assert [tokens.scopes for tokens in store.tokens.values()] == [frozenset(scope)]
+
+
+async def test_a_jwt_bearer_grant_without_a_client_id_names_none_and_is_bound_to_its_issuer(server: Server) -> None:
+    await listed(server, JWTBearer("jwt-1"))
+    assert "client_id" not in server.forms[0]
+    with pytest.raises(AuthorizationError, match="belong to https://as.example"):
+        await listed(server, JWTBearer("jwt-1", issuer="https://as.example"))
+
+
+async def test_a_refused_token_exchange_names_the_identity_provider(server: Server) -> None:
+    grant = EnterpriseManaged(ClientRegistration("c", "s"), id_token="t", idp_token_endpoint=f"{server.base}/nowhere")
+    with pytest.raises(AuthorizationError, match=r"^token exchange at the identity provider"):
+        await listed(server, grant)

@@ -239,6 +239,23 @@ def test_a_callers_listen_slots_are_counted_over_every_instance(deployment: Depl
             refusal = await refused_within(one_more)
             for subscription in held:
                 await subscription.aclose()
+            # Closed through the balancer, the slots are free again at once (the others' counts
+            # within a refresh), not when each instance next writes a keep-alive, 15 s on.
+            again: list[Any] = []
+            for _ in range(30):
+                while len(again) < 32:
+                    subscription = client.listen(tools_list_changed=True, max_reconnects=0)
+                    try:
+                        await subscription.start()
+                    except InternalError:
+                        break
+                    again.append(subscription)
+                if len(again) == 32:
+                    break
+                await asyncio.sleep(0.1)
+            for subscription in again:
+                await subscription.aclose()
+            assert len(again) == 32, f"only {len(again)} slots free again 3 s after closing 32"
             return refusal, spread
 
     refusal, spread = asyncio.run(scenario())

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from bench.procs import free_port
 from mcpref.relay import Change, PostgresRelay
 
@@ -43,3 +45,28 @@ def test_changes_for_a_database_that_is_away_are_bounded_and_end_as_stale() -> N
 
     pending, overflowed = asyncio.run(scenario())
     assert pending == 5 and overflowed  # the first five wait; the rest are one STALE once the database is back
+
+
+def test_a_relay_waits_longer_between_attempts_up_to_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Against a port nothing listens on, each failed connection waits twice as long as the one
+    before, from `min_delay` to `max_delay`: a database that is down is not hammered."""
+    waits: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def recorded(delay: float) -> None:
+        waits.append(delay)
+        await real_sleep(0)
+
+    async def scenario() -> None:
+        relay = PostgresRelay(f"postgresql://nobody@127.0.0.1:{free_port()}/none", "away")
+        monkeypatch.setattr(asyncio, "sleep", recorded)
+        await relay.start(lambda change: None)
+        for _ in range(2000):
+            if len(waits) >= 8:
+                break
+            await real_sleep(0.005)
+        monkeypatch.undo()
+        await relay.stop()
+
+    asyncio.run(scenario())
+    assert waits[:8] == [0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0, 5.0]
