@@ -28,7 +28,9 @@ def needs_haproxy() -> None:
 def deployment(postgres_dsn: str) -> Iterator[Deployment]:
     """Three instances behind the balancer, shared by a module's tests (which leave them running)."""
     needs_haproxy()
-    with balanced(postgres_dsn) as running:
+    # A 6 s task lease (renewed every 2 s): a cancel made through another instance is noticed in
+    # 2 s rather than 5, and a loaded machine still renews in time.
+    with balanced(postgres_dsn, task_lease=6.0) as running:
         yield running
         for name, server in running.instances.items():
             assert "Traceback" not in server.log(), f"{name}: {server.log()}"

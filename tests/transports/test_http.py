@@ -1228,7 +1228,7 @@ def test_while_a_body_of_many_small_objects_is_parsed_the_loop_keeps_running(
 
     Measured as a ratio within the run, so a fast or a loaded machine reads the same: a task on
     the server's loop wakes every 2 ms, and its longest gap during the parse must stay well under
-    the parse's own time (before the fix the gap was the whole parse)."""
+    the parse's own time (before the fix the gap was nearly the whole parse)."""
     wakes: list[float] = []
     parses: list[tuple[float, float]] = []
     busy_server = Server("busy", "1")
@@ -1271,7 +1271,9 @@ def test_while_a_body_of_many_small_objects_is_parsed_the_loop_keeps_running(
     during = [wake for wake in wakes if started <= wake <= ended]
     edges = [started, *during, ended]
     longest = max(later - earlier for earlier, later in zip(edges, edges[1:], strict=False))
-    assert longest < (ended - started) / 3, f"the loop stood still {longest:.3f} s of a {ended - started:.3f} s parse"
+    # Held the whole way, the stall is the parse (0.92 of it, measured); given up, it is a garbage
+    # collection of the parse's objects at worst (0.39 once, on a loaded machine).
+    assert longest < 0.6 * (ended - started), f"the loop stood still {longest:.3f} s of a {ended - started:.3f} s parse"
 
 
 async def _post_messages(
