@@ -221,6 +221,8 @@ def _runnable(page: Path) -> tuple[list[tuple[pages.Block, pages.Block | None]],
         following = found[index + 1] if index + 1 < len(found) else None
         if (block.title or "").startswith("Illustration") or block.language == "mermaid":
             pass
+        elif pages.SHOWN_FILE.fullmatch(block.title or ""):
+            pass  # a file of the package shown whole: the step files run on their own in the test above
         elif block.language == "python":
             output = following if following and following.language == "text" and following.title == "Output" else None
             python_blocks.append((block, output))
