@@ -66,8 +66,10 @@ def build_site(site: Path, config: Path = ROOT / "mkdocs.yml") -> subprocess.Com
 
 class SiteBuild:
     """The site's build, started in the background as soon as the run is collected: a build costs
-    15-40 s of one core, which the tests that run meanwhile leave idle on a two-core machine. It runs
-    under `nice`, so it takes only what they leave. The tests that read the site run last."""
+    15-40 s of one core, which the tests that run meanwhile leave idle on a two-core machine (they
+    mostly wait on servers and sockets). Not niced: under `nice` it got so little that it finished
+    only after every other test, and the browser survey waited for it. The tests that read the
+    site run last; the survey starts as soon as the build is done (tests/browser/conftest.py)."""
 
     def __init__(self) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="mcpref-site-"))
@@ -82,7 +84,7 @@ class SiteBuild:
             return
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
-                ["nice", "-n", "10", *mkdocs_build(self.site)],
+                mkdocs_build(self.site),
                 cwd=ROOT,
                 env=SITE_BUILD_ENV,
                 stdin=subprocess.DEVNULL,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import queue
 import shutil
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -99,6 +100,10 @@ def static_site_url(built_site: Path) -> Iterator[str]:
 @pytest.fixture(scope="package")
 def pages(built_site: Path) -> list[str]:
     """Every page's path, as a reader types it: `/`, `/internals/overview/`, ..."""
+    return site_pages(built_site)
+
+
+def site_pages(built_site: Path) -> list[str]:
     found = []
     for html in sorted(built_site.rglob("index.html")):
         relative = html.parent.relative_to(built_site).as_posix()
@@ -258,15 +263,8 @@ def survey_worker(chromium: str, site_url: str, todo: queue.SimpleQueue[str], vi
         browser.close()
 
 
-@pytest.fixture(scope="package")
-def survey(chromium: str, site_url: str, pages: list[str]) -> dict[str, Visit]:
-    """Every page at every viewport and palette, measured once: {path: Visit}.
-
-    Each page is loaded once, in the light palette at desktop width; the window is then narrowed to
-    a phone's, the palette toggled as a reader would, and the window widened again, measuring at
-    each step. Diagram contrast (which follows the palette, not the width) is measured at desktop
-    width, where the screenshot of each palette is taken too; the rest at every step.
-    `SURVEY_WORKERS` pages are surveyed at once."""
+def survey_all(chromium: str, site_url: str, pages: list[str]) -> dict[str, Visit]:
+    """Every page at every viewport and palette, `SURVEY_WORKERS` pages at once: {path: Visit}."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     todo: queue.SimpleQueue[str] = queue.SimpleQueue()
     for path in pages:
@@ -277,3 +275,61 @@ def survey(chromium: str, site_url: str, pages: list[str]) -> dict[str, Visit]:
             worker.result()  # a worker's exception fails the fixture, with its traceback
     assert sorted(visits) == sorted(pages), "every page surveyed"
     return {path: visits[path] for path in pages}
+
+
+class EarlySurvey:
+    """The survey, started as soon as the site is built rather than when the browser tests come
+    (they run last): it takes about a minute of Chromium, and the tests that run meanwhile leave
+    most of the machine idle (they wait on servers and sockets). On its own server of the same app;
+    the visits do not depend on which server answered."""
+
+    def __init__(self, build: Any, chromium: str) -> None:
+        self.result: dict[str, Visit] | None = None
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(build, chromium), name="early survey", daemon=True)
+        self._thread.start()
+
+    def _run(self, build: Any, chromium: str) -> None:
+        try:
+            returncode, _ = build.wait()
+            if returncode != 0:
+                return  # built_site reports the build's failure; the fixture surveys nothing then
+            with running(make_app(build.site)) as url:
+                self.result = survey_all(chromium, url, site_pages(build.site))
+        except BaseException as exc:  # handed to the fixture, which raises it in the test
+            self.error = exc
+
+    def join(self) -> dict[str, Visit] | None:
+        self._thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+EARLY_SURVEY = pytest.StashKey[EarlySurvey]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the survey early when a selected test reads it and the site is being built."""
+    from tests.conftest import SITE_BUILD
+
+    chromium = chromium_path()
+    wanted = any("survey" in getattr(item, "fixturenames", ()) for item in session.items)
+    if wanted and chromium and SITE_BUILD in session.config.stash and not session.config.option.collectonly:
+        session.config.stash[EARLY_SURVEY] = EarlySurvey(session.config.stash[SITE_BUILD], chromium)
+
+
+@pytest.fixture(scope="package")
+def survey(request: pytest.FixtureRequest, chromium: str, site_url: str, pages: list[str]) -> dict[str, Visit]:
+    """Every page at every viewport and palette, measured once: {path: Visit}.
+
+    Each page is loaded once, in the light palette at desktop width; the window is then narrowed to
+    a phone's, the palette toggled as a reader would, and the window widened again, measuring at
+    each step. Diagram contrast (which follows the palette, not the width) is measured at desktop
+    width, where the screenshot of each palette is taken too; the rest at every step.
+    Started early by `EarlySurvey` when it can be; else here."""
+    early = request.config.stash.get(EARLY_SURVEY, None)
+    result = early.join() if early is not None else None
+    if result is not None and list(result) == pages:
+        return result
+    return survey_all(chromium, site_url, pages)
