@@ -297,9 +297,13 @@ def test_a_callers_live_tasks_are_counted_over_every_instance(deployment: Deploy
 def test_a_killed_instance_leaves_the_others_answering_and_its_tasks_reported_failed(postgres_dsn: str) -> None:
     needs_haproxy()
     lease = 3.0
-    with balanced(
-        postgres_dsn, state_key="a deployment that loses one", task_lease=lease, share_lease=2.0
-    ) as deployment:
+    # A database of its own: on the module's, the shares count the tasks earlier tests left running
+    # (a deployment sharing a database and a server name shares the callers' quotas, by design).
+    with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+        admin.execute("DROP DATABASE IF EXISTS killed_instance")
+        admin.execute("CREATE DATABASE killed_instance")
+    own_dsn = postgres_dsn.rsplit("/", 1)[0] + "/killed_instance"
+    with balanced(own_dsn, state_key="a deployment that loses one", task_lease=lease, share_lease=2.0) as deployment:
         victim = deployment.instances["two"]
 
         async def start() -> str:
