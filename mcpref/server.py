@@ -223,7 +223,7 @@ class Server:
         """Serve an extension: advertise it, and add its methods, result types and headers.
 
         A clash shows at start-up rather than on the wire
-        ([`extensions/overview.mdx`](https://modelcontextprotocol.io/extensions/overview)).
+        ([`index.mdx` §Extensions](https://modelcontextprotocol.io/specification/2026-07-28#extensions)).
 
         Args:
             extension: The extension (an `mcpref.extensions.Extension`), its `id` with a vendor
