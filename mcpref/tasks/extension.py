@@ -157,8 +157,8 @@ class Task:
 
 
 class TasksExtension(Extension):
-    """Serve tasks ([SEP-2663](https://modelcontextprotocol.io/seps/2663-tasks-extension)): `server.add_extension(TasksExtension())`, then
-    `hand_off` in a tool.
+    """Serve tasks ([SEP-2663](https://modelcontextprotocol.io/seps/2663-tasks-extension)):
+    `server.add_extension(TasksExtension())`, then `hand_off` in a tool.
 
     Args:
         store: Where tasks live; by default SQLite in `mcp-tasks.sqlite3`. Instances that share a
