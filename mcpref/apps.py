@@ -454,7 +454,7 @@ class ToolUi:
             What it says, or None.
 
         Raises:
-            ValueError: They are malformed (a host then gives the tool no view).
+            ValueError: `_meta.ui` or the flat URI is malformed (a host then gives the tool no view).
         """
         meta = tool.get("_meta")
         if not isinstance(meta, Mapping):
