@@ -103,7 +103,14 @@ def trace_id(meta: Any) -> str | None:
     """The 32-hex trace id of the `traceparent` in a request's `_meta`, or None (absent, malformed).
 
     With the extra it is what OpenTelemetry's propagator extracts; without it a check of the same
-    W3C format, so the frame log still lines up traces where nothing else is installed."""
+    W3C format, so the frame log still lines up traces where nothing else is installed.
+
+    Args:
+        meta: A request's `_meta` (anything else, or one without `traceparent`, has no trace id).
+
+    Returns:
+        The trace id, lower-case hex, or None.
+    """
     carrier = _carrier(meta)
     if carrier is None:
         return None
@@ -129,7 +136,11 @@ def active() -> bool:
     as every application that installs an SDK (or runs `opentelemetry-instrument`) has.
 
     mcpref never imports it first: a process that does not use OpenTelemetry pays nothing for
-    it, not even the import (180 ms against mcpref's own 400 ms, on a loaded 2-core machine)."""
+    it, not even the import (180 ms against mcpref's own 400 ms, on a loaded 2-core machine).
+
+    Returns:
+        True once spans and metrics are recorded.
+    """
     return loaded or ("opentelemetry.trace" in _modules and _load())
 
 
@@ -137,7 +148,15 @@ def instrument(tracer_provider: Any = None, meter_provider: Any = None) -> None:
     """Record with these providers instead of the global ones (None: the global ones again).
 
     Most applications never call this: `trace.set_tracer_provider` is enough. It is for a process
-    that must keep mcpref's telemetry apart, such as a test suite."""
+    that must keep mcpref's telemetry apart, such as a test suite.
+
+    Args:
+        tracer_provider: The OpenTelemetry `TracerProvider` spans go to; None: the global one.
+        meter_provider: The `MeterProvider` the duration histograms go to; None: the global one.
+
+    Raises:
+        RuntimeError: OpenTelemetry's API is not installed (the `otel` extra).
+    """
     if not _load():
         raise RuntimeError('mcpref.telemetry needs the otel extra: pip install "./mcpref[otel]" from a clone')
     _use(tracer_provider, meter_provider)
@@ -272,7 +291,15 @@ def link(stored: Mapping[str, Any] | None) -> None:
 
 def span(name: str, attributes: Mapping[str, Any] | None = None) -> _Nothing | _Internal:
     """A context manager around an INTERNAL span of the application's own, current while it runs:
-    a host's user action, or one call it routes, so every request made inside joins its trace."""
+    a host's user action, or one call it routes, so every request made inside joins its trace.
+
+    Args:
+        name: The span's name.
+        attributes: Its attributes; None for none.
+
+    Returns:
+        A context manager; without OpenTelemetry, one that does nothing.
+    """
     if not active():
         return _NOTHING
     return _Internal(name, dict(attributes or {}))
