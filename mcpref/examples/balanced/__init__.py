@@ -35,6 +35,7 @@ from mcpref.examples.everything_server import build_server
 from mcpref.relay import PostgresRelay
 from mcpref.shares import PostgresShares
 from mcpref.tasks import TaskQuota, TasksExtension
+from mcpref.tasks.extension import DEFAULT_LEASE_SECONDS
 from mcpref.tasks.postgres import PostgresTaskStore
 
 # ASGI's three arguments, as in every ASGI app.
@@ -47,11 +48,11 @@ class Instance:
     """The MCP endpoint at `/mcp` and the health check at `/healthz`."""
 
     def __init__(self, dsn: str, task_lease: float | None = None, share_lease: float | None = None) -> None:
-        lease = {} if task_lease is None else {"lease_seconds": task_lease}
         shares = PostgresShares(dsn) if share_lease is None else PostgresShares(dsn, lease_seconds=share_lease)
         quota = TaskQuota()
         quota.shared = shares.track("tasks", quota.counts)
-        server = build_server(TasksExtension(PostgresTaskStore(dsn), quota=quota, **lease))
+        lease_seconds = DEFAULT_LEASE_SECONDS if task_lease is None else task_lease
+        server = build_server(TasksExtension(PostgresTaskStore(dsn), quota=quota, lease_seconds=lease_seconds))
         server.subscriptions.shared = shares.track("listen", server.subscriptions.counts)
         server.services.append(shares)
         self.relay = PostgresRelay(dsn, channel=f"mcpref:{server.info['name']}")
