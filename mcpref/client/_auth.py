@@ -657,8 +657,9 @@ def client_metadata_document(
     client_id: str, redirect_uris: Sequence[str], client_name: str, **more: Any
 ) -> dict[str, Any]:
     """The client ID metadata document to serve at `client_id` (an https URL with a path): the
-    fields [`basic/authorization/client-registration.mdx`][registration] requires, `client_id` equal
-    to that URL, refresh included.
+    fields
+    [`basic/authorization/client-registration.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration)
+    requires, `client_id` equal to that URL, refresh included.
 
     Args:
         client_id: The document's own HTTPS URL, which is the client ID.
@@ -671,8 +672,6 @@ def client_metadata_document(
 
     Raises:
         ValueError: `client_id` is not an https URL with a path.
-
-    [registration]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration
     """
     if not _is_client_id_url(client_id):
         raise ValueError(f"a client ID metadata document's URL must be https with a path, not {client_id!r}")
