@@ -78,9 +78,10 @@ def namespace(where: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def site_url() -> Iterator[str]:
-    from docsite import app
+    """What `mcpref demo` serves: the endpoints the examples call, without the built pages."""
+    from mcpref.demo import make_app
 
-    with running(app) as url:
+    with running(make_app()) as url:
         yield url
 
 
