@@ -35,7 +35,6 @@ from mcpref.examples.everything_server import build_server
 from mcpref.relay import PostgresRelay
 from mcpref.shares import PostgresShares
 from mcpref.tasks import TaskQuota, TasksExtension
-from mcpref.tasks.extension import DEFAULT_LEASE_SECONDS
 from mcpref.tasks.postgres import PostgresTaskStore
 
 # ASGI's three arguments, as in every ASGI app.
@@ -51,8 +50,13 @@ class Instance:
         shares = PostgresShares(dsn) if share_lease is None else PostgresShares(dsn, lease_seconds=share_lease)
         quota = TaskQuota()
         quota.shared = shares.track("tasks", quota.counts)
-        lease_seconds = DEFAULT_LEASE_SECONDS if task_lease is None else task_lease
-        server = build_server(TasksExtension(PostgresTaskStore(dsn), quota=quota, lease_seconds=lease_seconds))
+        store = PostgresTaskStore(dsn)
+        tasks = (
+            TasksExtension(store, quota=quota)
+            if task_lease is None
+            else TasksExtension(store, quota=quota, lease_seconds=task_lease)
+        )
+        server = build_server(tasks)
         server.subscriptions.shared = shares.track("listen", server.subscriptions.counts)
         server.services.append(shares)
         self.relay = PostgresRelay(dsn, channel=f"mcpref:{server.info['name']}")
