@@ -278,11 +278,9 @@ class ProtectedResource:
         resource_name: A name for people, in the metadata.
         scope_implies: Which scopes a broader one covers, e.g. `{"mcp:admin": ["mcp:tools"]}`
             (servers account for scope hierarchies:
-            [`basic/authorization/index.mdx` §Step-Up Authorization Flow][step-up]); followed
-            through, so `a` → `b` → `c` lets a token with `a` do what needs `c`. By default
-            none: flat.
-
-    [step-up]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#step-up-authorization-flow
+            [`basic/authorization/index.mdx` §Step-Up Authorization Flow](https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#step-up-authorization-flow));
+            followed through, so `a` → `b` → `c` lets a token with `a` do what needs `c`. By
+            default none: flat.
     """
 
     def __init__(

@@ -76,8 +76,8 @@ def elicit_form(message: str, properties: dict[str, Any], required: list[str] | 
 
 def elicit_url(message: str, url: str) -> dict[str, Any]:
     """Send the user to a URL (a sign-in, a payment) outside the client. The URL must be absolute
-    ([`client/elicitation.mdx`][elicitation]: it must be a valid URL); keep user data and
-    credentials out of it.
+    ([`client/elicitation.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation):
+    it must be a valid URL); keep user data and credentials out of it.
 
     Args:
         message: Why the user is sent there.
@@ -89,8 +89,6 @@ def elicit_url(message: str, url: str) -> dict[str, Any]:
 
     Raises:
         ValueError: `url` has no scheme or no host.
-
-    [elicitation]: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation
     """
     parts = urlsplit(url)
     if not parts.scheme or not parts.netloc:
@@ -108,7 +106,7 @@ def create_message(
 ) -> dict[str, Any]:
     """Ask the client's LLM for a completion of one user message, optionally with `tools` it may
     call, only for clients that declare `sampling.tools`
-    ([`client/sampling.mdx` §Tools in Sampling][tools]).
+    ([`client/sampling.mdx` §Tools in Sampling](https://modelcontextprotocol.io/specification/2026-07-28/client/sampling#tools-in-sampling)).
 
     Args:
         prompt: The user message's text.
@@ -119,8 +117,6 @@ def create_message(
 
     Returns:
         A `sampling/createMessage` input request, for `InputRequired`.
-
-    [tools]: https://modelcontextprotocol.io/specification/2026-07-28/client/sampling#tools-in-sampling
     """
     params: dict[str, Any] = {
         "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
