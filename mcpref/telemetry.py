@@ -1,11 +1,11 @@
 """OpenTelemetry for MCP: trace context in `_meta`, and a span and a duration per message.
 
 2026-07-28 reserves three `_meta` keys for W3C trace context, `traceparent`, `tracestate` and
-`baggage` ([`basic/index.mdx` §_meta][meta], from [SEP-414][sep]), and OpenTelemetry's
-[semantic conventions for MCP][semconv] say what to record: span names (`{mcp.method.name}
-{target}`), attributes (`mcp.method.name`, `jsonrpc.request.id`, `gen_ai.tool.name`,
-`error.type`...), and the histograms `mcp.client.operation.duration` and
-`mcp.server.operation.duration`.
+`baggage` ([`basic/index.mdx` §_meta](https://modelcontextprotocol.io/specification/2026-07-28/basic#meta),
+from [SEP-414][sep]), and OpenTelemetry's [semantic conventions for MCP][semconv] say what to
+record: span names (`{mcp.method.name} {target}`), attributes (`mcp.method.name`,
+`jsonrpc.request.id`, `gen_ai.tool.name`, `error.type`...), and the histograms
+`mcp.client.operation.duration` and `mcp.server.operation.duration`.
 
 Everything here is on the OpenTelemetry *API* (the `otel` extra, `pip install "./mcpref[otel]"` from a clone),
 which records nothing until the application installs an SDK; mcpref has no tracer of its own.
@@ -33,7 +33,6 @@ The hooks, each one line where a message is sent or dispatched:
 W3C propagators, not the process's configured ones: the spec reserves exactly these three keys,
 and a B3 or Jaeger propagator would write others into `_meta`.
 
-[meta]: https://modelcontextprotocol.io/specification/2026-07-28/basic#meta
 [sep]: https://github.com/modelcontextprotocol/modelcontextprotocol/pull/414
 [semconv]: https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/
 """
