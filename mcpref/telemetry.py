@@ -46,23 +46,31 @@ import time
 from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping
 from contextvars import ContextVar
 from types import TracebackType
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 from .jsonrpc import MCPError
 
-# OpenTelemetry's API, once it is in use (see `active`); Any, so mypy passes without the extra too.
-trace: Any = None
-metrics: Any = None
-otel_context: Any = None
-Link: Any = None
-SpanKind: Any = None
-StatusCode: Any = None
-_PROPAGATOR: Any = None
-_TRACE_ONLY: Any = None
-_tracer: Any = None
-_client_duration: Any = None
-_server_duration: Any = None
+# OpenTelemetry's API, once it is in use (see `active`): None until then, and always without the
+# extra. Declared with its types, so mypy checks every call below against the API's own (its
+# packages are typed); without the extra mypy reads them as Any and passes the same.
+if TYPE_CHECKING:
+    from opentelemetry import context as otel_context
+    from opentelemetry import metrics, trace
+    from opentelemetry.metrics import Histogram
+    from opentelemetry.propagators.composite import CompositePropagator
+    from opentelemetry.trace import Link, SpanKind, StatusCode, Tracer
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    _PROPAGATOR: CompositePropagator
+    _TRACE_ONLY: TraceContextTextMapPropagator
+    _tracer: Tracer
+    _client_duration: Histogram
+    _server_duration: Histogram
+else:
+    trace = metrics = otel_context = Link = SpanKind = StatusCode = None
+    _PROPAGATOR = _TRACE_ONLY = _tracer = _client_duration = _server_duration = None
+
 #: True once OpenTelemetry is imported and mcpref records through it (see `active`); a hook's
 #: callers may test it first, where even a call is worth saving.
 loaded = False
