@@ -155,7 +155,7 @@ def rendered() -> dict[str, griffe.Object]:
     object (a module's docstring is shown even without its heading), its `members` or else its
     public names, and the public members of each class among them."""
     found: dict[str, griffe.Object] = {}
-    for page in sorted(API_PAGES.glob("*.md")):
+    for page in sorted(API_PAGES.rglob("*.md")):
         for directive in DIRECTIVE.finditer(page.read_text(encoding="utf-8")):
             options = (yaml.safe_load(textwrap.dedent(directive["options"])) or {}).get("options", {})
             root = resolved(directive["path"])
@@ -196,6 +196,29 @@ def sections_of(obj: griffe.Object, function: griffe.Function) -> list[griffe.Do
     return found
 
 
+def raised_by(function: griffe.Object) -> set[str]:
+    """The exception classes the function's own body raises by name (`raise ValueError(...)`),
+    not those of the functions it calls or defines; a helper that builds the exception (lower
+    case, `raise _no_room(...)`) is left to the Raises entry of what it returns."""
+    source = textwrap.dedent(function.source) if function.source.strip() else ""
+    if not source:  # a dataclass's generated __init__
+        return set()
+    body = ast.parse(source).body[0]
+    found = set()
+    pending: list[ast.AST] = [body]
+    while pending:
+        for node in ast.iter_child_nodes(pending.pop()):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                name = raised.id if isinstance(raised, ast.Name) else getattr(raised, "attr", "")
+                if name[:1].isupper():
+                    found.add(name)
+            pending.append(node)
+    return found
+
+
 def docstring_problems(path: str, obj: griffe.Object) -> list[str]:
     if obj.is_attribute or obj.is_module:
         return []
@@ -223,6 +246,10 @@ def docstring_problems(path: str, obj: griffe.Object) -> list[str]:
     raised = [str(item.annotation) for s in sections if s.kind is Kind.raises for item in s.value]
     if odd := [name for name in raised if not re.fullmatch(r"[A-Za-z_][\w.]*", name)]:
         problems.append(f"Raises: {odd} are not exception names (indent the description's next lines)")
+    checks = [function, *([obj.members["__post_init__"]] if "__post_init__" in obj.members else [])]
+    named = {name.rpartition(".")[2] for name in raised}
+    if unnamed := sorted({name for check in checks for name in raised_by(check)} - named):
+        problems.append(f"Raises: does not name {unnamed}, which it raises")
     returns = str(function.returns) if function.returns is not None else "None"
     if obj is function and returns != "None" and not kinds & {Kind.returns, Kind.yields}:
         problems.append(f"no Returns: (it returns {returns})")
@@ -240,7 +267,8 @@ def test_the_api_pages_render_the_public_callables() -> None:
 
 def test_every_callable_on_the_api_pages_has_args_and_returns_sections() -> None:
     """Google-style sections for what the reference renders: `Args:` naming exactly the parameters
-    (none missing, none the signature no longer has) and `Returns:` unless it returns None."""
+    (none missing, none the signature no longer has), `Returns:` unless it returns None, and
+    `Raises:` naming each exception the body raises itself."""
     problems = {path: found for path, obj in rendered().items() if (found := docstring_problems(path, obj))}
     assert not problems, "\n".join(f"{path}: {'; '.join(found)}" for path, found in problems.items())
 
@@ -257,6 +285,9 @@ def test_the_docstring_check_sees_a_missing_and_a_stale_name() -> None:
         "Args: names ['c'], which it does not take",
         "no Returns: (it returns int)",
     ]
+    raises = 'def h(a: int) -> None:\n    """H.\n\n    Args:\n        a: A.\n    """\n    raise ValueError(a)\n'
+    with griffe.temporary_visited_module(raises, docstring_parser="google") as visited:
+        assert docstring_problems("h", visited["h"]) == ["Raises: does not name ['ValueError'], which it raises"]
     split = 'def g() -> int:\n    """G.\n\n    Returns:\n        One line,\n        and the next.\n    """\n'
     with griffe.temporary_visited_module(split, docstring_parser="google") as visited:
         assert docstring_problems("g", visited["g"]) == [
