@@ -22,9 +22,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from mcpref import demo
 from mcpref.catchall import plain_response
 
-#: What the docs harness builds afresh for each frame (tests/docs/shared.py), by path.
-FACTORIES = demo.FACTORIES
-
 SITE_DIR = Path(os.environ.get("MCPREF_SITE_DIR", Path(__file__).resolve().parent / "site"))
 
 

@@ -46,9 +46,17 @@ def serve_http(
     port: int = 8000,
     limits: ServerLimits | None = None,
 ) -> None:
-    """Serve an ASGI app (a `StreamableHTTP`, or a larger app mounting several) with uvicorn;
-    `servers` are the MCP servers whose listen streams to end on shutdown. `limits` bound what
-    a connection may cost before the app sees a request (see `mcpref.limits`)."""
+    """Serve an ASGI app with uvicorn until Ctrl+C, then shut down cleanly.
+
+    Args:
+        app: What to serve: a `StreamableHTTP`, or a larger app mounting several.
+        servers: The MCP servers whose listen streams are ended, each with its final result, on
+            shutdown (uvicorn would otherwise wait for them to close on their own).
+        host: The address to bind; loopback by default, so nothing outside this machine reaches it.
+        port: The TCP port.
+        limits: What a connection may cost before the app sees a request (header size and time,
+            connections, ...; see `mcpref.limits`); by default `ServerLimits()`.
+    """
     config = uvicorn_config(app, limits or ServerLimits(), host=host, port=port, access_log=False)
     # uvicorn re-raises Ctrl+C after a clean shutdown; there is nothing left to report.
     with contextlib.suppress(KeyboardInterrupt):
@@ -57,7 +65,13 @@ def serve_http(
 
 def main(server: Server, app: Any = None, argv: Sequence[str] | None = None) -> None:
     """A server module's command line (`python -m ...`): HTTP on loopback by default, `--stdio`
-    for stdin/stdout; `app` is what to serve over HTTP when it is more than `StreamableHTTP(server)`."""
+    for stdin/stdout, and options for the address, the connection limits and the listen slots.
+
+    Args:
+        server: The server to run.
+        app: What to serve over HTTP when it is more than `StreamableHTTP(server)`.
+        argv: The arguments; None reads `sys.argv`.
+    """
     parser = argparse.ArgumentParser(prog=_prog(), description=f"Run the MCP server {server.info['name']!r}.")
     parser.add_argument("--stdio", action="store_true", help="serve stdin/stdout instead of HTTP")
     add_address_options(parser)
