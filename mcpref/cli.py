@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .run import add_address_options, add_limit_options, limits_from, serve_http
+from .run import add_address_options, add_limit_options, http_port, limits_from, serve_http
 
 __all__ = ["main"]
 
@@ -35,18 +35,19 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = parser().parse_args(argv)
+    top = parser()
+    args = top.parse_args(argv)
     if args.command == "demo":
-        serve_demo(args)
+        serve_demo(args, http_port(top, args))
 
 
-def serve_demo(args: argparse.Namespace) -> None:
+def serve_demo(args: argparse.Namespace, port: int) -> None:
     try:
         from . import demo
     except ModuleNotFoundError as exc:
         if (exc.name or "").partition(".")[0] != "starlette":
             raise
         sys.exit(DEMO_EXTRA)
-    base = f"http://{args.host}:{args.port}"
-    print(f"mcpref demo: the pages' endpoints at {base}/, the reference server at {base}/mcp", file=sys.stderr)
-    serve_http(demo.make_app(), demo.servers(), args.host, args.port, limits_from(args))
+    base = f"http://{args.host}:{port}"
+    ready = f"mcpref demo: the pages' endpoints at {base}/, the reference server at {base}/mcp"
+    serve_http(demo.make_app(), demo.servers(), args.host, port, limits_from(args), ready=ready)
