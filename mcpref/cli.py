@@ -17,7 +17,12 @@ from .run import add_address_options, add_limit_options, http_port, limits_from,
 
 __all__ = ["main"]
 
-DEMO_EXTRA = 'mcpref demo needs Starlette, the demo extra: pip install "./mcpref[demo]" from a clone'
+#: What a plain install (no `demo` extra) is told, whether it came from a clone or from a wheel.
+DEMO_EXTRA = (
+    "mcpref demo needs Starlette, which the demo extra brings. Install mcpref again with it, the way you "
+    'installed it plus [demo]: pip install "./mcpref[demo]" from the folder that holds a clone, or '
+    f'pip install "dist/mcpref-{__version__}-py3-none-any.whl[demo]" with the path of your wheel'
+)
 
 
 def parser() -> argparse.ArgumentParser:

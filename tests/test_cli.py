@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mcpref import demo
+from mcpref import __version__, demo
 from mcpref.cli import DEMO_EXTRA, parser
 from mcpref.limits import ServerLimits
 from mcpref.run import http_port
@@ -108,7 +108,10 @@ def test_without_the_demo_extra_it_says_what_to_install() -> None:
     done = subprocess.run([sys.executable, "-c", WITHOUT_STARLETTE], capture_output=True, text=True, timeout=30)
     assert done.returncode == 1
     assert done.stderr.strip() == DEMO_EXTRA
-    assert 'pip install "./mcpref[demo]"' in DEMO_EXTRA
+    assert 'pip install "./mcpref[demo]"' in DEMO_EXTRA  # from a clone
+    wheel = f'pip install "dist/mcpref-{__version__}-py3-none-any.whl[demo]"'
+    assert wheel in DEMO_EXTRA  # from a wheel, which once read "from a clone" too
+    assert wheel in (Path(__file__).parents[1] / "README.md").read_text("utf-8")  # the README's, this version
 
 
 @pytest.fixture(scope="module")
