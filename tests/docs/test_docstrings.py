@@ -213,6 +213,16 @@ def docstring_problems(path: str, obj: griffe.Object) -> list[str]:
         problems.append(f"Args: does not name {missing}")
     if stale := [name for name in documented if name not in taken]:
         problems.append(f"Args: names {stale}, which it does not take")
+    if any(len(section.value) > 1 for section in sections if section.kind in (Kind.returns, Kind.yields)):
+        # griffe reads each line at the items' indentation as one more value returned (a tuple)
+        problems.append("Returns: splits into several values (indent the description's next lines)")
+    named = [item.name for s in sections if s.kind in (Kind.returns, Kind.yields) for item in s.value if item.name]
+    if named:
+        # `word: text` names the value: the page shows `word` as its name, the rest as its text
+        problems.append(f"Returns: names the value {named} (say it in the description)")
+    raised = [str(item.annotation) for s in sections if s.kind is Kind.raises for item in s.value]
+    if odd := [name for name in raised if not re.fullmatch(r"[A-Za-z_][\w.]*", name)]:
+        problems.append(f"Raises: {odd} are not exception names (indent the description's next lines)")
     returns = str(function.returns) if function.returns is not None else "None"
     if obj is function and returns != "None" and not kinds & {Kind.returns, Kind.yields}:
         problems.append(f"no Returns: (it returns {returns})")
@@ -247,6 +257,11 @@ def test_the_docstring_check_sees_a_missing_and_a_stale_name() -> None:
         "Args: names ['c'], which it does not take",
         "no Returns: (it returns int)",
     ]
+    split = 'def g() -> int:\n    """G.\n\n    Returns:\n        One line,\n        and the next.\n    """\n'
+    with griffe.temporary_visited_module(split, docstring_parser="google") as visited:
+        assert docstring_problems("g", visited["g"]) == [
+            "Returns: splits into several values (indent the description's next lines)"
+        ]
 
 
 def test_the_docstrings_on_the_api_pages_link_their_spec_citations() -> None:
