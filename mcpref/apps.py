@@ -629,6 +629,10 @@ class AppsExtension(Extension):
 
         Returns:
             The result, its tools' `_meta.ui` as the client may see it.
+
+        Raises:
+            MCPError: -32602 "Unknown tool" for an app-only tool called by a client that renders
+                no views, as for a tool that does not exist.
         """
         if not self.links or ctx.method not in ("tools/list", "tools/call"):
             return await call_next(ctx)

@@ -12,7 +12,7 @@ of the body:
    from another issuer or minted for another resource (its `aud` is not this server) is invalid;
 4. a token without the scopes the operation needs with 403 and `error="insufficient_scope"`,
    naming every scope needed, so the client can step up
-   ([`basic/authorization/index.mdx` §Scope Challenge Handling][scopes]).
+   ([`basic/authorization/index.mdx` §Scope Challenge Handling](https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#scope-challenge-handling)).
 
 Browser clients (CORS): the metadata is a public document, readable by a page from any origin
 (`Access-Control-Allow-Origin: *`, no credentials). The endpoint's own answers, the 401/403
@@ -31,8 +31,6 @@ The validated token's issuer and subject become the request's principal (`PRINCI
 `requestState`, handles and private cache entries are bound to the user, not to one token, so a
 refreshed token continues an MRTR round and another user's token does not. The token itself goes
 no further: handlers never see it, and the server never sends it anywhere (no token passthrough).
-
-[scopes]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#scope-challenge-handling
 """
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ class RequestContext:
 
         Returns:
             The client's answer (such as an elicitation's `{"action": "accept", "content": ...}`),
-            or None on the first round or when the client did not answer that one.
+                or None on the first round or when the client did not answer that one.
         """
         return self.input_responses.get(key)
 

@@ -3,8 +3,9 @@
 An extension is named by an identifier with a vendor prefix (`io.modelcontextprotocol/tasks`,
 `com.example/station-alerts`). The server lists it, with its settings, under
 `capabilities.extensions` in `server/discover`; a client lists it in the `clientCapabilities` of
-each request that wants it ([`basic/versioning.mdx` §Extension Negotiation][negotiation]). When only one side
-supports it, the other gets core behaviour or a clear error, never extension behaviour.
+each request that wants it
+([`basic/versioning.mdx` §Extension Negotiation](https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#extension-negotiation)).
+When only one side supports it, the other gets core behaviour or a clear error, never extension behaviour.
 
 The core knows nothing about any particular extension. An extension is an `Extension` object,
 given to `Server.add_extension`, that says:
@@ -24,8 +25,6 @@ given to `Server.add_extension`, that says:
 A second extension plugs in the same way: subclass `Extension`, fill in what it adds, and call
 `server.add_extension(YourExtension())` before serving. Two extensions must not claim the same
 method or `resultType`; `add_extension` refuses that at start-up.
-
-[negotiation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#extension-negotiation
 """
 
 from __future__ import annotations

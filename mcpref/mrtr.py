@@ -85,7 +85,7 @@ def elicit_url(message: str, url: str) -> dict[str, Any]:
 
     Returns:
         An `elicitation/create` input request (URL mode), for `InputRequired`; only clients that
-        declare `elicitation.url` get it.
+            declare `elicitation.url` get it.
 
     Raises:
         ValueError: `url` has no scheme or no host.

@@ -1,8 +1,10 @@
 """Sealed tokens: what the server hands the client to carry, and must trust when it comes back.
 
-There is no session in 2026-07-28 ([`basic/index.mdx` §Statelessness][stateless]): what spans requests travels
-with the client. The `requestState` of a multi-round-trip request (mrtr.py) and the handles a tool
-mints (mcpref/examples/reference_server/handles.py) are both sealed here, the same way:
+There is no session in 2026-07-28
+([`basic/index.mdx` §Statelessness](https://modelcontextprotocol.io/specification/2026-07-28/basic#statelessness)):
+what spans requests travels with the client. The `requestState` of a multi-round-trip request
+(mrtr.py) and the handles a tool mints (mcpref/examples/reference_server/handles.py) are both
+sealed here, the same way:
 
     base64url(payload) "." base64url(HMAC-SHA256(purpose key, payload))
 
@@ -17,8 +19,6 @@ read the payload, so nothing secret goes in.
 
 Every token has one spelling, unpadded base64url (RFC 4648 §5), and only that spelling is read
 back, so a token cannot be varied to look new.
-
-[stateless]: https://modelcontextprotocol.io/specification/2026-07-28/basic#statelessness
 """
 
 from __future__ import annotations

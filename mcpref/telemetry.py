@@ -1,11 +1,11 @@
 """OpenTelemetry for MCP: trace context in `_meta`, and a span and a duration per message.
 
 2026-07-28 reserves three `_meta` keys for W3C trace context, `traceparent`, `tracestate` and
-`baggage` ([`basic/index.mdx` §_meta][meta], from [SEP-414][sep]), and OpenTelemetry's
-[semantic conventions for MCP][semconv] say what to record: span names (`{mcp.method.name}
-{target}`), attributes (`mcp.method.name`, `jsonrpc.request.id`, `gen_ai.tool.name`,
-`error.type`...), and the histograms `mcp.client.operation.duration` and
-`mcp.server.operation.duration`.
+`baggage` ([`basic/index.mdx` §_meta](https://modelcontextprotocol.io/specification/2026-07-28/basic#meta),
+from [SEP-414][sep]), and OpenTelemetry's [semantic conventions for MCP][semconv] say what to
+record: span names (`{mcp.method.name} {target}`), attributes (`mcp.method.name`,
+`jsonrpc.request.id`, `gen_ai.tool.name`, `error.type`...), and the histograms
+`mcp.client.operation.duration` and `mcp.server.operation.duration`.
 
 Everything here is on the OpenTelemetry *API* (the `otel` extra, `pip install "./mcpref[otel]"` from a clone),
 which records nothing until the application installs an SDK; mcpref has no tracer of its own.
@@ -33,7 +33,6 @@ The hooks, each one line where a message is sent or dispatched:
 W3C propagators, not the process's configured ones: the spec reserves exactly these three keys,
 and a B3 or Jaeger propagator would write others into `_meta`.
 
-[meta]: https://modelcontextprotocol.io/specification/2026-07-28/basic#meta
 [sep]: https://github.com/modelcontextprotocol/modelcontextprotocol/pull/414
 [semconv]: https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/
 """
@@ -47,23 +46,31 @@ import time
 from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping
 from contextvars import ContextVar
 from types import TracebackType
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 from .jsonrpc import MCPError
 
-# OpenTelemetry's API, once it is in use (see `active`); Any, so mypy passes without the extra too.
-trace: Any = None
-metrics: Any = None
-otel_context: Any = None
-Link: Any = None
-SpanKind: Any = None
-StatusCode: Any = None
-_PROPAGATOR: Any = None
-_TRACE_ONLY: Any = None
-_tracer: Any = None
-_client_duration: Any = None
-_server_duration: Any = None
+# OpenTelemetry's API, once it is in use (see `active`): None until then, and always without the
+# extra. Declared with its types, so mypy checks every call below against the API's own (its
+# packages are typed); without the extra mypy reads them as Any and passes the same.
+if TYPE_CHECKING:
+    from opentelemetry import context as otel_context
+    from opentelemetry import metrics, trace
+    from opentelemetry.metrics import Histogram
+    from opentelemetry.propagators.composite import CompositePropagator
+    from opentelemetry.trace import Link, SpanKind, StatusCode, Tracer
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    _PROPAGATOR: CompositePropagator
+    _TRACE_ONLY: TraceContextTextMapPropagator
+    _tracer: Tracer
+    _client_duration: Histogram
+    _server_duration: Histogram
+else:
+    trace = metrics = otel_context = Link = SpanKind = StatusCode = None
+    _PROPAGATOR = _TRACE_ONLY = _tracer = _client_duration = _server_duration = None
+
 #: True once OpenTelemetry is imported and mcpref records through it (see `active`); a hook's
 #: callers may test it first, where even a call is worth saving.
 loaded = False

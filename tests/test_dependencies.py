@@ -136,3 +136,13 @@ def test_mypy_checks_the_whole_package_strictly() -> None:
         and (override.get("follow_imports") in {"silent", "skip"} or override.get("ignore_errors"))
     ]
     assert not let_off, f"mypy overrides that hide errors in mcpref/: {let_off}"
+
+
+def test_the_dev_extra_brings_every_extra() -> None:
+    """mypy runs where the dev extra is installed: with every extra there, each optional module
+    (telemetry.py against OpenTelemetry's typed API, the examples against Starlette's) is checked
+    against what it really imports, not read as Any because the distribution is missing."""
+    extras = set(PYPROJECT["optional-dependencies"]) - {"dev", "mutation"}
+    itself = [r for r in PYPROJECT["optional-dependencies"]["dev"] if _name(r) == "mcpref"]
+    brought = {extra.strip() for r in itself for extra in re.findall(r"\[([^\]]*)\]", r)[0].split(",")}
+    assert set(EXTRA_MODULES.values()) <= extras <= brought, (extras, brought)

@@ -442,6 +442,7 @@ class Client:
 
         Raises:
             InvalidParams: Unknown prompt, or a required argument missing.
+            ValueError: An empty `name`.
         """
         if not isinstance(name, str) or not name:
             raise ValueError("prompt name must be a non-empty string")

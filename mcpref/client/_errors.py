@@ -159,7 +159,7 @@ def error_from(error: Any, status_code: int | None = None) -> MCPClientError:
 
     Returns:
         The subclass for its code (`MCPClientError` for a code the spec does not define), or a
-        `ProtocolError` for a malformed error object.
+            `ProtocolError` for a malformed error object.
     """
     if not isinstance(error, dict) or not isinstance(error.get("code"), int) or isinstance(error.get("code"), bool):
         return ProtocolError(f"malformed JSON-RPC error object: {error!r}", status_code=status_code)

@@ -89,7 +89,7 @@ class HTTPTransport:
 
         Returns:
             The headers by name: the content types, `Mcp-Method` and the other mirrored headers
-            of a modern request, the version of a legacy one, and the legacy session id.
+                of a modern request, the version of a legacy one, and the legacy session id.
         """
         headers = {"Content-Type": "application/json", "Accept": ACCEPT}
         params = message.get("params") or {}

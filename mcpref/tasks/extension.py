@@ -244,7 +244,7 @@ class TasksExtension(Extension):
 
         Returns:
             What the tool returns: the work's result within a request, or a placeholder that
-            the extension turns into the `task` result.
+                the extension turns into the `task` result.
 
         Raises:
             MCPError: -32021 (`required` without the extension declared), -32602 (the request is

@@ -119,7 +119,7 @@ class TaskRecord:
 
         Returns:
             `taskId`, `status`, `statusMessage` if any, the times in ISO 8601, `ttlMs` and
-            `pollIntervalMs`.
+                `pollIntervalMs`.
         """
         task: dict[str, Any] = {"taskId": self.task_id, "status": self.status}
         if self.status_message is not None:
