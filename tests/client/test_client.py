@@ -17,9 +17,11 @@ from starlette.routing import Route
 
 import mcpref.client
 from mcpref import Server, StreamableHTTP, ToolError
-from mcpref.client import ProtocolError
+from mcpref.client import ProtocolError, TaskCancelled
 from mcpref.client._cache import CACHE_PARAMS
+from mcpref.examples.everything_server import build_server
 from mcpref.examples.minimal_server import app as minimal_app
+from mcpref.tasks import SQLiteTaskStore, TasksExtension
 from tests.client.conftest import connect, endpoint
 
 pytestmark = pytest.mark.anyio
@@ -295,9 +297,9 @@ async def test_progress_and_log_notifications_reach_callbacks(url):
     assert meta["progressToken"] == progress[0]["progressToken"]
 
 
-def foreign_progress_app(tokens: list[object]) -> Starlette:
+def foreign_progress_app(tokens: list[object], others: list[dict] | None = None) -> Starlette:
     """A server that answers `tools/call` over SSE with a progress notification for each of
-    `tokens` (`None` stands for the request's own), then the result."""
+    `tokens` (`None` stands for the request's own), then the notifications `others`, then the result."""
 
     async def mcp(request: Request) -> Response:
         message = await request.json()
@@ -310,6 +312,7 @@ def foreign_progress_app(tokens: list[object]) -> Starlette:
         for index, token in enumerate(tokens, start=1):
             params = {"progressToken": own if token is None else token, "progress": index}
             events.append({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+        events.extend(others or [])
         result = {"resultType": "complete", "content": [{"type": "text", "text": "done"}]}
         events.append({"jsonrpc": "2.0", "id": message["id"], "result": result})
         body = "".join(f"event: message\ndata: {json.dumps(event)}\n\n" for event in events)
@@ -329,6 +332,26 @@ async def test_progress_reaches_the_callback_only_with_the_requests_own_token() 
     assert result["content"][0]["text"] == "done"
     own = traffic.bodies[-1]["params"]["_meta"]["progressToken"]
     assert progress == [{"progressToken": own, "progress": 4}]
+
+
+async def test_only_log_messages_reach_on_log_and_params_that_are_no_object_read_as_empty() -> None:
+    """A notification on a response stream goes where its method says: `notifications/message` to
+    `on_log`, progress to the progress callback, any other kind to neither. Params that are no
+    object are read as none, and break nothing."""
+    logs: list[object] = []
+    progress: list[object] = []
+    others = [
+        {"jsonrpc": "2.0", "method": "notifications/resources/list_changed", "params": {"level": "info"}},
+        {"jsonrpc": "2.0", "method": "notifications/progress", "params": ["not", "an", "object"]},
+        {"jsonrpc": "2.0", "method": "notifications/message", "params": ["not", "an", "object"]},
+        {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}},
+    ]
+    with endpoint(foreign_progress_app([], others)) as url:
+        async with connect(url, version="2026-07-28", on_log=logs.append) as (client, _):
+            result = await client.call_tool("anything", on_progress=progress.append)
+    assert result["content"][0]["text"] == "done"
+    assert logs == [{}, {"level": "info", "data": "hi"}]
+    assert progress == []
 
 
 async def test_no_progress_token_without_a_callback(url):
@@ -416,3 +439,81 @@ async def test_a_call_that_takes_too_long_times_out(url):
         with pytest.raises(mcpref.client.TransportError):
             await client.call_tool("forever")
     assert time.monotonic() - started < 5
+
+
+async def test_prompts_and_resources_report_progress_to_their_own_callback():
+    """`get_prompt` and `read_resource` take an `on_progress` of their own, as `call_tool` does:
+    the request carries a progress token, and the progress the server reports reaches that callback."""
+    working = Server("working", "1.0.0")
+
+    @working.prompt()
+    async def drafted(ctx) -> str:  # type: ignore[no-untyped-def]
+        await ctx.report_progress(1, 1, "drafted")
+        return "Say something."
+
+    @working.resource("memo://fetched")
+    async def fetched(ctx) -> str:  # type: ignore[no-untyped-def]
+        await ctx.report_progress(1, 1, "fetched")
+        return "here"
+
+    prompt_progress: list[dict] = []
+    read_progress: list[dict] = []
+    with endpoint(StreamableHTTP(working)) as url:
+        async with connect(url) as (client, traffic):
+            await client.get_prompt("drafted", on_progress=prompt_progress.append)
+            await client.read_resource("memo://fetched", on_progress=read_progress.append)
+    assert [p["message"] for p in prompt_progress] == ["drafted"]
+    assert [p["message"] for p in read_progress] == ["fetched"]
+    tokens = [body["params"]["_meta"].get("progressToken") for body in traffic.bodies[-2:]]
+    assert tokens == [prompt_progress[0]["progressToken"], read_progress[0]["progressToken"]]
+
+
+async def test_a_completion_sends_the_arguments_already_chosen_as_its_context(url):
+    async with connect(url) as (client, traffic):
+        ref = {"type": "ref/resource", "uri": "users://{user}/profile"}
+        await client.complete(ref, {"name": "user", "value": "b"}, context={"team": "blue"})
+        await client.complete(ref, {"name": "user", "value": "b"})
+    with_context, without = (body["params"] for body in traffic.bodies[-2:])
+    assert with_context["context"] == {"arguments": {"team": "blue"}}
+    assert "context" not in without
+
+
+@pytest.mark.parametrize("name", ["", 7])
+async def test_a_name_or_uri_that_is_no_non_empty_string_is_refused_before_sending(url, name):
+    async with connect(url) as (client, traffic):
+        with pytest.raises(ValueError, match="^prompt name must be a non-empty string$"):
+            await client.get_prompt(name)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="^tool name must be a non-empty string$"):
+            await client.call_tool(name)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="^uri must be a non-empty string$"):
+            await client.read_resource(name)  # type: ignore[arg-type]
+    assert traffic.requests == []
+
+
+async def test_a_task_is_read_answered_waited_for_and_cancelled_by_its_id(tmp_path):
+    """The task methods against the real tasks extension: each sends its own request, naming the
+    task, and `wait_for_task` reports each status it sees to `on_status`."""
+    tasks = TasksExtension(SQLiteTaskStore(tmp_path / "tasks.sqlite3"), poll_interval_ms=20)
+    yes = {"action": "accept", "content": {"confirm": True}}
+    statuses: list[str] = []
+    with endpoint(StreamableHTTP(build_server(tasks))) as url:
+        async with connect(url, tasks=True, elicitation=lambda params: yes) as (client, traffic):
+            asked = (await client.start_tool("confirm_delete", {"filename": "notes.txt"}))["taskId"]
+            deadline = time.monotonic() + 10
+            while (task := await client.get_task(asked))["status"] != "input_required":
+                assert time.monotonic() < deadline, task
+                await asyncio.sleep(0.02)
+            assert task["taskId"] == asked and list(task["inputRequests"]) == ["confirm"]
+            await client.update_task(asked, {"confirm": yes})
+            result = await client.wait_for_task(asked, on_status=lambda task: statuses.append(task["status"]))
+            slow = (await client.start_tool("slow_compute", {"seconds": 30}))["taskId"]
+            await client.cancel_task(slow)
+            with pytest.raises(TaskCancelled):
+                await client.wait_for_task(slow)
+    assert result["content"] == [{"type": "text", "text": "Deleted notes.txt"}]
+    assert statuses[-1] == "completed"
+    sent = [body for body in traffic.bodies if body["method"] in ("tasks/update", "tasks/cancel")]
+    assert [(body["method"], {k: v for k, v in body["params"].items() if k != "_meta"}) for body in sent] == [
+        ("tasks/update", {"taskId": asked, "inputResponses": {"confirm": yes}}),
+        ("tasks/cancel", {"taskId": slow}),
+    ]
