@@ -6,9 +6,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import sys
 import threading
 import time
+from collections.abc import Callable
 
+import httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -17,7 +20,16 @@ from starlette.routing import Route
 
 import mcpref.client
 from mcpref import Server, StreamableHTTP, ToolError
-from mcpref.client import ProtocolError, TaskCancelled
+from mcpref.client import (
+    Client,
+    EraCache,
+    HeaderMismatch,
+    InvalidParams,
+    ProtocolError,
+    StdioTransport,
+    TaskCancelled,
+    TransportError,
+)
 from mcpref.client._cache import CACHE_PARAMS
 from mcpref.examples.everything_server import build_server
 from mcpref.examples.minimal_server import app as minimal_app
@@ -251,24 +263,52 @@ async def test_tools_breaking_x_mcp_header_rules_are_dropped(caplog):
     def fine(n: int = 0) -> str:
         return str(n)
 
-    @rogue.tool(input_schema={"type": "object", "properties": {"x": {"type": "number"}}})
-    def bad(x: float = 0) -> str:
+    @rogue.tool(input_schema={"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}}})
+    def bad(x: float = 0, y: float = 0) -> str:
         return str(x)
 
     # The server refuses to register a tool whose annotations break the rules, so mimic a
     # third-party server by breaking the registered schema afterwards: tools/list shows it as is.
     rogue.tools.get("bad").input_schema["properties"]["x"]["x-mcp-header"] = "X"
+    rogue.tools.get("bad").input_schema["properties"]["y"]["x-mcp-header"] = "Y"
     with endpoint(StreamableHTTP(rogue)) as url:
         async with connect(url) as (client, traffic):
             tools = await client.list_tools()
             assert [tool["name"] for tool in tools] == ["fine"]
             assert "bad" in client.dropped_tools
-            assert "number" in client.dropped_tools["bad"][0]
+            problems = client.dropped_tools["bad"]
+            assert len(problems) == 2 and all("number" in problem for problem in problems)
             warning = next(r for r in caplog.records if r.name == "mcpref.client" and r.levelname == "WARNING")
-            assert "'bad'" in warning.getMessage() and "number" in warning.getMessage()
+            assert warning.getMessage() == f"dropping tool 'bad': {problems[0]}; {problems[1]}"
             with pytest.raises(ProtocolError, match="dropped"):
                 await client.call_tool("bad", {"x": 1.5})
     assert "tools/call" not in traffic.methods
+
+
+async def test_a_listed_entry_that_is_no_tool_is_skipped_and_the_rest_kept() -> None:
+    """A tool needs a string name and an inputSchema object; anything else in the list is
+    passed over, and the entries after it are still read."""
+    entries = [
+        "a string",
+        {"name": 7, "inputSchema": {"type": "object"}},
+        {"name": "no-schema"},
+        {"name": "list-schema", "inputSchema": []},
+        {"inputSchema": {"type": "object"}},
+        {"name": "fine", "inputSchema": {"type": "object"}},
+    ]
+
+    async def mcp(request: Request) -> Response:
+        message = await request.json()
+        result = {"resultType": "complete", "tools": entries}
+        return Response(
+            json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), media_type="application/json"
+        )
+
+    with endpoint(Starlette(routes=[Route("/mcp", mcp, methods=["POST"])])) as url:
+        async with connect(url, version="2026-07-28") as (client, _):
+            tools = await client.list_tools()
+    assert tools == [{"name": "fine", "inputSchema": {"type": "object"}}]
+    assert client.dropped_tools == {}
 
 
 async def test_sse_responses_are_parsed():
@@ -496,6 +536,7 @@ async def test_a_task_is_read_answered_waited_for_and_cancelled_by_its_id(tmp_pa
     tasks = TasksExtension(SQLiteTaskStore(tmp_path / "tasks.sqlite3"), poll_interval_ms=20)
     yes = {"action": "accept", "content": {"confirm": True}}
     statuses: list[str] = []
+    seen_by_call: list[str] = []
     with endpoint(StreamableHTTP(build_server(tasks))) as url:
         async with connect(url, tasks=True, elicitation=lambda params: yes) as (client, traffic):
             asked = (await client.start_tool("confirm_delete", {"filename": "notes.txt"}))["taskId"]
@@ -506,14 +547,133 @@ async def test_a_task_is_read_answered_waited_for_and_cancelled_by_its_id(tmp_pa
             assert task["taskId"] == asked and list(task["inputRequests"]) == ["confirm"]
             await client.update_task(asked, {"confirm": yes})
             result = await client.wait_for_task(asked, on_status=lambda task: statuses.append(task["status"]))
+            # call_tool waits for a task itself, answering its input with the handler.
+            called = await client.call_tool(
+                "confirm_delete", {"filename": "old.txt"}, on_status=lambda task: seen_by_call.append(task["status"])
+            )
             slow = (await client.start_tool("slow_compute", {"seconds": 30}))["taskId"]
             await client.cancel_task(slow)
             with pytest.raises(TaskCancelled):
                 await client.wait_for_task(slow)
     assert result["content"] == [{"type": "text", "text": "Deleted notes.txt"}]
-    assert statuses[-1] == "completed"
-    sent = [body for body in traffic.bodies if body["method"] in ("tasks/update", "tasks/cancel")]
+    assert called["content"] == [{"type": "text", "text": "Deleted old.txt"}]
+    assert statuses[-1] == seen_by_call[-1] == "completed"
+    mine = (asked, slow)  # what the caller sent itself, not what call_tool sent for its own task
+    sent = [
+        b for b in traffic.bodies if b["method"] in ("tasks/update", "tasks/cancel") and b["params"]["taskId"] in mine
+    ]
     assert [(body["method"], {k: v for k, v in body["params"].items() if k != "_meta"}) for body in sent] == [
         ("tasks/update", {"taskId": asked, "inputResponses": {"confirm": yes}}),
         ("tasks/cancel", {"taskId": slow}),
     ]
+
+
+def call_answered_with(events: Callable[[int], list[dict]]) -> Starlette:
+    """A server that lists one tool and answers `tools/call` over SSE with `events(request_id)`."""
+
+    async def mcp(request: Request) -> Response:
+        message = await request.json()
+        if message["method"] == "tools/list":
+            tools = {"resultType": "complete", "tools": [{"name": "anything", "inputSchema": {"type": "object"}}]}
+            answer = {"jsonrpc": "2.0", "id": message["id"], "result": tools}
+            return Response(json.dumps(answer), media_type="application/json")
+        body = "".join(f"event: message\ndata: {json.dumps(event)}\n\n" for event in events(message["id"]))
+        return Response(body, media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/mcp", mcp, methods=["POST"])])
+
+
+NOTE = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "working"}}
+
+
+@pytest.mark.parametrize(
+    ("events", "error", "message"),
+    [
+        (
+            lambda own: [{"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage", "params": {}}],
+            ProtocolError,
+            "the server sent a request (sampling/createMessage) on a response stream",
+        ),
+        (
+            lambda own: [{"jsonrpc": "2.0", "id": own + 100, "result": {}}],
+            ProtocolError,
+            "got a response to id {wrong}, expected {own}",
+        ),
+        (
+            lambda own: [{"jsonrpc": "2.0", "id": None, "result": {}}],
+            ProtocolError,
+            "got a response to id None, expected {own}",
+        ),
+        (
+            lambda own: [{"jsonrpc": "2.0", "id": own, "result": [1]}],
+            ProtocolError,
+            "the tools/call response has no result object",
+        ),
+        (lambda own: [NOTE], TransportError, "the stream ended before the response to tools/call arrived"),
+        # An error with a null id is the server's answer to a request it could not read: ours.
+        (
+            lambda own: [{"jsonrpc": "2.0", "id": None, "error": {"code": -32602, "message": "No."}}],
+            InvalidParams,
+            "No.",
+        ),
+    ],
+)
+async def test_a_response_stream_must_end_with_a_result_object_for_this_request(events, error, message) -> None:
+    with endpoint(call_answered_with(lambda own: [NOTE, *events(own)])) as url:
+        async with connect(url, version="2026-07-28") as (client, traffic):
+            with pytest.raises(error) as caught:
+                await client.call_tool("anything")
+    own = traffic.bodies[-1]["id"]
+    assert str(caught.value) == message.format(own=own, wrong=own + 100)
+
+
+async def test_a_mismatch_where_no_headers_were_mirrored_is_raised_without_listing_again() -> None:
+    """Over stdio nothing is mirrored in headers, so a -32020 cannot be the tool list's fault."""
+    script = """
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["method"] == "server/discover":
+        result = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}
+        print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}), flush=True)
+    elif "id" in request:
+        error = {"code": -32020, "message": "Header mismatch: " + request["method"]}
+        print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "error": error}), flush=True)
+"""
+    async with Client(StdioTransport([sys.executable, "-c", script], timeout=10)) as client:
+        with pytest.raises(HeaderMismatch, match="^Header mismatch: tools/call$"):
+            await client.call_tool("anything")
+        assert client.dropped_tools == {} and not client._tools_listed  # no tools/list was sent
+
+
+@pytest.mark.parametrize("rounds", [0, -1])
+def test_at_least_one_input_round(rounds):
+    with pytest.raises(ValueError, match="^max_rounds must be at least 1$"):
+        Client("http://127.0.0.1:9/mcp", max_rounds=rounds)
+
+
+async def test_a_given_http_client_gets_the_headers_and_auth_and_stays_open(url):
+    class Marked(httpx.Auth):
+        def auth_flow(self, request):  # type: ignore[no-untyped-def]
+            request.headers["X-Marked"] = "yes"
+            yield request
+
+    seen: list[httpx.Request] = []
+
+    async def hook(request: httpx.Request) -> None:
+        seen.append(request)
+
+    async with httpx.AsyncClient(event_hooks={"request": [hook]}) as http:
+        async with Client(url, http=http, headers={"X-Team": "blue"}, auth=Marked(), max_rounds=1) as client:
+            await client.discover()
+        assert not http.is_closed  # the caller's client, not ours to close
+    assert all(r.headers["x-team"] == "blue" and r.headers["x-marked"] == "yes" for r in seen) and seen
+
+
+async def test_what_the_client_was_asked_for_and_where_its_era_is_kept(url):
+    eras = EraCache()
+    async with Client(url, era_cache=eras, version="2026-07-28") as pinned, Client(url, era_cache=eras) as auto:
+        await auto.discover()
+    assert (pinned.version, auto.version) == ("2026-07-28", "auto")
+    assert pinned.era_cache is eras and auto.era_cache is eras
+    assert auto.origin == url.removesuffix("/mcp")

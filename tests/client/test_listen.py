@@ -92,6 +92,8 @@ async def test_the_acknowledgement_says_what_the_server_honours(url):
         "resourceSubscriptions": ["memo://a"],
     }
     assert subscription.subscription_id == listen["id"]
+    # The listen is a request like any: an id of its own, never one another request had.
+    assert isinstance(listen["id"], int) and [body["id"] for body in traffic.bodies].count(listen["id"]) == 1
     assert traffic.requests[-1].headers["mcp-method"] == "subscriptions/listen"
 
 
