@@ -89,3 +89,23 @@ def test_the_home_page_cites_the_spec_by_its_pages_titles(built_site: Path) -> N
     start = page.index("The specification is the authority")
     cited = page[start : page.index("</p>", start)]
     assert ".mdx" not in cited and ">Base Protocol: Overview</a>" in cited, cited
+
+
+def test_each_api_page_lists_what_a_reader_uses_before_constants(built_site: Path) -> None:
+    """Was: the constants first wherever a page listed a module's names (`UI_EXTENSION` before
+    `AppsExtension`, `TASKS_EXTENSION` before `TasksExtension`, error codes before `ToolError`)."""
+
+    def order(page: str) -> list[str]:
+        return ids((built_site / f"reference/api/{page}/index.html").read_text(encoding="utf-8"))
+
+    pairs = [
+        ("extensions", "mcpref.extensions.Extension", "mcpref.extensions.Handler"),
+        ("extensions", "mcpref.apps.AppsExtension", "mcpref.apps.UI_EXTENSION"),
+        ("extensions", "mcpref.sealing.Sealer", "mcpref.sealing.KEY_ENV_VAR"),
+        ("tasks", "mcpref.tasks.TasksExtension", "mcpref.tasks.TASKS_EXTENSION"),
+        ("tools", "mcpref.ToolError", "mcpref.PARSE_ERROR"),
+        ("tools", "mcpref.elicit_form", "mcpref.InputRequired"),
+        ("server", "mcpref.relay.Relay", "mcpref.relay.STALE"),
+    ]
+    wrong = [(page, a, b) for page, a, b in pairs if not order(page).index(a) < order(page).index(b)]
+    assert wrong == []
