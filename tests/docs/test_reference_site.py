@@ -109,3 +109,20 @@ def test_each_api_page_lists_what_a_reader_uses_before_constants(built_site: Pat
     ]
     wrong = [(page, a, b) for page, a, b in pairs if not order(page).index(a) < order(page).index(b)]
     assert wrong == []
+
+
+def test_inline_code_with_a_space_may_wrap_and_a_name_stays_whole() -> None:
+    """Was: at 390 px a command's argv in a description (`["python", "-m", ...]`) and annotations
+    such as `Callable[[Callable[..., Any]], ...]` widened their stacked row past the screen."""
+    from tests.docs import api_hook
+
+    html = (
+        '<td><code>x-mcp-header</code> or <code>["python", "-m"]</code></td>'
+        '<td><code><span title="typing.Any">Any</span> | None</code></td>'
+        "<pre><span></span><code>Server(\n    name: str,\n)</code></pre>"
+    )
+    assert api_hook.wrappable(html) == (
+        '<td><code>x-mcp-header</code> or <code class="mcpref-wraps">["python", "-m"]</code></td>'
+        '<td><code class="mcpref-wraps"><span title="typing.Any">Any</span> | None</code></td>'
+        "<pre><span></span><code>Server(\n    name: str,\n)</code></pre>"
+    )
