@@ -22,9 +22,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from mcpref import demo
 from mcpref.catchall import plain_response
 
-#: What the docs harness builds afresh for each frame (tests/docs/shared.py), by path.
-FACTORIES = demo.FACTORIES
-
 SITE_DIR = Path(os.environ.get("MCPREF_SITE_DIR", Path(__file__).resolve().parent / "site"))
 
 
@@ -75,6 +72,15 @@ app = make_app(SITE_DIR)
 if __name__ == "__main__":
     # `python -m docsite`: like `uvicorn docsite:app`, but Ctrl+C first ends the open
     # subscriptions/listen streams with their result instead of waiting for listeners to leave.
-    from mcpref.run import serve_http
+    import argparse
+    import sys
 
-    serve_http(app, demo.servers(), port=int(os.environ.get("PORT", "8000")))
+    from mcpref.run import DEFAULT_PORT, port_number, serve_http
+
+    try:
+        port = port_number(os.environ.get("PORT", str(DEFAULT_PORT)))
+    except argparse.ArgumentTypeError as exc:
+        sys.exit(f"./scripts/serve: the PORT environment variable: {exc}")
+    base = f"http://127.0.0.1:{port}"
+    ready = f"site: {base}/   MCP endpoint (2026-07-28 and 2025-11-25): {base}/mcp"
+    serve_http(app, demo.servers(), port=port, ready=ready)

@@ -91,7 +91,14 @@ _CSP_FIELDS = {
 def supports_apps(capabilities: Mapping[str, Any]) -> bool:
     """Whether client capabilities declare the extension with `text/html;profile=mcp-app` in
     `mimeTypes` (apps §Client (Host) Capabilities). Declaring it without `mimeTypes`, which the
-    extension requires, or without this type, is not support: such a client gets the text fallback."""
+    extension requires, or without this type, is not support: such a client gets the text fallback.
+
+    Args:
+        capabilities: The client capabilities of a request.
+
+    Returns:
+        True if the client renders views.
+    """
     extensions = capabilities.get("extensions")
     settings = extensions.get(UI_EXTENSION) if isinstance(extensions, Mapping) else None
     mime_types = settings.get("mimeTypes") if isinstance(settings, Mapping) else None
@@ -99,7 +106,11 @@ def supports_apps(capabilities: Mapping[str, Any]) -> bool:
 
 
 def client_settings() -> dict[str, Any]:
-    """The settings a host declares for this extension: `{"mimeTypes": [APP_MIME_TYPE]}`."""
+    """The settings a host declares for this extension, under `capabilities.extensions`.
+
+    Returns:
+        `{"mimeTypes": [APP_MIME_TYPE]}`, a new dict each time.
+    """
     return {"mimeTypes": [APP_MIME_TYPE]}
 
 
@@ -112,6 +123,15 @@ class ViewCsp:
 
     Each is a tuple of origins such as `https://api.example.com` or `https://*.example.com`;
     empty means none, the secure default. Anything that is not such an origin is refused here.
+
+    Args:
+        connect_domains: Origins the view may fetch from or open sockets to (`connect-src`).
+        resource_domains: Origins of its scripts, styles, images, media and fonts.
+        frame_domains: Origins it may embed in frames (`frame-src`).
+        base_uri_domains: Origins its `<base>` may name (`base-uri`).
+
+    Raises:
+        ValueError: An entry is not an origin (or a list is a bare string).
     """
 
     connect_domains: tuple[str, ...] = ()
@@ -128,12 +148,26 @@ class ViewCsp:
         return ((key, getattr(self, attribute)) for key, attribute in _CSP_FIELDS.items())
 
     def to_meta(self) -> dict[str, list[str]]:
-        """The `csp` object, with only the lists that hold something."""
+        """The `csp` object of `_meta.ui`.
+
+        Returns:
+            `connectDomains` and the others, only the lists that hold something.
+        """
         return {key: list(domains) for key, domains in self._lists() if domains}
 
     @classmethod
     def of(cls, value: Any) -> ViewCsp:
-        """Read a `csp` object a server sent; ValueError when it is not one."""
+        """Read a `csp` object a server sent.
+
+        Args:
+            value: The `csp` member of a view's `_meta.ui`, as received.
+
+        Returns:
+            The origins it declares.
+
+        Raises:
+            ValueError: It is not such an object.
+        """
         if not isinstance(value, Mapping):
             raise ValueError("csp must be an object")
         lists = {}
@@ -152,6 +186,12 @@ def content_security_policy(csp: ViewCsp | None) -> str:
     images and media from the document or `data:`, no connections), plus `frame-src 'none'`,
     `object-src 'none'` and `base-uri 'self'`. Each declared list widens exactly its directives,
     never more: a host MUST NOT allow undeclared domains.
+
+    Args:
+        csp: What the view declared; None for nothing.
+
+    Returns:
+        The header's value.
     """
     csp = csp or ViewCsp()
     resources = " ".join(csp.resource_domains)
@@ -178,7 +218,14 @@ def content_security_policy(csp: ViewCsp | None) -> str:
 
 
 def permissions_policy(permissions: Iterable[str]) -> str:
-    """The iframe `allow` attribute for the permissions a view asked for (apps §Sandbox proxy)."""
+    """The iframe `allow` attribute for the permissions a view asked for (apps §Sandbox proxy).
+
+    Args:
+        permissions: Of `camera`, `microphone`, `geolocation`, `clipboardWrite`; others are ignored.
+
+    Returns:
+        The attribute's value, such as `camera; microphone`; empty for none.
+    """
     return "; ".join(PERMISSION_FEATURES[name] for name in PERMISSION_FEATURES if name in set(permissions))
 
 
@@ -189,6 +236,26 @@ class View:
     `csp`, `permissions`, `domain` and `prefers_border` become the content's `_meta.ui`. The
     content requirements (apps §Content Requirements) are checked when the view is made, so a
     server that breaks them fails at start-up, and a host reading one (`View.of`) refuses it.
+
+    Args:
+        uri: Its `ui://` URI.
+        html: A whole HTML5 document in UTF-8, `<!DOCTYPE html>` first: str is sent as `text`,
+            bytes as a base64 `blob`.
+        name: Its name in `resources/list`.
+        title: A name for people.
+        description: What it shows.
+        csp: The origins it may reach; None: none.
+        permissions: Of `camera`, `microphone`, `geolocation`, `clipboardWrite`; a host MAY
+            grant them.
+        domain: A dedicated sandbox origin; its format is the host's to define (apps §UI
+            Resource Format).
+        prefers_border: Whether the view would like the host to draw a border; None leaves it
+            to the host.
+        mime_type: Always `text/html;profile=mcp-app`, the only type the extension defines.
+
+    Raises:
+        ValueError: The view breaks the content requirements: a URI not under `ui://`, another
+            type, HTML that is not a whole document, unknown permissions, a malformed domain.
     """
 
     uri: str
@@ -197,9 +264,7 @@ class View:
     title: str | None = None
     description: str | None = None
     csp: ViewCsp | None = None
-    #: Of `camera`, `microphone`, `geolocation`, `clipboardWrite`; a host MAY grant them.
     permissions: frozenset[str] = frozenset()
-    #: A dedicated sandbox origin; its format is the host's to define (apps §UI Resource Format).
     domain: str | None = None
     prefers_border: bool | None = None
     mime_type: str = APP_MIME_TYPE
@@ -224,7 +289,11 @@ class View:
         return self.html if isinstance(self.html, str) else self.html.decode("utf-8")
 
     def ui_meta(self) -> dict[str, Any]:
-        """`_meta.ui` of the content: only what was set."""
+        """`_meta.ui` of the content.
+
+        Returns:
+            `csp`, `permissions`, `domain` and `prefersBorder`, only what was set.
+        """
         ui: dict[str, Any] = {}
         if self.csp is not None:
             ui["csp"] = self.csp.to_meta()
@@ -237,7 +306,11 @@ class View:
         return ui
 
     def content(self) -> dict[str, Any]:
-        """The `resources/read` content item: `text` for str, base64 `blob` for bytes, and `_meta.ui`."""
+        """The `resources/read` content item.
+
+        Returns:
+            `uri`, `mimeType`, `text` for str or base64 `blob` for bytes, and `_meta.ui` if any.
+        """
         item: dict[str, Any] = {"uri": self.uri, "mimeType": self.mime_type}
         if isinstance(self.html, str):
             item["text"] = self.html
@@ -249,12 +322,26 @@ class View:
         return item
 
     def policy(self) -> str:
-        """The CSP a host applies to this view."""
+        """The CSP a host applies to this view.
+
+        Returns:
+            `content_security_policy(self.csp)`.
+        """
         return content_security_policy(self.csp)
 
     @classmethod
     def of(cls, item: Any) -> View:
-        """Read a content item of `resources/read` as a host must: ValueError when it breaks the rules."""
+        """Read a content item of `resources/read` as a host must.
+
+        Args:
+            item: One item of the result's `contents`, as received.
+
+        Returns:
+            The view, checked as `View(...)` checks one.
+
+        Raises:
+            ValueError: The item breaks the rules.
+        """
         if not isinstance(item, Mapping):
             raise ValueError("a view's content must be an object")
         if "text" in item and isinstance(item["text"], str):
@@ -306,7 +393,16 @@ def _check_html(uri: str, html: Any) -> None:
 
 @dataclass(frozen=True)
 class ToolUi:
-    """What a tool's `_meta.ui` says: the view it renders in, and who may call it."""
+    """What a tool's `_meta.ui` says: the view it renders in, and who may call it.
+
+    Args:
+        resource_uri: The `ui://` URI of its view; None for a tool without one.
+        visibility: Who may call it, of `"model"` and `"app"` (a view of the same server); both
+            by default.
+
+    Raises:
+        ValueError: An empty, repeated or unknown visibility, or a URI not under `ui://`.
+    """
 
     resource_uri: str | None = None
     visibility: tuple[str, ...] = DEFAULT_VISIBILITY
@@ -335,7 +431,11 @@ class ToolUi:
         return APP in self.visibility
 
     def to_meta(self) -> dict[str, Any]:
-        """`_meta.ui`; the flat `ui/resourceUri` is deprecated and never written."""
+        """The tool's `_meta.ui`; the flat `ui/resourceUri` is deprecated and never written.
+
+        Returns:
+            `resourceUri` if set, and `visibility`.
+        """
         ui: dict[str, Any] = {}
         if self.resource_uri is not None:
             ui["resourceUri"] = self.resource_uri
@@ -346,7 +446,16 @@ class ToolUi:
     def of(cls, tool: Mapping[str, Any]) -> ToolUi | None:
         """Read a tool definition from `tools/list`: its `_meta.ui`, or the deprecated flat
         `ui/resourceUri` when `ui.resourceUri` is absent; None for a tool that has neither.
-        ValueError when they are malformed (a host then gives the tool no view)."""
+
+        Args:
+            tool: One tool of a `tools/list` result.
+
+        Returns:
+            What it says, or None.
+
+        Raises:
+            ValueError: `_meta.ui` or the flat URI is malformed (a host then gives the tool no view).
+        """
         meta = tool.get("_meta")
         if not isinstance(meta, Mapping):
             return None
@@ -372,7 +481,8 @@ class AppsExtension(Extension):
     `view(...)` registers a view as a resource of the server; `link(tool, uri)` (or the
     `tool(uri)` decorator) links a registered tool to a registered view. Both refuse, at
     registration, what the extension does not allow: a view that breaks the content
-    requirements, a link to a view that does not exist.
+    requirements, a link to a view that does not exist
+    ([MCP Apps](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx)).
     """
 
     id = UI_EXTENSION
@@ -384,10 +494,19 @@ class AppsExtension(Extension):
         self._server: Any = None
 
     def added_to(self, server: Any) -> None:
+        """Keep the server, where views and tools are registered.
+
+        Args:
+            server: The `Server` the extension was added to.
+        """
         self._server = server
 
     def settings(self) -> dict[str, Any]:
-        """What `server/discover` advertises: the content types its views use."""
+        """What `server/discover` advertises.
+
+        Returns:
+            The content types its views use (`mimeTypes`).
+        """
         return {"mimeTypes": [APP_MIME_TYPE]}
 
     def _require_server(self) -> Any:
@@ -410,7 +529,26 @@ class AppsExtension(Extension):
     ) -> View:
         """Register a view: a resource at `uri` whose content is `html` (str is sent as `text`,
         bytes as a base64 `blob`). Listed in `resources/list` like any resource, so every view a
-        server has can be enumerated and reviewed."""
+        server has can be enumerated and reviewed.
+
+        Args:
+            uri: Its `ui://` URI.
+            html: A whole HTML5 document in UTF-8.
+            name: Its name in `resources/list`.
+            title: A name for people.
+            description: What it shows.
+            csp: The origins it may reach beyond its document; None: none.
+            permissions: Of `camera`, `microphone`, `geolocation`, `clipboardWrite`.
+            domain: A dedicated sandbox origin, in the host's format.
+            prefers_border: Whether it would like a border drawn; None leaves it to the host.
+
+        Returns:
+            The view.
+
+        Raises:
+            ValueError: The view breaks the content requirements, or the URI is taken.
+            RuntimeError: The extension is not added to a server yet.
+        """
         server = self._require_server()
         view = View(uri, html, name, title, description, csp, frozenset(permissions), domain, prefers_border)
         if uri in self.views:
@@ -426,7 +564,21 @@ class AppsExtension(Extension):
         self, tool: str, resource_uri: str | None = None, *, visibility: Iterable[str] = DEFAULT_VISIBILITY
     ) -> ToolUi:
         """Link the registered tool `tool` to the view at `resource_uri` (which must be registered),
-        and say who may call it: `("model", "app")` (the default), `("app",)` or `("model",)`."""
+        and say who may call it.
+
+        Args:
+            tool: The tool's name.
+            resource_uri: The view's URI; None links no view, only sets `visibility`.
+            visibility: `("model", "app")` (the default), `("app",)` (only a view may call it;
+                hidden from the model and from clients that render no views) or `("model",)`.
+
+        Returns:
+            The link, as `_meta.ui` will show it.
+
+        Raises:
+            ValueError: The tool is not registered or already linked, or the view does not exist.
+            RuntimeError: The extension is not added to a server yet.
+        """
         server = self._require_server()
         if server.tools.get(tool) is None:
             raise ValueError(f"tool {tool!r} is not registered; register it before linking it to a view")
@@ -441,7 +593,20 @@ class AppsExtension(Extension):
     def tool(
         self, resource_uri: str | None = None, *, visibility: Iterable[str] = DEFAULT_VISIBILITY, **options: Any
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Register a tool (`options` as for `Server.tool`) and link it to a view, in one decorator."""
+        """Register a tool and link it to a view, in one decorator.
+
+        Args:
+            resource_uri: The view's URI, as for `link`.
+            visibility: Who may call it, as for `link`.
+            **options: As for `Server.tool` (`name`, `input_schema`, ...).
+
+        Returns:
+            A decorator that registers and links the function and returns it unchanged.
+
+        Raises:
+            ValueError: The view does not exist, or the link is malformed (when applied).
+            RuntimeError: The extension is not added to a server yet.
+        """
         register = self._require_server().tool(**options)
 
         def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -455,6 +620,20 @@ class AppsExtension(Extension):
         return decorate
 
     async def around(self, ctx: RequestContext, call_next: CallNext) -> Any:
+        """Show linked tools to hosts as linked, to other clients as plain tools without the
+        app-only ones; an app-only tool called by a client that renders no views is unknown.
+
+        Args:
+            ctx: The request's context.
+            call_next: The core's handler.
+
+        Returns:
+            The result, its tools' `_meta.ui` as the client may see it.
+
+        Raises:
+            MCPError: -32602 "Unknown tool" for an app-only tool called by a client that renders
+                no views, as for a tool that does not exist.
+        """
         if not self.links or ctx.method not in ("tools/list", "tools/call"):
             return await call_next(ctx)
         host_renders = supports_apps(ctx.client_capabilities)

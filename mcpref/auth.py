@@ -12,7 +12,7 @@ of the body:
    from another issuer or minted for another resource (its `aud` is not this server) is invalid;
 4. a token without the scopes the operation needs with 403 and `error="insufficient_scope"`,
    naming every scope needed, so the client can step up
-   ([`basic/authorization/index.mdx` §Scope Challenge Handling][scopes]).
+   ([`basic/authorization/index.mdx` §Scope Challenge Handling](https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#scope-challenge-handling)).
 
 Browser clients (CORS): the metadata is a public document, readable by a page from any origin
 (`Access-Control-Allow-Origin: *`, no credentials). The endpoint's own answers, the 401/403
@@ -31,8 +31,6 @@ The validated token's issuer and subject become the request's principal (`PRINCI
 `requestState`, handles and private cache entries are bound to the user, not to one token, so a
 refreshed token continues an MRTR round and another user's token does not. The token itself goes
 no further: handlers never see it, and the server never sends it anywhere (no token passthrough).
-
-[scopes]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#scope-challenge-handling
 """
 
 from __future__ import annotations
@@ -87,7 +85,14 @@ PREFLIGHT_MAX_AGE = 600
 def public_cors(request_headers: Mapping[str, str]) -> dict[str, str]:
     """The CORS headers of a public document (RFC 9728 and RFC 8414 metadata, a JWKS): any page may
     read it, since it holds nothing secret and no credentials go with it. For a preflight (a
-    browser MCP client may add `MCP-Protocol-Version` to a GET), GET with the headers asked for."""
+    browser MCP client may add `MCP-Protocol-Version` to a GET), GET with the headers asked for.
+
+    Args:
+        request_headers: The request's headers, keyed by lower-case name.
+
+    Returns:
+        The CORS response headers by name.
+    """
     cors = {"Access-Control-Allow-Origin": "*"}
     if "access-control-request-method" in request_headers:
         asked = request_headers.get("access-control-request-headers", "")
@@ -102,7 +107,15 @@ class InvalidToken(Exception):
 
 @dataclass(frozen=True)
 class AccessToken:
-    """A validated access token: who issued it, whom it names, what it allows, until when."""
+    """A validated access token: who issued it, whom it names, what it allows, until when.
+
+    Args:
+        issuer: The `iss` claim: the authorization server that issued it.
+        subject: The `sub` claim: the user (or client) it was issued for.
+        scopes: The `scope` claim, split.
+        client_id: The `client_id` claim, if any.
+        expires_at: The `exp` claim, in epoch seconds.
+    """
 
     issuer: str
     subject: str
@@ -123,6 +136,12 @@ class JWTValidator:
     and cached for `JWKS_TTL`; fetched early for a key id it does not know). Hostile tokens cannot
     make it fetch often: one fetch per issuer at a time, at most one every `JWKS_RETRY` seconds
     (a failed one included), and keys no fetch could renew are used up to `JWKS_STALE_LIMIT`.
+
+    Args:
+        issuers: Each trusted issuer (its `iss` exactly) mapped to its keys: a `KeySet`, or the
+            URL of its JWKS.
+        audience: This resource's canonical URI: a token must name it in `aud`
+            ([`basic/authorization/index.mdx` §Token Handling](https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#token-handling)).
     """
 
     def __init__(self, issuers: Mapping[str, KeySet | str], audience: str) -> None:
@@ -136,8 +155,20 @@ class JWTValidator:
         self._fetching: dict[str, asyncio.Lock] = {}
 
     async def validate(self, token: str) -> AccessToken:
-        """The token's `AccessToken`, or `InvalidToken`. Whatever the token holds, nothing but
-        `InvalidToken` comes out: its header and claims are the sender's JSON, of any type."""
+        """Check a token's signature, issuer, audience and lifetime.
+
+        Whatever the token holds, nothing but `InvalidToken` comes out: its header and claims are
+        the sender's JSON, of any type.
+
+        Args:
+            token: The bearer token, as the `Authorization` header carried it.
+
+        Returns:
+            What the token says, once it is checked.
+
+        Raises:
+            InvalidToken: The token is not one this server accepts; the message says why.
+        """
         try:
             unverified = jws.extract_compact(token.encode("ascii"))
             payload = json.loads(unverified.payload)
@@ -226,18 +257,28 @@ ScopeRule = Callable[[str | None, str | None], Collection[str]]
 class ProtectedResource:
     """`StreamableHTTP` behind OAuth: pass the endpoint, its canonical URL and how to check tokens.
 
-    - `resource`: this server's canonical URI (RFC 8707), e.g. `https://mcp.example.com/mcp`; tokens
-      must name it in `aud`.
-    - `authorization_servers`: the issuers clients should use, for the metadata document.
-    - `validator`: turns a token into an `AccessToken` or raises `InvalidToken`.
-    - `scopes_supported`: the scopes for basic use, published in the metadata.
-    - `required_scopes(method, name)`: the scopes an operation needs; by default `scopes_supported`.
-    - `scope_implies`: which scopes a broader one covers, e.g. `{"mcp:admin": ["mcp:tools"]}`
-      (servers account for scope hierarchies:
-      [`basic/authorization/index.mdx` §Step-Up Authorization Flow][step-up]); followed
-      through, so `a` → `b` → `c` lets a token with `a` do what needs `c`. By default none: flat.
+    It serves the protected resource metadata (RFC 9728) at its well-known path, answers a request
+    without a good token with 401 and a `WWW-Authenticate` challenge, one whose token lacks a scope
+    with 403 `insufficient_scope`, and passes the rest to the endpoint with the principal.
 
-    [step-up]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#step-up-authorization-flow
+    Args:
+        endpoint: The MCP endpoint it guards.
+        resource: This server's canonical URI (RFC 8707), e.g. `https://mcp.example.com/mcp`;
+            tokens must name it in `aud`, and its path is the one served.
+        authorization_servers: The issuers clients should use, for the metadata document.
+        validator: Turns a token into an `AccessToken` or raises `InvalidToken`.
+        scopes_supported: The scopes for basic use, published in the metadata and asked for in
+            the 401 challenge.
+        required_scopes: `required_scopes(method, name)` gives the scopes an operation needs
+            (`name`: the tool, prompt or resource); by default `scopes_supported`.
+        all_scopes: What a request that does not say what it is (a legacy one) must hold, failing
+            closed; by default `scopes_supported`.
+        resource_name: A name for people, in the metadata.
+        scope_implies: Which scopes a broader one covers, e.g. `{"mcp:admin": ["mcp:tools"]}`
+            (servers account for scope hierarchies:
+            [`basic/authorization/index.mdx` §Step-Up Authorization Flow](https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#step-up-authorization-flow));
+            followed through, so `a` → `b` → `c` lets a token with `a` do what needs `c`. By
+            default none: flat.
     """
 
     def __init__(
@@ -329,7 +370,14 @@ class ProtectedResource:
         await self.endpoint({**scope, PRINCIPAL_SCOPE_KEY: access.principal}, receive, send)
 
     def held(self, granted: frozenset[str]) -> frozenset[str]:
-        """The scopes a token with `granted` holds: those, and every scope they imply."""
+        """The scopes a token holds: those granted, and every scope they imply (`scope_implies`).
+
+        Args:
+            granted: The token's scopes.
+
+        Returns:
+            Every scope held.
+        """
         if not self.covers:
             return granted
         return frozenset().union(granted, *(self.covers.get(scope, ()) for scope in granted))

@@ -21,7 +21,18 @@ CACHEABLE_METHODS = frozenset(
 
 @dataclass(frozen=True)
 class CacheHints:
-    """`ttlMs` and `cacheScope` for cacheable results: pass to `Server(cache=..., cache_for=...)`."""
+    """`ttlMs` and `cacheScope` for cacheable results: pass to `Server(cache=..., cache_for=...)`
+    ([`server/utilities/caching.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching)).
+
+    Args:
+        ttl_ms: How long a client may reuse the result, in milliseconds; 0 (the default) means
+            not at all.
+        scope: `"private"` (the default) if the result may depend on who asked, so a cache must not
+            share it between principals; `"public"` if any client may reuse it.
+
+    Raises:
+        ValueError: A negative `ttl_ms`, or another `scope`.
+    """
 
     ttl_ms: int = 0
     scope: CacheScope = "private"
@@ -33,7 +44,14 @@ class CacheHints:
             raise ValueError('scope must be "public" or "private"')
 
     def apply(self, result: dict[str, Any]) -> dict[str, Any]:
-        """Add `ttlMs` and `cacheScope` to a complete result, in place, and return it."""
+        """Add `ttlMs` and `cacheScope` to a complete result, in place.
+
+        Args:
+            result: A complete result object.
+
+        Returns:
+            The same `result`.
+        """
         result["ttlMs"] = self.ttl_ms
         result["cacheScope"] = self.scope
         return result

@@ -13,11 +13,16 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .run import add_address_options, add_limit_options, limits_from, serve_http
+from .run import add_address_options, add_limit_options, http_port, limits_from, serve_http
 
 __all__ = ["main"]
 
-DEMO_EXTRA = 'mcpref demo needs Starlette, the demo extra: pip install "./mcpref[demo]" from a clone'
+#: What a plain install (no `demo` extra) is told, whether it came from a clone or from a wheel.
+DEMO_EXTRA = (
+    "mcpref demo needs Starlette, which the demo extra brings. Install mcpref again with it, the way you "
+    'installed it plus [demo]: pip install "./mcpref[demo]" from the folder that holds a clone, or '
+    f'pip install "dist/mcpref-{__version__}-py3-none-any.whl[demo]" with the path of your wheel'
+)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -35,18 +40,19 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = parser().parse_args(argv)
+    top = parser()
+    args = top.parse_args(argv)
     if args.command == "demo":
-        serve_demo(args)
+        serve_demo(args, http_port(top, args))
 
 
-def serve_demo(args: argparse.Namespace) -> None:
+def serve_demo(args: argparse.Namespace, port: int) -> None:
     try:
         from . import demo
     except ModuleNotFoundError as exc:
         if (exc.name or "").partition(".")[0] != "starlette":
             raise
         sys.exit(DEMO_EXTRA)
-    base = f"http://{args.host}:{args.port}"
-    print(f"mcpref demo: the pages' endpoints at {base}/, the reference server at {base}/mcp", file=sys.stderr)
-    serve_http(demo.make_app(), demo.servers(), args.host, args.port, limits_from(args))
+    base = f"http://{args.host}:{port}"
+    ready = f"mcpref demo: the pages' endpoints at {base}/, the reference server at {base}/mcp"
+    serve_http(demo.make_app(), demo.servers(), args.host, port, limits_from(args), ready=ready)

@@ -44,8 +44,21 @@ logger = logging.getLogger("mcpref.server")
 class RequestContext:
     """What a handler may know about the request it serves: declare a parameter named `ctx` to get it.
 
-    `meta` holds the request's `_meta` as read (version, client capabilities, log level, progress
-    token); `input_responses` and `state` are filled on an MRTR retry.
+    The server makes it; a handler reads it. Everything on it comes from the request.
+
+    Args:
+        request_id: The JSON-RPC `id` of the request.
+        method: The request's method, such as `tools/call`.
+        params: The request's params, as sent.
+        meta: The request's `_meta` as read: version, client capabilities, log level, progress token.
+        notify: Sends a notification on the request's own response stream; None (no stream to send
+            on) makes `report_progress` and `log` do nothing.
+        principal: Who is asking, as the transport authenticated it; None when anonymous.
+        input_responses: On an MRTR retry, the client's answers by input-request key
+            ([`basic/patterns/mrtr.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr)).
+        state: On an MRTR retry, the state the handler asked to keep, opened from `requestState`.
+        may_log: Whether the server declares `logging`, without which `log` sends nothing.
+        caller: Whose fair share the request counts against (`fair_share_caller`).
     """
 
     request_id: RequestId
@@ -55,14 +68,10 @@ class RequestContext:
     notify: NotifySink | None = None
     #: The last progress sent: each notification's progress must be greater (progress.mdx).
     _last_progress: float | None = field(default=None, init=False, repr=False)
-    #: Who is asking, as the transport authenticated it (None when anonymous).
     principal: str | None = None
-    #: Whose fair share the request counts against (`fair_share_caller`).
     caller: str = field(default=f"peer:{LOCAL_PEER}", kw_only=True)
-    #: MRTR retries: the client's answers by input-request key, and the state the server sealed.
     input_responses: dict[str, dict[str, Any]] = field(default_factory=dict)
     state: Any = None
-    #: Whether the server declares `logging`; log messages need it (server/utilities/logging.mdx).
     may_log: bool = True
 
     @property
@@ -71,11 +80,27 @@ class RequestContext:
         return self.meta.client_capabilities
 
     def input_response(self, key: str) -> dict[str, Any] | None:
-        """The client's answer to the input request `key`, if this round carries one."""
+        """The client's answer to the input request `key`, if this round carries one.
+
+        Args:
+            key: The key the handler gave the input request in `InputRequired`.
+
+        Returns:
+            The client's answer (such as an elicitation's `{"action": "accept", "content": ...}`),
+                or None on the first round or when the client did not answer that one.
+        """
         return self.input_responses.get(key)
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        """Send `notifications/progress`, only if the request asked for it with a `progressToken`."""
+        """Send `notifications/progress`, only if the request asked for it with a `progressToken`
+        ([`basic/patterns/progress.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress)).
+
+        Args:
+            progress: How far along; it must increase with each call, and a value that does not is
+                logged and not sent.
+            total: The value `progress` reaches when done, if known.
+            message: A line for people on what is happening now.
+        """
         if self.notify is None or self.meta.progress_token is None:
             return
         if self._last_progress is not None and not progress > self._last_progress:
@@ -98,6 +123,15 @@ class RequestContext:
         Without `io.modelcontextprotocol/logLevel` on the request, or when the server does not
         declare `logging`, nothing is sent
         ([`server/utilities/logging.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging)).
+
+        Args:
+            level: A syslog level name: `"debug"`, `"info"`, `"notice"`, `"warning"`, `"error"`,
+                `"critical"`, `"alert"` or `"emergency"`.
+            data: What to log: a string or any JSON value.
+            logger: The name of the part of the server logging it, if any.
+
+        Raises:
+            ValueError: `level` is none of these (when the message would be sent).
         """
         wanted = self.meta.log_level
         if self.notify is None or not self.may_log or wanted not in LOG_LEVELS:

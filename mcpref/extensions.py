@@ -3,8 +3,9 @@
 An extension is named by an identifier with a vendor prefix (`io.modelcontextprotocol/tasks`,
 `com.example/station-alerts`). The server lists it, with its settings, under
 `capabilities.extensions` in `server/discover`; a client lists it in the `clientCapabilities` of
-each request that wants it ([`basic/versioning.mdx` §Extension Negotiation][negotiation]). When only one side
-supports it, the other gets core behaviour or a clear error, never extension behaviour.
+each request that wants it
+([`basic/versioning.mdx` §Extension Negotiation](https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#extension-negotiation)).
+When only one side supports it, the other gets core behaviour or a clear error, never extension behaviour.
 
 The core knows nothing about any particular extension. An extension is an `Extension` object,
 given to `Server.add_extension`, that says:
@@ -24,8 +25,6 @@ given to `Server.add_extension`, that says:
 A second extension plugs in the same way: subclass `Extension`, fill in what it adds, and call
 `server.add_extension(YourExtension())` before serving. Two extensions must not claim the same
 method or `resultType`; `add_extension` refuses that at start-up.
-
-[negotiation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#extension-negotiation
 """
 
 from __future__ import annotations
@@ -57,19 +56,45 @@ class Extension:
     listen_keys: frozenset[str] = frozenset()
 
     def added_to(self, server: Any) -> None:
-        """Called by `Server.add_extension`: keep the server if the extension needs it (its tools)."""
+        """Called by `Server.add_extension`: keep the server if the extension needs it (its tools).
+
+        Args:
+            server: The `Server` it was added to.
+        """
 
     def settings(self) -> dict[str, Any]:
-        """The settings object advertised under `capabilities.extensions[id]`; `{}` means plain support."""
+        """The settings object advertised under `capabilities.extensions[id]`.
+
+        Returns:
+            The settings; `{}` (the default) means plain support.
+        """
         return {}
 
     async def around(self, ctx: RequestContext, call_next: CallNext) -> Any:
-        """Answer a request, usually by calling `call_next(ctx)`; override to change core behaviour."""
+        """Answer a request, usually by calling `call_next(ctx)`; override to change core behaviour.
+
+        Every request passes through each extension's `around`, the first added outermost.
+
+        Args:
+            ctx: The request's context.
+            call_next: The next extension's `around`, or the handler itself.
+
+        Returns:
+            The result object (or what the core turns into one, as a handler's return).
+        """
         return await call_next(ctx)
 
 
 def declared(ctx_or_capabilities: RequestContext | Mapping[str, Any], extension_id: str) -> bool:
-    """Whether a request's client capabilities list `extension_id` under `extensions`."""
+    """Whether a request's client capabilities list `extension_id` under `extensions`.
+
+    Args:
+        ctx_or_capabilities: The request's context, or the client capabilities themselves.
+        extension_id: Such as `io.modelcontextprotocol/tasks`.
+
+    Returns:
+        True if the client declared the extension.
+    """
     capabilities = (
         ctx_or_capabilities.client_capabilities
         if isinstance(ctx_or_capabilities, RequestContext)
@@ -80,7 +105,14 @@ def declared(ctx_or_capabilities: RequestContext | Mapping[str, Any], extension_
 
 
 def requirement(extension_id: str) -> dict[str, Any]:
-    """The `requiredCapabilities` that names one extension, for a -32021 error."""
+    """The `requiredCapabilities` that names one extension, for a -32021 error.
+
+    Args:
+        extension_id: The extension the request needs.
+
+    Returns:
+        `{"extensions": {extension_id: {}}}`, the error's `data.requiredCapabilities`.
+    """
     return {"extensions": {extension_id: {}}}
 
 

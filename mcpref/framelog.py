@@ -67,7 +67,16 @@ def _log(frame: Frame) -> None:
 
 
 class FrameLog:
-    """ASGI middleware that reports every JSON-RPC message through `sink`."""
+    """ASGI middleware that reports every JSON-RPC message through `sink`, changing no byte.
+
+    Args:
+        app: The ASGI app it wraps: a `StreamableHTTP`, or an app that routes to one.
+        sink: Called with each `Frame`; by default it logs the frame's one line to the
+            `mcpref.frames` logger at INFO.
+        max_body_bytes: Bodies are parsed only up to this many bytes (1 MiB); a larger one is
+            reported as `oversized` rather than buffered.
+        clock: The clock a frame's elapsed time is read from, in seconds.
+    """
 
     def __init__(
         self,

@@ -52,8 +52,16 @@ MAX_MESSAGE_CHARS = 500
 class MCPError(Exception):
     """An error that becomes a JSON-RPC error object on the wire.
 
-    `http_status` is the status Streamable HTTP answers with; `None` lets the transport
-    pick its default for the code (see `transports.http.status_for`). `http_headers` go with it.
+    Raise it from a handler to answer with a protocol error rather than a result.
+
+    Args:
+        code: The JSON-RPC error code (`INVALID_PARAMS`, ... or one of MCP's own).
+        message: A short sentence for the developer; cut after 500 characters, since messages
+            often quote what the client sent.
+        data: Anything more the client can act on, as the `error.data` member; None leaves it out.
+        http_status: The status Streamable HTTP answers with; None lets the transport pick its
+            default for the code (see `transports.http.status_for`).
+        http_headers: Headers the HTTP answer carries besides the usual ones (`Retry-After`, ...).
     """
 
     def __init__(
@@ -78,7 +86,11 @@ class MCPError(Exception):
         self.request_id: RequestId | None = None
 
     def to_error_object(self) -> dict[str, Any]:
-        """The JSON-RPC `error` member: `code`, `message`, and `data` when there is any."""
+        """The JSON-RPC `error` member.
+
+        Returns:
+            `code`, `message`, and `data` when there is any.
+        """
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.data is not None:
             error["data"] = self.data

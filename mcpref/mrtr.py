@@ -40,9 +40,16 @@ ROUND_PARAMS = frozenset({"_meta", "inputResponses", "requestState"})
 class InputRequired:
     """Return this from a tool, prompt or resource handler to ask the client for input.
 
-    `requests` maps keys of your choosing to input requests (`elicit_form`, `elicit_url`,
-    `create_message`, `list_roots`); `state` is any JSON value you want back on the retry, as
-    `ctx.state`.
+    The client answers each input request and retries the same request with the answers; the
+    handler runs again and finds them in `ctx.input_responses`
+    ([`basic/patterns/mrtr.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr)).
+
+    Args:
+        requests: Keys of your choosing mapped to input requests (`elicit_form`, `elicit_url`,
+            `create_message`, `list_roots`). Each is sent only to a client that declared the
+            capability it needs; another gets -32021.
+        state: Any JSON value you want back on the retry, as `ctx.state`. The server seals it into
+            `requestState`, bound to this request and principal, so the client cannot change it.
     """
 
     requests: dict[str, dict[str, Any]]
@@ -50,7 +57,17 @@ class InputRequired:
 
 
 def elicit_form(message: str, properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
-    """Ask the user to fill in a flat form; `properties` are primitive JSON Schema definitions."""
+    """Ask the user to fill in a flat form ([`client/elicitation.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation)).
+
+    Args:
+        message: What the user is asked, shown with the form.
+        properties: The form's fields: names mapped to primitive JSON Schema definitions
+            (string, number, integer, boolean, enum).
+        required: The fields the user must fill in; None makes every field optional.
+
+    Returns:
+        An `elicitation/create` input request (form mode), for `InputRequired`.
+    """
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
@@ -59,10 +76,19 @@ def elicit_form(message: str, properties: dict[str, Any], required: list[str] | 
 
 def elicit_url(message: str, url: str) -> dict[str, Any]:
     """Send the user to a URL (a sign-in, a payment) outside the client. The URL must be absolute
-    ([`client/elicitation.mdx`][elicitation]: it must be a valid URL); keep user data and
-    credentials out of it.
+    ([`client/elicitation.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation):
+    it must be a valid URL); keep user data and credentials out of it.
 
-    [elicitation]: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation
+    Args:
+        message: Why the user is sent there.
+        url: The absolute URL to open.
+
+    Returns:
+        An `elicitation/create` input request (URL mode), for `InputRequired`; only clients that
+            declare `elicitation.url` get it.
+
+    Raises:
+        ValueError: `url` has no scheme or no host.
     """
     parts = urlsplit(url)
     if not parts.scheme or not parts.netloc:
@@ -80,9 +106,17 @@ def create_message(
 ) -> dict[str, Any]:
     """Ask the client's LLM for a completion of one user message, optionally with `tools` it may
     call, only for clients that declare `sampling.tools`
-    ([`client/sampling.mdx` §Tools in Sampling][tools]).
+    ([`client/sampling.mdx` §Tools in Sampling](https://modelcontextprotocol.io/specification/2026-07-28/client/sampling#tools-in-sampling)).
 
-    [tools]: https://modelcontextprotocol.io/specification/2026-07-28/client/sampling#tools-in-sampling
+    Args:
+        prompt: The user message's text.
+        max_tokens: The most tokens the completion may take (`maxTokens`).
+        system_prompt: A system prompt the client may use; None sends none.
+        tools: Tools the model may call, as `tools/list` describes tools.
+        tool_choice: How the model chooses among `tools` (`{"mode": "auto"}`, ...).
+
+    Returns:
+        A `sampling/createMessage` input request, for `InputRequired`.
     """
     params: dict[str, Any] = {
         "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
@@ -94,7 +128,12 @@ def create_message(
 
 
 def list_roots() -> dict[str, Any]:
-    """Ask for the client's roots (the folders or repositories it lets the server work on)."""
+    """Ask for the client's roots (the folders or repositories it lets the server work on)
+    ([`client/roots.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/client/roots)).
+
+    Returns:
+        A `roots/list` input request, for `InputRequired`.
+    """
     return {"method": "roots/list"}
 
 

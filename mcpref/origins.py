@@ -30,7 +30,13 @@ LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 class OriginPolicy:
     """Which browser origins may call the endpoint: `allowed` (`"*"` for any), plus loopback pages
-    unless `allow_loopback=False`. A request without `Origin` is not from a browser and passes."""
+    unless `allow_loopback=False`. A request without `Origin` is not from a browser and passes.
+
+    Args:
+        allowed: Origins allowed besides loopback ones (`https://app.example`), compared without
+            a trailing slash and case; `"*"` allows any.
+        allow_loopback: Also allow pages served from `localhost`, `127.0.0.1` or `[::1]`.
+    """
 
     def __init__(self, allowed: list[str] | None = None, *, allow_loopback: bool = True) -> None:
         self.allowed = frozenset(origin.rstrip("/").lower() for origin in (allowed or []))
@@ -38,12 +44,23 @@ class OriginPolicy:
 
     @classmethod
     def from_env(cls) -> OriginPolicy:
-        """The policy `MCP_ALLOWED_ORIGINS` describes: comma-separated origins, or `*`."""
+        """The policy `MCP_ALLOWED_ORIGINS` describes: comma-separated origins, or `*`.
+
+        Returns:
+            The policy; with the variable unset, loopback pages only.
+        """
         configured = os.environ.get(ENV_VAR, "")
         return cls([origin.strip() for origin in configured.split(",") if origin.strip()])
 
     def allows(self, origin: str | None) -> bool:
-        """Whether a request with this `Origin` header (None when absent) may be served; if not, 403."""
+        """Whether a request with this `Origin` header may be served; if not, 403.
+
+        Args:
+            origin: The `Origin` header's value; None when absent (not a browser), which passes.
+
+        Returns:
+            True if the request may be served.
+        """
         if origin is None:
             return True
         normalized = origin.rstrip("/").lower()
@@ -61,7 +78,11 @@ class OriginPolicy:
 
 
 class HostPolicy:
-    """Which `Host` names a server bound to loopback answers: loopback names, plus `allowed`."""
+    """Which `Host` names a server bound to loopback answers: loopback names, plus `allowed`.
+
+    Args:
+        allowed: Host names (without port) that really point at this machine; `"*"` allows any.
+    """
 
     def __init__(self, allowed: list[str] | None = None) -> None:
         self.allowed = frozenset(host.lower() for host in (allowed or []))
@@ -72,13 +93,26 @@ class HostPolicy:
 
     @classmethod
     def from_env(cls) -> HostPolicy:
-        """The policy `MCP_ALLOWED_HOSTS` describes: comma-separated host names, or `*`."""
+        """The policy `MCP_ALLOWED_HOSTS` describes: comma-separated host names, or `*`.
+
+        Returns:
+            The policy; with the variable unset, loopback names only.
+        """
         configured = os.environ.get(HOSTS_ENV_VAR, "")
         return cls([host.strip() for host in configured.split(",") if host.strip()])
 
     def allows(self, host: str | None, server: tuple[str, int] | None) -> bool:
-        """Whether a request with this `Host` (None when absent), received on the local address
-        `server`, may be served; if not, 421."""
+        """Whether a request with this `Host`, received on the local address `server`, may be
+        served; if not, 421.
+
+        Args:
+            host: The `Host` header's value; None when absent.
+            server: The local address and port the request came in on (ASGI's `server`); None
+                when the server does not say, which passes.
+
+        Returns:
+            True if the request may be served: always, on an address that is not loopback.
+        """
         if host is None or host in self.known_good or not server:
             return True
         loopback = self._loopback.get(server[0])
@@ -105,7 +139,14 @@ def split_host(host: str) -> tuple[str, int | None] | None:
     """A `Host` value read whole: its name in lower case (an IPv6 address without brackets) and
     its port (None when it names none), or None when it is not one name and one port.
     `[::1]:8000` → `("::1", 8000)`; `127.0.0.1:8000@evil.example` → None. A bare IPv6 address
-    (`::1`) is taken as a name without a port."""
+    (`::1`) is taken as a name without a port.
+
+    Args:
+        host: A `Host` header's value.
+
+    Returns:
+        The name and port, or None for a value that is not one name and one port.
+    """
     host = host.lower()
     if _is_ipv6(host):
         return host, None

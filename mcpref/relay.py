@@ -48,8 +48,14 @@ BATCH = 64
 
 @dataclass(frozen=True)
 class Change:
-    """One change to tell other instances of: a list (`"tools"`, `"prompts"`, `"resources"`), or
-    the URI of an updated resource. `stale` stands for "changes may have been missed"."""
+    """One change to tell other instances of: a list, or an updated resource.
+
+    Args:
+        list: The list that changed: `"tools"`, `"prompts"` or `"resources"`.
+        uri: The URI of the resource that was updated.
+        stale: Changes may have been missed: every listen stream is told that everything may
+            have changed (`STALE`).
+    """
 
     list: str | None = None
     uri: str | None = None
@@ -64,11 +70,22 @@ class Relay(Protocol):
     """What a server needs of a relay. `deliver` is called on the server's event loop for each
     change another instance sent; `send` may be called from any thread."""
 
-    async def start(self, deliver: Callable[[Change], None]) -> None: ...
+    async def start(self, deliver: Callable[[Change], None]) -> None:
+        """Start hearing of the other instances' changes; `Server.start` calls it.
 
-    def send(self, change: Change) -> None: ...
+        Args:
+            deliver: Called on the server's event loop with each change another instance sent.
+        """
 
-    async def stop(self) -> None: ...
+    def send(self, change: Change) -> None:
+        """Tell the other instances of a change made here, without waiting for them.
+
+        Args:
+            change: What changed; called from any thread.
+        """
+
+    async def stop(self) -> None:
+        """Stop hearing and sending; `Server.stop` calls it."""
 
 
 def encode(origin: str, change: Change) -> str:
@@ -111,6 +128,15 @@ class PostgresRelay:
     own streams that they may have missed changes (`STALE`). At most `max_pending` changes wait to
     be sent while the database is away; past that they are dropped and one `STALE` goes instead,
     so memory stays bounded and no instance is left believing it missed nothing.
+
+    Args:
+        dsn: The PostgreSQL connection string (needs the `postgres` extra: psycopg).
+        channel: The `LISTEN`/`NOTIFY` channel; the instances of one server share one, and no
+            other server uses it.
+        min_delay: The first pause before opening a lost connection again, in seconds.
+        max_delay: The longest pause, in seconds, as it doubles.
+        max_pending: The most changes waiting while the database is away; past that, one
+            `STALE` goes instead of the ones dropped.
     """
 
     def __init__(
@@ -139,6 +165,12 @@ class PostgresRelay:
         self._log = LogBudget(1)
 
     async def start(self, deliver: Callable[[Change], None]) -> None:
+        """Open the two connections in the background, and return at once.
+
+        Args:
+            deliver: Called on this event loop with each change another instance sent; `STALE`
+                after each time listening started again.
+        """
         self._loop = asyncio.get_running_loop()
         self._tasks = [
             asyncio.create_task(self._listen(deliver), name="mcpref relay: listen"),
@@ -146,6 +178,12 @@ class PostgresRelay:
         ]
 
     def send(self, change: Change) -> None:
+        """Queue a change for `NOTIFY`; before `start`, or after `stop`, nothing is sent.
+
+        Args:
+            change: What changed; a payload too large for `NOTIFY` goes as `STALE`. Safe to
+                call from any thread.
+        """
         loop = self._loop
         if loop is None or loop.is_closed():
             return  # not started: nothing runs yet that another instance could be told about
@@ -160,6 +198,7 @@ class PostgresRelay:
             loop.call_soon_threadsafe(self._enqueue, payload)
 
     async def stop(self) -> None:
+        """Close both connections; changes still waiting are dropped."""
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:

@@ -150,7 +150,11 @@ def contents(uri: str, returned: Any, mime_type: str | None) -> list[dict[str, A
 class ResourceNotFound(MCPError):
     """Nothing serves `uri`: -32602 with the URI in `data` ([`server/resources.mdx` §Error Handling](https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling)),
     which a legacy client gets as -32002 (`mcpref.legacy`). Raise it from a template's function
-    when the URI matches the template but names nothing."""
+    when the URI matches the template but names nothing.
+
+    Args:
+        uri: The URI asked for; echoed in `data` unless longer than 2048 characters.
+    """
 
     def __init__(self, uri: str) -> None:
         # The data names the URI, unless it is too long to echo.

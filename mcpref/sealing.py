@@ -1,8 +1,10 @@
 """Sealed tokens: what the server hands the client to carry, and must trust when it comes back.
 
-There is no session in 2026-07-28 ([`basic/index.mdx` §Statelessness][stateless]): what spans requests travels
-with the client. The `requestState` of a multi-round-trip request (mrtr.py) and the handles a tool
-mints (mcpref/examples/reference_server/handles.py) are both sealed here, the same way:
+There is no session in 2026-07-28
+([`basic/index.mdx` §Statelessness](https://modelcontextprotocol.io/specification/2026-07-28/basic#statelessness)):
+what spans requests travels with the client. The `requestState` of a multi-round-trip request
+(mrtr.py) and the handles a tool mints (mcpref/examples/reference_server/handles.py) are both
+sealed here, the same way:
 
     base64url(payload) "." base64url(HMAC-SHA256(purpose key, payload))
 
@@ -17,8 +19,6 @@ read the payload, so nothing secret goes in.
 
 Every token has one spelling, unpadded base64url (RFC 4648 §5), and only that spelling is read
 back, so a token cannot be varied to look new.
-
-[stateless]: https://modelcontextprotocol.io/specification/2026-07-28/basic#statelessness
 """
 
 from __future__ import annotations
@@ -68,7 +68,11 @@ SIGNATURE = "signature"
 
 class Refused(ValueError):
     """A token that cannot be trusted. `reason` names the check it failed (`MALFORMED`,
-    `SIGNATURE`, `EXPIRES`, or an expected claim), for the caller to word for its readers."""
+    `SIGNATURE`, `EXPIRES`, or an expected claim), for the caller to word for its readers.
+
+    Args:
+        reason: The check that failed.
+    """
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -78,9 +82,16 @@ class Refused(ValueError):
 class Sealer:
     """Seals and opens tokens for one `purpose`, with a key shared by the deployment.
 
-    `key` defaults to `MCP_STATE_KEY`; without it the sealer makes up a key of its own, and a
-    token sealed by another process (or another sealer) is refused. An empty key is an error.
-    `ttl_seconds` is how long a token lives: `expiry()` is the `exp` to seal.
+    Args:
+        purpose: What its tokens are for (`"requestState"`, a handle's kind): mixed into the key,
+            so a token sealed for one purpose never opens for another.
+        key: The deployment's secret; by default `MCP_STATE_KEY`. Without either the sealer makes
+            up a key of its own, and a token sealed by another process (or another sealer) is
+            refused.
+        ttl_seconds: How long a token lives: `expiry()` is the `exp` to seal.
+
+    Raises:
+        ValueError: An empty `key`, which anyone could sign with.
     """
 
     def __init__(self, purpose: str, key: bytes | None = None, ttl_seconds: int = 600) -> None:
@@ -98,11 +109,29 @@ class Sealer:
         self._key = hmac.new(key, f"mcpref-seal:{purpose}".encode(), hashlib.sha256).digest()
 
     def expiry(self, now: float | None = None) -> int:
-        """The `exp` claim of a token sealed `now`: the second after which it is refused."""
+        """The `exp` claim of a token sealed `now`.
+
+        Args:
+            now: The time of sealing, in epoch seconds; None: now.
+
+        Returns:
+            The second after which the token is refused.
+        """
         return int((time.time() if now is None else now) + self.ttl_seconds)
 
     def seal(self, payload: Mapping[str, Any]) -> str:
-        """`payload`, which must hold its `exp`, as a token only this deployment's key opens."""
+        """Seal a payload as a token only this deployment's key opens (signed, not encrypted:
+        the client can read it, never change it).
+
+        Args:
+            payload: JSON-serialisable claims, `exp` among them (`expiry()`).
+
+        Returns:
+            The token: the payload and its HMAC-SHA256, each in base64url.
+
+        Raises:
+            ValueError: The payload holds no `exp`.
+        """
         if EXPIRES not in payload:
             raise ValueError("a sealed payload holds its expiry: add exp=sealer.expiry()")
         # Compact, and with ASCII escapes, so a payload holding client text (a lone surrogate) encodes.
@@ -112,7 +141,20 @@ class Sealer:
     def open(self, token: Any, claims: Mapping[str, Any], *, now: float | None = None) -> dict[str, Any]:
         """The payload sealed in `token`, once its spelling, its signature, each of `claims` (in
         their order) and its expiry check out; otherwise `Refused`, naming the first that failed.
-        The signature is compared in constant time, before anything in the payload is read."""
+        The signature is compared in constant time, before anything in the payload is read.
+
+        Args:
+            token: What the client sent back (any JSON value; only a string can be a token).
+            claims: Claims the payload must hold with exactly these values (the method, the
+                principal, ...), checked in order.
+            now: The time to judge expiry by, in epoch seconds; None: now.
+
+        Returns:
+            The payload.
+
+        Raises:
+            Refused: The token fails a check; `reason` names the first.
+        """
         if not isinstance(token, str) or token.count(".") != 1:
             raise Refused(MALFORMED)
         body, mac = token.split(".")
@@ -135,7 +177,14 @@ class Sealer:
 
 
 def b64url_encode(data: bytes) -> str:
-    """base64url without padding (RFC 4648 §5): how sealed tokens, cursors and JOSE values are written."""
+    """base64url without padding (RFC 4648 §5): how sealed tokens, cursors and JOSE values are written.
+
+    Args:
+        data: The bytes to write.
+
+    Returns:
+        Their base64url spelling, without `=` padding.
+    """
     return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
 
 
@@ -145,7 +194,17 @@ def b64url_decode(text: str) -> bytes:
     so a token cannot be varied to slip past a check that compares tokens.
 
     The decoder alone is lenient (it skips stray characters, takes both alphabets and ignores
-    trailing bits); writing the bytes back and comparing refuses every spelling but ours."""
+    trailing bits); writing the bytes back and comparing refuses every spelling but ours.
+
+    Args:
+        text: A base64url value without padding.
+
+    Returns:
+        The bytes it spells.
+
+    Raises:
+        ValueError: Any spelling but the canonical one.
+    """
     data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))  # binascii.Error is a ValueError
     if b64url_encode(data) != text:
         raise ValueError("not the canonical base64url spelling")

@@ -134,14 +134,28 @@ class Server:
         return message
     ```
 
-    - `name`, `version`, `title`: who the server is, in every result's `_meta` (`serverInfo`).
-    - `instructions`: text for the client's model on how to use the server, in `server/discover`.
-    - `cache`, `cache_for`: the `ttlMs`/`cacheScope` of cacheable results, by default and per method.
-    - `page_size`: split lists into pages of this many, with a `nextCursor`; None sends one page.
-    - `supported_versions`: the modern revisions served; `serve_legacy`: also serve 2025-era clients.
-    - `state_sealer`: seals MRTR `requestState` (by default with `MCP_STATE_KEY`).
-    - `max_subscriptions`: open `subscriptions/listen` streams at most.
-    - `emits_logs`: declare `logging`; None declares it when a handler takes `ctx`.
+    Args:
+        name: Who the server is: `serverInfo.name`, in every result's `_meta`.
+        version: `serverInfo.version`.
+        title: `serverInfo.title`, a name for people; left out when None.
+        instructions: Text for the client's model on how to use the server, sent in
+            `server/discover`; left out when None.
+        cache: The `ttlMs`/`cacheScope` of every cacheable result (lists, reads, `server/discover`);
+            by default none may be reused
+            ([`server/utilities/caching.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching)).
+        cache_for: The same, per method (`"tools/list"`), over `cache`.
+        page_size: Split lists into pages of this many items, with a `nextCursor`; None sends each
+            list in one page ([`server/utilities/pagination.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination)).
+        supported_versions: The modern revisions served, in `server/discover` and checked on
+            every request (-32022 for another).
+        state_sealer: Seals and opens the MRTR `requestState`; by default one keyed by
+            `MCP_STATE_KEY` (or a random key, good for one process only).
+        max_subscriptions: The most `subscriptions/listen` streams open at once, over all callers.
+        max_subscriptions_per_caller: The most one caller may hold, so one caller cannot take
+            every slot (`context.fair_share_caller` says who a caller is).
+        serve_legacy: Also serve 2025-11-25-era clients (`initialize`, no per-request `_meta`).
+        emits_logs: Declare the `logging` capability, which `ctx.log` needs; None declares it when
+            any handler takes `ctx`.
     """
 
     def __init__(
@@ -208,8 +222,19 @@ class Server:
     def add_extension(self, extension: E) -> E:
         """Serve an extension: advertise it, and add its methods, result types and headers.
 
-        Refuses (ValueError) an identifier without a vendor prefix, or a method or `resultType`
-        that the core or another extension already has: a clash shows at start-up, not on the wire.
+        A clash shows at start-up rather than on the wire
+        ([`index.mdx` §Extensions](https://modelcontextprotocol.io/specification/2026-07-28#extensions)).
+
+        Args:
+            extension: The extension (an `mcpref.extensions.Extension`), its `id` with a vendor
+                prefix (`com.example/name`).
+
+        Returns:
+            The same extension, so that `tasks = server.add_extension(TasksExtension())` keeps it.
+
+        Raises:
+            ValueError: The identifier has no prefix or is already added, or a method or
+                `resultType` is one the core or another extension already has.
         """
         prefix, slash, name = extension.id.rpartition("/")
         if not slash or not prefix or not name:
@@ -248,14 +273,35 @@ class Server:
         requires: dict[str, Any] | None = None,
         visible: Callable[[str | None], bool] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Register a function as a tool. Its description defaults to the docstring.
+        """Register a function as a tool ([`server/tools.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/server/tools)).
 
         The function returns a str (one text block), a content block (a dict with a `type`) or a
         list of them, a `ToolResult`, or `InputRequired`; with `output_schema`, the data itself.
-        Anything else is the server's bug, answered `-32603`.
+        Anything else is the server's bug, answered `-32603`. A parameter named `ctx` receives the
+        `RequestContext`; the others are the call's arguments.
 
-        `visible(principal)` decides who sees it: the others get it neither in `tools/list` (then
-        answered with `cacheScope: "private"`) nor by calling it, which fails as for an unknown tool.
+        Args:
+            name: The tool's name; by default the function's.
+            input_schema: The JSON Schema of its arguments; by default `{"type": "object"}`.
+                Properties annotated `x-mcp-header` are mirrored in `Mcp-Param-*` headers.
+            description: For the client's model; by default the function's docstring.
+            title: A name for people.
+            output_schema: The JSON Schema of its `structuredContent`: the function then returns
+                the data, sent as structured content and as text.
+            annotations: Hints about its behaviour (`readOnlyHint`, `destructiveHint`, ...), sent as is.
+            icons: Icons for a client's UI.
+            requires: Client capabilities a call needs; a call without them is refused -32021.
+            visible: `visible(principal)` decides who sees it: the others get it neither in
+                `tools/list` (then answered with `cacheScope: "private"`) nor by calling it,
+                which fails as for an unknown tool. None: everyone.
+
+        Returns:
+            A decorator that registers the function and returns it unchanged.
+
+        Raises:
+            ValueError: When the decorator is applied: the name is taken or not a valid tool name
+                (1-128 of `A-Z a-z 0-9 _ - .`), a schema is not valid JSON Schema or its root is
+                not an object, or an `x-mcp-header` annotation breaks the rules.
         """
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -287,8 +333,24 @@ class Server:
         mime_type: str | None = None,
         visible: Callable[[str | None], bool] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Register a function as the resource at `uri`; it returns str (text), bytes (a blob) or a list.
-        `visible(principal)` decides who sees it, as for `tool`."""
+        """Register a function as the resource at `uri` ([`server/resources.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/server/resources)).
+
+        The function returns str (text), bytes (a blob) or a list of contents.
+
+        Args:
+            uri: The resource's URI, exactly as `resources/read` names it.
+            name: Its name in `resources/list`; by default the function's.
+            title: A name for people.
+            description: By default the function's docstring.
+            mime_type: The `mimeType` of its contents.
+            visible: `visible(principal)` decides who sees it, as for `tool`.
+
+        Returns:
+            A decorator that registers the function and returns it unchanged.
+
+        Raises:
+            ValueError: Another resource has the URI (when the decorator is applied).
+        """
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             description_ = description if description is not None else _doc(fn)
@@ -309,9 +371,21 @@ class Server:
         visible: Callable[[str | None], bool] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register a function for every URI matching `uri_template`; its parameters are the
-        template's variables, and `complete` maps a variable to a function suggesting values.
-        `visible(principal)` decides who sees it, as for `tool`: the others neither list it, nor
-        read through it, nor complete its variables."""
+        template's variables ([`server/resources.mdx` §Resource Templates](https://modelcontextprotocol.io/specification/2026-07-28/server/resources#resource-templates)).
+
+        Args:
+            uri_template: An RFC 6570 URI template, such as `file:///{path}`.
+            name: Its name in `resources/templates/list`; by default the function's.
+            title: A name for people.
+            description: By default the function's docstring.
+            mime_type: The `mimeType` of what it reads.
+            complete: Maps a variable to a function suggesting values for `completion/complete`.
+            visible: `visible(principal)` decides who sees it, as for `tool`: the others neither
+                list it, nor read through it, nor complete its variables.
+
+        Returns:
+            A decorator that registers the function and returns it unchanged.
+        """
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.resources.add_template(
@@ -340,8 +414,24 @@ class Server:
         complete: dict[str, Any] | None = None,
         visible: Callable[[str | None], bool] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Register a function as a prompt; `arguments` maps argument names to descriptions.
-        `visible(principal)` decides who sees it, as for `tool`."""
+        """Register a function as a prompt ([`server/prompts.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/server/prompts)).
+
+        The function takes the arguments and returns the messages (a str is one user message).
+
+        Args:
+            name: The prompt's name; by default the function's.
+            title: A name for people.
+            description: By default the function's docstring.
+            arguments: Argument names and their descriptions, as `prompts/list` shows them.
+            complete: Maps an argument to a function suggesting values for `completion/complete`.
+            visible: `visible(principal)` decides who sees it, as for `tool`.
+
+        Returns:
+            A decorator that registers the function and returns it unchanged.
+
+        Raises:
+            ValueError: Another prompt has the name (when the decorator is applied).
+        """
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.prompts.add(
@@ -362,7 +452,11 @@ class Server:
     # -- what the server offers ----------------------------------------------------------
 
     def capabilities(self) -> dict[str, Any]:
-        """Advertise a feature only when something is registered for it ([`server/discover.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/server/discover))."""
+        """Advertise a feature only when something is registered for it ([`server/discover.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/server/discover)).
+
+        Returns:
+            The `capabilities` object of `server/discover`, computed anew on each call.
+        """
         capabilities: dict[str, Any] = {}
         # listChanged and subscribe: changes are announced on subscriptions/listen streams.
         if len(self.prompts):
@@ -391,7 +485,16 @@ class Server:
         self, method: str, params: dict[str, Any], principal: str | None = None
     ) -> dict[str, tuple[str, ...]]:
         """The `x-mcp-header` parameters the transport must check for this request. A tool the
-        principal may not see has none, as an unknown one, so no header error betrays it."""
+        principal may not see has none, as an unknown one, so no header error betrays it.
+
+        Args:
+            method: The request's method; only `tools/call` has any.
+            params: The request's params (its `name` picks the tool).
+            principal: Who asks, for the tool's `visible`.
+
+        Returns:
+            Each mirrored header's name and the path to its parameter in `arguments`.
+        """
         if method == "tools/call":
             tool = self.tools.get(params.get("name"))
             if tool is not None and (tool.visible is None or tool.visible(principal)):
@@ -399,7 +502,14 @@ class Server:
         return {}
 
     def name_field_for(self, method: str) -> str | None:
-        """The parameter an extension method's `Mcp-Name` header mirrors, if it has one."""
+        """The parameter an extension method's `Mcp-Name` header mirrors, if it has one.
+
+        Args:
+            method: The request's method.
+
+        Returns:
+            The parameter's name (`taskId` for `tasks/get`), or None.
+        """
         extension = self._extension_of(method)
         return extension.name_fields.get(method) if extension is not None else None
 
@@ -429,8 +539,21 @@ class Server:
         other version this server does not serve is -32022. With modern `_meta` it is ignored
         here (the mirrored `headers` compare it with the body).
 
-        `caller` is whose fair share it counts against (`context.fair_share_caller`); without
-        one, the principal's, as `handle` assumes.
+        Args:
+            request: The JSON-RPC request, parsed.
+            headers: The HTTP request's headers, keyed by lower-case name; None without a
+                transport's headers (stdio), which skips the mirrored-header checks.
+            principal: Who the transport authenticated, or None.
+            legacy_version: The version the transport says the client speaks outside the body,
+                if it says one.
+            caller: Whose fair share it counts against (`context.fair_share_caller`); by default
+                the principal's, as `handle` assumes.
+
+        Returns:
+            The checked request, with its handler, for `answer` (or `open_subscription`).
+
+        Raises:
+            MCPError: The request fails one of the checks above.
         """
         caller = caller or fair_share_caller(principal, LOCAL_PEER)
         if is_legacy_request(request, legacy_version):
@@ -471,7 +594,18 @@ class Server:
         request-scoped notifications (progress, log messages) on the transport's response stream.
 
         A plain function returning the coroutine that does the work, so a request costs one
-        coroutine, not two stacked (a transport awaits this on every request)."""
+        coroutine, not two stacked (a transport awaits this on every request).
+
+        Args:
+            incoming: What `accept` returned.
+            notify: Sends a request-scoped notification; None drops them.
+
+        Returns:
+            The coroutine to await for the result object; it raises `MCPError` for an error answer.
+
+        Raises:
+            ValueError: `incoming` is a listen request, which `open_subscription` serves.
+        """
         if incoming.legacy:
             return handle_legacy(self, incoming.request, incoming.legacy_version, notify, principal=incoming.principal)
         if incoming.meta is None or incoming.handler is None:
@@ -493,6 +627,19 @@ class Server:
 
         Order: `_meta` (-32602 if missing, -32022 if the version is unsupported; skipped when
         `meta` is given, already read), then the method (-32601), then the method's own checks.
+
+        Args:
+            request: The JSON-RPC request, parsed.
+            meta: The request's `_meta`, if already read; None reads it from `request`.
+            notify: Sends a request-scoped notification (progress, log messages); None drops them.
+            principal: Who is asking, taken as verified.
+            caller: Whose fair share it counts against; by default the principal's.
+
+        Returns:
+            The result object, with `resultType` and `_meta.serverInfo`.
+
+        Raises:
+            MCPError: The error answer, with its JSON-RPC code.
         """
         if meta is None:
             meta = read_request_meta(request.params, self.supported_versions)
@@ -604,9 +751,22 @@ class Server:
     # -- subscriptions ---------------------------------------------------------------------
 
     def open_subscription(self, request: Request, caller: str = "", principal: str | None = None) -> ListenStream:
-        """Start a `subscriptions/listen` subscription; the transport streams it. `caller` (a
-        principal, or a peer address) is whose fair share of the listen slots it counts against;
-        `principal` decides which resource updates it may hear of (`visible=`)."""
+        """Start a `subscriptions/listen` subscription; the transport streams it
+        ([`basic/patterns/subscriptions.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions)).
+
+        Args:
+            request: The listen request.
+            caller: Whose fair share of the listen slots it counts against (a principal, or a peer
+                address).
+            principal: Decides which resource updates it may hear of (`visible=`).
+
+        Returns:
+            The open stream: its acknowledgement, then the notifications it asked for.
+
+        Raises:
+            MCPError: A filter the server does not offer, an extension's filter without that
+                extension declared (-32021), or no listen slot left.
+        """
         self._check_listen_keys(request.params)
         return self.subscriptions.open(request.id, request.params, self.capabilities(), caller, principal)
 
@@ -625,7 +785,16 @@ class Server:
                 )
 
     def notify_list_changed(self, kind: str) -> None:
-        """Tell listening clients that the list of `kind` ("tools", "prompts", "resources") changed."""
+        """Tell listening clients that the list of `kind` changed, and the other instances through `relay`.
+
+        A registry that changes while the server runs calls this itself.
+
+        Args:
+            kind: `"tools"`, `"prompts"` or `"resources"`.
+
+        Raises:
+            ValueError: Another `kind`.
+        """
         flag = f"{kind}ListChanged"
         if flag not in LIST_FLAGS:
             raise ValueError(f"unknown list {kind!r}")
@@ -636,7 +805,11 @@ class Server:
     def notify_resource_updated(self, uri: str) -> None:
         """Tell clients subscribed to `uri` that it changed; they read it again if they care. Only
         listeners who may see `uri` hear of it: to the others it is a URI nothing serves, which a
-        filter may name (and is acknowledged) but never hears about."""
+        filter may name (and is acknowledged) but never hears about.
+
+        Args:
+            uri: The resource's URI, as subscribers named it.
+        """
         self.subscriptions.publish(RESOURCE_UPDATED, {"uri": uri}, self.resources.audience_of(uri))
         if self.relay is not None:
             self.relay.send(Change(uri=uri))
@@ -667,11 +840,22 @@ class Server:
             await self.relay.stop()
 
     def finish_subscription(self, subscription: ListenStream) -> dict[str, Any]:
-        """The final result of a listen request, with serverInfo like every other result."""
+        """The final result of a listen request, with serverInfo like every other result.
+
+        Args:
+            subscription: The stream, ended.
+
+        Returns:
+            The listen request's result object.
+        """
         return self._finish(subscription.completion())
 
     def close_subscription(self, subscription: ListenStream) -> None:
-        """Forget a listen stream its transport has closed (the client left, or it was ended)."""
+        """Forget a listen stream its transport has closed (the client left, or it was ended).
+
+        Args:
+            subscription: The stream; its listen slot is free again.
+        """
         self.subscriptions.close(subscription)
 
     def end_subscriptions(self) -> None:
@@ -689,8 +873,17 @@ class Server:
         return self._offered
 
     def handler_for(self, method: str) -> Handler:
-        """The handler for `method`, or `MCPError` -32601 if it is unknown, removed, or its
-        capability is not offered. Extensions add methods with `add_extension`."""
+        """The handler for `method`. Extensions add methods with `add_extension`.
+
+        Args:
+            method: The request's method.
+
+        Returns:
+            A coroutine function taking the `RequestContext`.
+
+        Raises:
+            MCPError: -32601 if the method is unknown, removed, or its capability is not offered.
+        """
         entry = self._methods.get(method)
         if entry is None:  # not a core method (an extension cannot take one: see add_extension)
             extension = self._extension_of(method)

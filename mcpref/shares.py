@@ -53,7 +53,12 @@ CREATE TABLE IF NOT EXISTS mcp_fair_shares (
 
 class Share:
     """One kind of count (listen slots, live tasks): this instance's own, read when asked, plus the
-    other instances' as last read from the database."""
+    other instances' as last read from the database. `PostgresShares.track` makes one.
+
+    Args:
+        kind: What is counted (`"listen"`, `"tasks"`), its rows' key in the table.
+        counts: Returns this instance's counts by caller, read afresh each time.
+    """
 
     def __init__(self, kind: str, counts: Callable[[], Mapping[str, int]]) -> None:
         self.kind = kind
@@ -62,14 +67,28 @@ class Share:
         self.others: dict[str, int] = {}
 
     def live(self, caller: str | None = None) -> int:
-        """How many `caller` holds (every caller, when None) on every instance."""
+        """How many `caller` holds on every instance.
+
+        Args:
+            caller: Whose count (`context.fair_share_caller`); None counts every caller.
+
+        Returns:
+            This instance's count now plus the others' as last read.
+        """
         own = self.counts()
         if caller is None:
             return sum(own.values()) + sum(self.others.values())
         return own.get(caller, 0) + self.others.get(caller, 0)
 
     def live_tasks(self, caller: str | None) -> int:
-        """`live`, under the name `TaskQuota(shared=...)` asks for."""
+        """`live`, under the name `TaskQuota(shared=...)` asks for.
+
+        Args:
+            caller: Whose live tasks; None counts every caller's.
+
+        Returns:
+            The count on every instance.
+        """
         return self.live(caller)
 
 
@@ -78,7 +97,17 @@ class PostgresShares:
 
     `track(kind, counts)` gives the `Share` a limit reads; `start()` runs the refresh on the
     server's event loop (a server's `services` are started with it), `stop()` ends it and removes
-    this instance's rows.
+    this instance's rows. While the database is away, each instance counts alone, and the others'
+    counts are forgotten once their lease is over.
+
+    Args:
+        dsn: The PostgreSQL connection string (needs the `postgres` extra: psycopg).
+        refresh_seconds: How often this instance writes its counts and reads the others'.
+        lease_seconds: How long an instance's counts stand without a refresh: an instance that
+            stopped without removing its rows stops counting after this long.
+
+    Raises:
+        ValueError: `refresh_seconds` is not positive or not shorter than `lease_seconds`.
     """
 
     def __init__(self, dsn: str, *, refresh_seconds: float = 0.5, lease_seconds: float = 5.0) -> None:
@@ -96,14 +125,24 @@ class PostgresShares:
         self._log = LogBudget(1)
 
     def track(self, kind: str, counts: Callable[[], Mapping[str, int]]) -> Share:
-        """Share `kind`, whose per-caller counts on this instance `counts()` returns."""
+        """Share a kind of count between the instances.
+
+        Args:
+            kind: What is counted; the same on every instance.
+            counts: Returns this instance's counts by caller.
+
+        Returns:
+            The `Share` a limit reads (`TaskQuota(shared=...)`, the listen slots).
+        """
         share = self.shares[kind] = Share(kind, counts)
         return share
 
     async def start(self) -> None:
+        """Start refreshing in the background on this event loop; `Server.start` calls it."""
         self._task = asyncio.create_task(self._refresh(), name="mcpref shares: refresh")
 
     async def stop(self) -> None:
+        """Stop refreshing, and remove this instance's rows (best effort: else their lease ends)."""
         if self._task is None:
             return
         self._task.cancel()

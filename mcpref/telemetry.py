@@ -1,11 +1,11 @@
 """OpenTelemetry for MCP: trace context in `_meta`, and a span and a duration per message.
 
 2026-07-28 reserves three `_meta` keys for W3C trace context, `traceparent`, `tracestate` and
-`baggage` ([`basic/index.mdx` §_meta][meta], from [SEP-414][sep]), and OpenTelemetry's
-[semantic conventions for MCP][semconv] say what to record: span names (`{mcp.method.name}
-{target}`), attributes (`mcp.method.name`, `jsonrpc.request.id`, `gen_ai.tool.name`,
-`error.type`...), and the histograms `mcp.client.operation.duration` and
-`mcp.server.operation.duration`.
+`baggage` ([`basic/index.mdx` §_meta](https://modelcontextprotocol.io/specification/2026-07-28/basic#meta),
+from [SEP-414][sep]), and OpenTelemetry's [semantic conventions for MCP][semconv] say what to
+record: span names (`{mcp.method.name} {target}`), attributes (`mcp.method.name`,
+`jsonrpc.request.id`, `gen_ai.tool.name`, `error.type`...), and the histograms
+`mcp.client.operation.duration` and `mcp.server.operation.duration`.
 
 Everything here is on the OpenTelemetry *API* (the `otel` extra, `pip install "./mcpref[otel]"` from a clone),
 which records nothing until the application installs an SDK; mcpref has no tracer of its own.
@@ -33,7 +33,6 @@ The hooks, each one line where a message is sent or dispatched:
 W3C propagators, not the process's configured ones: the spec reserves exactly these three keys,
 and a B3 or Jaeger propagator would write others into `_meta`.
 
-[meta]: https://modelcontextprotocol.io/specification/2026-07-28/basic#meta
 [sep]: https://github.com/modelcontextprotocol/modelcontextprotocol/pull/414
 [semconv]: https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/
 """
@@ -47,23 +46,31 @@ import time
 from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping
 from contextvars import ContextVar
 from types import TracebackType
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 from .jsonrpc import MCPError
 
-# OpenTelemetry's API, once it is in use (see `active`); Any, so mypy passes without the extra too.
-trace: Any = None
-metrics: Any = None
-otel_context: Any = None
-Link: Any = None
-SpanKind: Any = None
-StatusCode: Any = None
-_PROPAGATOR: Any = None
-_TRACE_ONLY: Any = None
-_tracer: Any = None
-_client_duration: Any = None
-_server_duration: Any = None
+# OpenTelemetry's API, once it is in use (see `active`): None until then, and always without the
+# extra. Declared with its types, so mypy checks every call below against the API's own (its
+# packages are typed); without the extra mypy reads them as Any and passes the same.
+if TYPE_CHECKING:
+    from opentelemetry import context as otel_context
+    from opentelemetry import metrics, trace
+    from opentelemetry.metrics import Histogram
+    from opentelemetry.propagators.composite import CompositePropagator
+    from opentelemetry.trace import Link, SpanKind, StatusCode, Tracer
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    _PROPAGATOR: CompositePropagator
+    _TRACE_ONLY: TraceContextTextMapPropagator
+    _tracer: Tracer
+    _client_duration: Histogram
+    _server_duration: Histogram
+else:
+    trace = metrics = otel_context = Link = SpanKind = StatusCode = None
+    _PROPAGATOR = _TRACE_ONLY = _tracer = _client_duration = _server_duration = None
+
 #: True once OpenTelemetry is imported and mcpref records through it (see `active`); a hook's
 #: callers may test it first, where even a call is worth saving.
 loaded = False
@@ -103,7 +110,14 @@ def trace_id(meta: Any) -> str | None:
     """The 32-hex trace id of the `traceparent` in a request's `_meta`, or None (absent, malformed).
 
     With the extra it is what OpenTelemetry's propagator extracts; without it a check of the same
-    W3C format, so the frame log still lines up traces where nothing else is installed."""
+    W3C format, so the frame log still lines up traces where nothing else is installed.
+
+    Args:
+        meta: A request's `_meta` (anything else, or one without `traceparent`, has no trace id).
+
+    Returns:
+        The trace id, lower-case hex, or None.
+    """
     carrier = _carrier(meta)
     if carrier is None:
         return None
@@ -129,7 +143,11 @@ def active() -> bool:
     as every application that installs an SDK (or runs `opentelemetry-instrument`) has.
 
     mcpref never imports it first: a process that does not use OpenTelemetry pays nothing for
-    it, not even the import (180 ms against mcpref's own 400 ms, on a loaded 2-core machine)."""
+    it, not even the import (180 ms against mcpref's own 400 ms, on a loaded 2-core machine).
+
+    Returns:
+        True once spans and metrics are recorded.
+    """
     return loaded or ("opentelemetry.trace" in _modules and _load())
 
 
@@ -137,7 +155,15 @@ def instrument(tracer_provider: Any = None, meter_provider: Any = None) -> None:
     """Record with these providers instead of the global ones (None: the global ones again).
 
     Most applications never call this: `trace.set_tracer_provider` is enough. It is for a process
-    that must keep mcpref's telemetry apart, such as a test suite."""
+    that must keep mcpref's telemetry apart, such as a test suite.
+
+    Args:
+        tracer_provider: The OpenTelemetry `TracerProvider` spans go to; None: the global one.
+        meter_provider: The `MeterProvider` the duration histograms go to; None: the global one.
+
+    Raises:
+        RuntimeError: OpenTelemetry's API is not installed (the `otel` extra).
+    """
     if not _load():
         raise RuntimeError('mcpref.telemetry needs the otel extra: pip install "./mcpref[otel]" from a clone')
     _use(tracer_provider, meter_provider)
@@ -272,7 +298,15 @@ def link(stored: Mapping[str, Any] | None) -> None:
 
 def span(name: str, attributes: Mapping[str, Any] | None = None) -> _Nothing | _Internal:
     """A context manager around an INTERNAL span of the application's own, current while it runs:
-    a host's user action, or one call it routes, so every request made inside joins its trace."""
+    a host's user action, or one call it routes, so every request made inside joins its trace.
+
+    Args:
+        name: The span's name.
+        attributes: Its attributes; None for none.
+
+    Returns:
+        A context manager; without OpenTelemetry, one that does nothing.
+    """
     if not active():
         return _NOTHING
     return _Internal(name, dict(attributes or {}))

@@ -44,14 +44,27 @@ class ToolError(Exception):
 
 @dataclass
 class ToolResult:
-    """An explicit `CallToolResult`, for tools that need more than returning text or data."""
+    """An explicit `CallToolResult`, for tools that need more than returning text or data
+    ([`server/tools.mdx` §Tool Result](https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool-result)).
+
+    Args:
+        content: The content blocks (`text(...)`, images, resource links, ...).
+        structured: The `structuredContent`, for a tool with an `output_schema` (checked against
+            it); None leaves it out.
+        is_error: Mark the result as the tool's own failure (`isError: true`), which the model
+            sees, rather than a protocol error.
+    """
 
     content: list[dict[str, Any]] = field(default_factory=list)
     structured: Any = None
     is_error: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """The `CallToolResult` fields: `content`, and `structuredContent`/`isError` when set."""
+        """The `CallToolResult` fields.
+
+        Returns:
+            `content`, and `structuredContent`/`isError` when set.
+        """
         result: dict[str, Any] = {"content": self.content}
         if self.structured is not None:
             result["structuredContent"] = self.structured
@@ -61,7 +74,14 @@ class ToolResult:
 
 
 def text(value: str) -> dict[str, Any]:
-    """A text content block."""
+    """A text content block.
+
+    Args:
+        value: The text.
+
+    Returns:
+        `{"type": "text", "text": value}`.
+    """
     return {"type": "text", "text": value}
 
 

@@ -4,6 +4,7 @@ serving every endpoint the pages call, under the limits and Origin rules of `./s
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -12,9 +13,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mcpref import demo
+from mcpref import __version__, demo
 from mcpref.cli import DEMO_EXTRA, parser
 from mcpref.limits import ServerLimits
+from mcpref.run import http_port
 from tests.conftest import demo_process, mcp_body, mcp_headers
 
 #: The console script pip put next to this interpreter (`[project.scripts]` in pyproject.toml).
@@ -35,11 +37,55 @@ def test_help_names_the_demo_and_its_port() -> None:
 
 
 def test_the_port_is_8000_unless_port_or_the_option_says_otherwise(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    top = parser()
     monkeypatch.delenv("PORT", raising=False)
-    assert (parser().parse_args(["demo"]).host, parser().parse_args(["demo"]).port) == ("127.0.0.1", 8000)
+    args = top.parse_args(["demo"])
+    assert (args.host, http_port(top, args)) == ("127.0.0.1", 8000)
     monkeypatch.setenv("PORT", "8123")
-    assert parser().parse_args(["demo"]).port == 8123
-    assert parser().parse_args(["demo", "--port", "9001"]).port == 9001
+    assert http_port(top, top.parse_args(["demo"])) == 8123
+    assert http_port(top, top.parse_args(["demo", "--port", "9001"])) == 9001
+
+
+#: Bad ports, found from outside the repo: each was a ValueError or OverflowError traceback,
+#: `PORT` even where no port is needed (it was read while the parser was built).
+BAD_PORTS = [
+    ({"PORT": ""}, ["--version"], 0),
+    ({"PORT": "abc"}, ["--help"], 0),
+    ({"PORT": "abc"}, ["demo", "--help"], 0),
+    ({"PORT": "abc"}, ["demo"], 2),
+    ({"PORT": ""}, ["demo"], 2),
+    ({}, ["demo", "--port", "99999"], 2),
+    ({}, ["demo", "--port", "-5"], 2),
+    ({}, ["demo", "--port", "eighty"], 2),
+]
+
+
+@pytest.mark.parametrize(("env", "argv", "status"), BAD_PORTS)
+def test_a_bad_port_is_a_usage_error_not_a_traceback(env: dict[str, str], argv: list[str], status: int) -> None:
+    done = run(*argv, env={**os.environ, **env})
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == status, done.stderr
+    if status:
+        *usage, error = done.stderr.strip().splitlines()
+        assert usage[0].startswith("usage: mcpref")
+        assert error.startswith("mcpref") and "is not a TCP port (a whole number from 1 to 65535)" in error
+        assert ("PORT environment variable" in error) == ("PORT" in env), error
+
+
+def test_a_taken_port_is_said_plainly_with_the_way_out() -> None:
+    """Nothing says it is serving: before, the demo announced its endpoints, then uvicorn's
+    "address already in use" followed and it exited."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = run("demo", "--port", str(port))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"Port {port} on 127.0.0.1 is in use: another server (an mcpref demo?) listens there. "
+        "Stop it, or choose another port: --port N (or PORT=N)."
+    )
+    assert "mcpref demo:" not in done.stderr and "Traceback" not in done.stderr
 
 
 #: `mcpref demo` in a Python where importing starlette fails as it does when it is not installed.
@@ -62,7 +108,10 @@ def test_without_the_demo_extra_it_says_what_to_install() -> None:
     done = subprocess.run([sys.executable, "-c", WITHOUT_STARLETTE], capture_output=True, text=True, timeout=30)
     assert done.returncode == 1
     assert done.stderr.strip() == DEMO_EXTRA
-    assert 'pip install "./mcpref[demo]"' in DEMO_EXTRA
+    assert 'pip install "./mcpref[demo]"' in DEMO_EXTRA  # from a clone
+    wheel = f'pip install "dist/mcpref-{__version__}-py3-none-any.whl[demo]"'
+    assert wheel in DEMO_EXTRA  # from a wheel, which once read "from a clone" too
+    assert wheel in (Path(__file__).parents[1] / "README.md").read_text("utf-8")  # the README's, this version
 
 
 @pytest.fixture(scope="module")

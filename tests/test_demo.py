@@ -10,15 +10,17 @@ import httpx
 import yaml
 
 from mcpref import demo
+from mcpref.examples.secure_server.demo import SECURE_PATH
+from mcpref.origins import LOOPBACK_HOSTS
 from overrides.published import pages_url
 from tests.conftest import ROOT, mcp_body, mcp_headers
 
 
-def exchange(method: str, headers: dict[str, str], body: dict | None = None) -> httpx.Response:
+def exchange(method: str, headers: dict[str, str], body: dict | None = None, path: str = "/mcp") -> httpx.Response:
     async def run() -> httpx.Response:
         transport = httpx.ASGITransport(app=demo.make_app())
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
-            return await client.request(method, "/mcp", headers=headers, json=body)
+            return await client.request(method, path, headers=headers, json=body)
 
     return asyncio.run(run())
 
@@ -62,3 +64,17 @@ def test_a_request_without_origin_is_answered_as_before() -> None:
     answer = exchange("POST", mcp_headers("server/discover"), mcp_body("server/discover", {}))
     assert answer.status_code == 200
     assert not [name for name in answer.headers if name.startswith("access-control-")]
+
+
+def test_the_run_it_page_names_every_origin_the_endpoints_take() -> None:
+    """Run it said the demo answers loopback origins only unless `MCP_ALLOWED_ORIGINS` says
+    otherwise; it takes the published site's too, a security fact the page must state (its
+    Python block prints what `demo.ORIGINS` allows). `/secure/mcp` keeps the plain rule."""
+    page = (ROOT / "docs" / "guides" / "run-it.md").read_text(encoding="utf-8")
+    section = page.split("## The pages' endpoints on your machine", 1)[1].split("\n## ", 1)[0]
+    assert f"`{demo.SITE_ORIGIN}`" in section
+    assert all(f"`{f'[{host}]' if ':' in host else host}`" in section for host in LOOPBACK_HOSTS)
+    assert f"`{SECURE_PATH}` does not take the published site's origin" in " ".join(section.split())
+    headers = {**mcp_headers("tools/list"), "Origin": demo.SITE_ORIGIN}
+    assert exchange("POST", headers, mcp_body("tools/list"), path=SECURE_PATH).status_code == 403
+    assert "While `mcpref demo` runs, the published site can call it." in page  # Security implications

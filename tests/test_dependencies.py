@@ -121,3 +121,28 @@ def test_the_checks_that_run_before_the_tests_are_pinned() -> None:
     dev = PYPROJECT["optional-dependencies"]["dev"]
     pinned = {_name(requirement) for requirement in dev if "==" in requirement}
     assert {"ruff", "mypy", "types-jsonschema", "types-authlib"} <= pinned, dev
+
+
+def test_mypy_checks_the_whole_package_strictly() -> None:
+    """The examples ship in the wheel and readers copy them from the pages, so `mypy` (which
+    `./scripts/test` runs before any test) holds them to the core's strict typing: no module of
+    mcpref/ is excluded, silenced or let off its errors."""
+    mypy = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["mypy"]
+    assert mypy["files"] == ["mcpref"] and mypy["strict"] is True and not mypy.get("exclude"), mypy
+    let_off = [
+        override["module"]
+        for override in mypy.get("overrides", [])
+        if any(str(module).startswith("mcpref") for module in override["module"])
+        and (override.get("follow_imports") in {"silent", "skip"} or override.get("ignore_errors"))
+    ]
+    assert not let_off, f"mypy overrides that hide errors in mcpref/: {let_off}"
+
+
+def test_the_dev_extra_brings_every_extra() -> None:
+    """mypy runs where the dev extra is installed: with every extra there, each optional module
+    (telemetry.py against OpenTelemetry's typed API, the examples against Starlette's) is checked
+    against what it really imports, not read as Any because the distribution is missing."""
+    extras = set(PYPROJECT["optional-dependencies"]) - {"dev", "mutation"}
+    itself = [r for r in PYPROJECT["optional-dependencies"]["dev"] if _name(r) == "mcpref"]
+    brought = {extra.strip() for r in itself for extra in re.findall(r"\[([^\]]*)\]", r)[0].split(",")}
+    assert set(EXTRA_MODULES.values()) <= extras <= brought, (extras, brought)

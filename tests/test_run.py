@@ -92,3 +92,28 @@ def test_stdio_on_a_pipe_prints_no_hint() -> None:
     )
     assert done.returncode == 0 and json.loads(done.stdout)["id"] == 1
     assert STDIO_TERMINAL_HINT.encode() not in done.stderr
+
+
+def test_stdio_and_help_never_read_port() -> None:
+    """`PORT=abc python step1_first_tool.py --stdio` was a ValueError traceback: PORT was read
+    while the parser was built, though stdio has no port."""
+    env = {**os.environ, "PORT": "abc"}
+    command = [sys.executable, "-m", "mcpref.examples.minimal_server"]
+    line = request_line(1, "tools/list")
+    served = subprocess.run([*command, "--stdio"], input=line, capture_output=True, env=env, timeout=15)
+    assert served.returncode == 0 and json.loads(served.stdout)["id"] == 1, served.stderr
+    helped = subprocess.run([*command, "--help"], capture_output=True, env=env, timeout=15)
+    assert helped.returncode == 0 and helped.stdout.startswith(b"usage: ")
+
+
+def test_a_bad_port_is_a_usage_error_naming_where_it_came_from() -> None:
+    command = [sys.executable, "-m", "mcpref.examples.minimal_server"]
+    for extra, env, source in (
+        (["--port", "-5"], {}, "argument --port: '-5'"),
+        (["--port", "70000"], {}, "argument --port: '70000'"),
+        ([], {"PORT": "abc"}, "the PORT environment variable: 'abc'"),
+    ):
+        done = subprocess.run([*command, *extra], capture_output=True, text=True, env={**os.environ, **env}, timeout=15)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        error = done.stderr.strip().splitlines()[-1]
+        assert error.startswith("python -m mcpref.examples.minimal_server: error: " + source), error

@@ -58,40 +58,65 @@ class AuthorizationError(MCPClientError):
     """The authorization flow could not go on: bad metadata, a rejected response, a refused grant.
 
     Raised from the request that needed authorization; nothing was sent with a doubtful token.
+
+    Args:
+        message: What went wrong.
+        error: The OAuth `error` code, when an authorization server sent one (`invalid_grant`, ...).
     """
 
     def __init__(self, message: str, *, error: str | None = None) -> None:
         super().__init__(message)
-        #: The OAuth `error` code, when an authorization server sent one.
         self.error = error
 
 
 @dataclass
 class ClientRegistration:
-    """A client ID at one authorization server, and how the client authenticates there."""
+    """A client ID at one authorization server, and how the client authenticates there.
+
+    Args:
+        client_id: The client ID the authorization server knows this client by.
+        client_secret: Its secret, for a confidential client; None for a public one.
+        token_endpoint_auth_method: `none`, `client_secret_basic`, `client_secret_post` or
+            `private_key_jwt`; chosen from the server's metadata if unset.
+        private_key: For `private_key_jwt` (RFC 7523 §2.2): a PEM private key.
+        signing_algorithm: The JWS algorithm `private_key` signs with.
+    """
 
     client_id: str
     client_secret: str | None = None
-    #: `none`, `client_secret_basic`, `client_secret_post` or `private_key_jwt`; chosen from the
-    #: server's metadata if unset.
     token_endpoint_auth_method: str | None = None
-    #: For `private_key_jwt` (RFC 7523 §2.2): a PEM private key, and the JWS algorithm to sign with.
     private_key: str | None = None
     signing_algorithm: str = "ES256"
 
 
 @dataclass
 class Tokens:
-    """What a token response gave for one (issuer, resource): the access token and what comes with it."""
+    """What a token response gave for one (issuer, resource): the access token and what comes with it.
+
+    Args:
+        access_token: The token sent in `Authorization`.
+        token_type: `Bearer`, or `DPoP` for a token bound to the client's DPoP key.
+        refresh_token: For a new access token without the user, if one was issued.
+        scopes: The scopes granted (the token response's `scope`, else the scopes asked for).
+        expires_at: When the access token expires, in epoch seconds; None if the server did
+            not say.
+    """
 
     access_token: str
     token_type: str = "Bearer"
     refresh_token: str | None = None
-    #: The scopes granted (the token response's `scope`, else the scopes asked for).
     scopes: frozenset[str] = frozenset()
     expires_at: float | None = None
 
     def expired(self, now: float) -> bool:
+        """Whether the access token is past its expiry, or within 30 seconds of it.
+
+        Args:
+            now: The time, in epoch seconds.
+
+        Returns:
+            True if it should be refreshed before use; never for a token without an expiry.
+        """
         return self.expires_at is not None and now >= self.expires_at - EXPIRY_MARGIN
 
 
@@ -100,6 +125,10 @@ class TokenStore:
     """What a client keeps between flows: tokens per (issuer, resource), registrations per issuer.
 
     Subclass it to persist; keep refresh tokens and secrets confidential (OAuth 2.1 §4.3).
+
+    Args:
+        tokens: Tokens by (issuer, resource).
+        registrations: Registrations (dynamic or given) by issuer.
     """
 
     tokens: dict[tuple[str, str], Tokens] = field(default_factory=dict)
@@ -210,18 +239,32 @@ def check_iss(callback: Mapping[str, list[str]], issuer: str, metadata: Mapping[
 class OAuth(httpx.Auth):
     """Authorization for an MCP client over HTTP: pass it as `Client(url, auth=OAuth(...))`.
 
-    - `redirect`: sends the user to the authorization URL and returns the redirect it came back on.
-    - `redirect_uri`: registered with the authorization server and sent with every code request;
-      by default the `redirect_uri` of `redirect` (a `LoopbackRedirect` has one).
-    - `clients`: pre-registered client IDs, by issuer (tried first).
-    - `client_metadata_url`: an HTTPS URL serving this client's metadata document, used as its
-      client ID where the server says `client_id_metadata_document_supported`.
-    - `client_name`, `client_uri`: for the metadata sent in dynamic registration.
-    - `scope`: ask for exactly these scopes instead of following the server's hints.
-    - `offline_access`: ask for `offline_access` when the authorization server lists it.
-    - `store`: tokens and registrations, shared between clients or persisted.
-    - `max_step_ups`: re-authorizations for more scope within one request.
-    - `dpop`: ask for DPoP-bound tokens (RFC 9449) where the authorization server offers them.
+    The whole flow of
+    [`basic/authorization/index.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization),
+    started by the server's 401: discovery, registration, the authorization code with PKCE,
+    refresh, and step-up on a 403 `insufficient_scope`.
+
+    Args:
+        redirect: Sends the user to the authorization URL and returns the redirect it came back on.
+        redirect_uri: Registered with the authorization server and sent with every code request;
+            by default the `redirect_uri` of `redirect` (a `LoopbackRedirect` has one).
+        clients: Pre-registered client IDs, by issuer (tried first).
+        client_metadata_url: An HTTPS URL serving this client's metadata document, used as its
+            client ID where the server says `client_id_metadata_document_supported`.
+        client_name: For the metadata sent in dynamic registration.
+        client_uri: For the metadata sent in dynamic registration.
+        scope: Ask for exactly these scopes instead of following the server's hints.
+        offline_access: Ask for `offline_access` when the authorization server lists it.
+        store: Tokens and registrations, shared between clients or persisted.
+        max_step_ups: Re-authorizations for more scope within one request.
+        dpop: Ask for DPoP-bound tokens (RFC 9449) where the authorization server offers them.
+        timeout: For each request to an authorization server, in seconds.
+        http: Makes the `httpx.AsyncClient` for the authorization servers; by default one with
+            `timeout` and the shared TLS context.
+
+    Raises:
+        ValueError: No redirect URI for a flow that needs one, a redirect URI neither https nor
+            loopback http, or a `client_metadata_url` that is not an https URL with a path.
     """
 
     #: Whether this flow sends a user to the authorization endpoint (and so needs a redirect URI).
@@ -278,6 +321,17 @@ class OAuth(httpx.Auth):
     # -- httpx.Auth ----------------------------------------------------------------------
 
     async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        """httpx's hook: send `request` with a token, and authorize again on the server's 401 or 403.
+
+        Args:
+            request: The request the client sends.
+
+        Yields:
+            The request, then again with a new token after each challenge it can meet.
+
+        Raises:
+            AuthorizationError: The flow could not go on.
+        """
         endpoint = canonical_resource(str(request.url.copy_with(query=None)))
         sent = await self._authorize_request(request, endpoint)
         response = yield request
@@ -457,7 +511,7 @@ class OAuth(httpx.Auth):
             "redirect_uri": self.redirect_uri,
             "state": state,
             # types-Authlib leaves this one function unannotated (it takes and returns str).
-            "code_challenge": create_s256_code_challenge(verifier),  # type: ignore[no-untyped-call]
+            "code_challenge": create_s256_code_challenge(verifier),
             "code_challenge_method": "S256",
             "resource": binding.resource,
             **({"scope": " ".join(scopes)} if scopes else {}),
@@ -603,10 +657,21 @@ def client_metadata_document(
     client_id: str, redirect_uris: Sequence[str], client_name: str, **more: Any
 ) -> dict[str, Any]:
     """The client ID metadata document to serve at `client_id` (an https URL with a path): the
-    fields [`basic/authorization/client-registration.mdx`][registration] requires, `client_id` equal
-    to that URL, refresh included.
+    fields
+    [`basic/authorization/client-registration.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration)
+    requires, `client_id` equal to that URL, refresh included.
 
-    [registration]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration
+    Args:
+        client_id: The document's own HTTPS URL, which is the client ID.
+        redirect_uris: The redirect URIs the client uses.
+        client_name: A name for people, shown at consent.
+        **more: Any other client metadata (`client_uri`, `logo_uri`, ...), over the defaults.
+
+    Returns:
+        The document, to serve as JSON at `client_id`.
+
+    Raises:
+        ValueError: `client_id` is not an https URL with a path.
     """
     if not _is_client_id_url(client_id):
         raise ValueError(f"a client ID metadata document's URL must be https with a path, not {client_id!r}")

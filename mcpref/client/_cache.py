@@ -34,7 +34,16 @@ Clock = Callable[[], float]
 
 @dataclass(frozen=True)
 class CacheKey:
-    """What identifies one request for caching: endpoint, method, version and the result-shaping params."""
+    """What identifies one request for caching
+    ([`server/utilities/caching.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching)).
+
+    Args:
+        endpoint: The server: its URL, or the stdio command line.
+        method: The request's method.
+        version: The protocol version it was asked in.
+        params: The params that shape the result, as (name, value) pairs: the `uri` of a read,
+            the `cursor` of a page.
+    """
 
     endpoint: str
     method: str
@@ -59,7 +68,15 @@ class _Entry:
 class ResultCache:
     """An in-memory cache of cacheable results. Share one between clients to share public results.
 
-    `max_entries` bounds memory: expired entries go first, then the oldest.
+    A result is kept only if its `ttlMs` is positive; anything but `cacheScope: "public"` is
+    kept for its principal alone.
+
+    Args:
+        clock: Seconds on a monotonic scale, what expiry is judged by.
+        max_entries: Bounds memory: past it, expired entries go first, then the oldest.
+
+    Raises:
+        ValueError: `max_entries` below 1.
     """
 
     def __init__(self, *, clock: Clock = time.monotonic, max_entries: int = 1024) -> None:
@@ -70,7 +87,15 @@ class ResultCache:
         self._entries: dict[tuple[CacheKey, str | None], _Entry] = {}
 
     def get(self, key: CacheKey, principal: str) -> dict[str, Any] | None:
-        """A fresh result for this request as seen by `principal`, or `None`."""
+        """A fresh result for this request as seen by `principal`.
+
+        Args:
+            key: The request's key.
+            principal: Who asks: their private results, and everyone's public ones, match.
+
+        Returns:
+            A copy of the result, or None if none is fresh.
+        """
         now = self.clock()
         for slot in ((key, principal), (key, None)):
             entry = self._entries.get(slot)
@@ -82,7 +107,16 @@ class ResultCache:
         return None
 
     def put(self, key: CacheKey, principal: str, result: dict[str, Any]) -> bool:
-        """Keep `result` if its hints allow it; say whether it was kept."""
+        """Keep `result` if its hints allow it.
+
+        Args:
+            key: The request's key.
+            principal: Who asked, for a private result.
+            result: The complete result, with its `ttlMs` and `cacheScope`.
+
+        Returns:
+            Whether it was kept.
+        """
         ttl_ms = result.get("ttlMs")
         if not isinstance(ttl_ms, int) or isinstance(ttl_ms, bool) or ttl_ms <= 0:
             return False
@@ -98,6 +132,14 @@ class ResultCache:
 
         A change notification calls this: `notifications/tools/list_changed` drops `tools/list`,
         `notifications/resources/updated` drops `resources/read` for its `uri`.
+
+        Args:
+            endpoint: Only entries of this server.
+            method: Only entries of this method.
+            **params: Only entries whose key holds these params (`uri=...`).
+
+        Returns:
+            How many entries were dropped.
         """
         doomed = [
             slot

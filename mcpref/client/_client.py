@@ -347,7 +347,21 @@ class Client:
         self, name: str, arguments: Mapping[str, Any] | None = None, *, on_progress: Callback | None = None
     ) -> dict[str, Any]:
         """`tools/call`, returning what the server answered: a `CallToolResult`, or a
-        `CreateTaskResult` (`resultType: "task"`) whose `taskId` the caller keeps."""
+        `CreateTaskResult` (`resultType: "task"`) whose `taskId` the caller keeps.
+
+        Args:
+            name: The tool's name, as `list_tools` gives it.
+            arguments: The tool's arguments.
+            on_progress: Called with each progress notification of this call.
+
+        Returns:
+            The result as sent, without waiting for a task.
+
+        Raises:
+            ValueError: An empty `name`.
+            TypeError: `arguments` is not a mapping.
+            MCPClientError: A JSON-RPC error, as its subclass for the code.
+        """
         if not isinstance(name, str) or not name:
             raise ValueError("tool name must be a non-empty string")
         if arguments is not None and not isinstance(arguments, Mapping):
@@ -371,11 +385,19 @@ class Client:
             return await self._call("tools/call", params, header_params=fresh, progress=on_progress)
 
     async def list_resources(self) -> list[ResourceInfo]:
-        """Every resource, all pages."""
+        """`resources/list`: every resource, all pages.
+
+        Returns:
+            The resources, as the server lists them to this client.
+        """
         return cast(list[ResourceInfo], await self._list_all("resources/list", "resources"))
 
     async def list_resource_templates(self) -> list[ResourceTemplateInfo]:
-        """Every resource template, all pages."""
+        """`resources/templates/list`: every resource template, all pages.
+
+        Returns:
+            The templates, each with its `uriTemplate`.
+        """
         return cast(list[ResourceTemplateInfo], await self._list_all("resources/templates/list", "resourceTemplates"))
 
     async def read_resource(self, uri: str, *, on_progress: Callback | None = None) -> ReadResourceResult:
@@ -398,7 +420,11 @@ class Client:
         return cast(ReadResourceResult, await self._call("resources/read", {"uri": uri}, progress=on_progress))
 
     async def list_prompts(self) -> list[PromptInfo]:
-        """Every prompt, all pages."""
+        """`prompts/list`: every prompt, all pages.
+
+        Returns:
+            The prompts, each with its arguments.
+        """
         return cast(list[PromptInfo], await self._list_all("prompts/list", "prompts"))
 
     async def get_prompt(
@@ -416,6 +442,7 @@ class Client:
 
         Raises:
             InvalidParams: Unknown prompt, or a required argument missing.
+            ValueError: An empty `name`.
         """
         if not isinstance(name, str) or not name:
             raise ValueError("prompt name must be a non-empty string")
@@ -455,8 +482,6 @@ class Client:
 
         Pass the wire filter (`{"toolsListChanged": True}`) or keywords (`tools_list_changed=True`,
         `prompts_list_changed`, `resources_list_changed`, `resource_subscriptions=[uri, ...]`).
-        A stream that breaks is re-opened up to `max_reconnects` times in a row, waiting
-        `backoff` seconds (doubling, jittered) between tries.
 
         ```python
         async with Client("http://127.0.0.1:8000/mcp") as client:
@@ -464,6 +489,15 @@ class Client:
                 print(subscription.honored)  # what the server agreed to send
                 # `async for note in subscription:` now yields each mcpref.jsonrpc.Notification
         ```
+
+        Args:
+            notifications: The wire filter, as `subscriptions/listen` takes it.
+            max_reconnects: How many times in a row a stream that breaks is re-opened.
+            backoff: Seconds to wait before the first retry (doubling, jittered).
+            **wanted: The filter as keywords, instead of `notifications`.
+
+        Returns:
+            The subscription, not open yet: `async with` or iterate it.
         """
         wire_filter = listen_filter(notifications, wanted)
         subscription = Subscription(
@@ -475,19 +509,50 @@ class Client:
     # -- tasks (io.modelcontextprotocol/tasks) ---------------------------------------------
 
     async def get_task(self, task_id: str) -> TaskInfo:
-        """`tasks/get`: the task's status, and its input requests, result or error."""
+        """`tasks/get`: the task's status, and its input requests, result or error
+        ([SEP-2663](https://modelcontextprotocol.io/seps/2663-tasks-extension)).
+
+        Args:
+            task_id: The `taskId` of the `CreateTaskResult`.
+
+        Returns:
+            The task as it stands.
+        """
         return cast(TaskInfo, await self._call(GET, task_params(task_id)))
 
     async def update_task(self, task_id: str, input_responses: Mapping[str, Any]) -> None:
-        """`tasks/update`: answers to some or all of the task's outstanding input requests."""
+        """`tasks/update`: answers to some or all of the task's outstanding input requests.
+
+        Args:
+            task_id: The task's id.
+            input_responses: Answers by input-request key, as the input handlers give them.
+        """
         await self._call(UPDATE, {**task_params(task_id), "inputResponses": dict(input_responses)})
 
     async def cancel_task(self, task_id: str) -> None:
-        """`tasks/cancel`: ask the server to stop the task; it may finish anyway."""
+        """`tasks/cancel`: ask the server to stop the task; it may finish anyway.
+
+        Args:
+            task_id: The task's id.
+        """
         await self._call(CANCEL, task_params(task_id))
 
     async def wait_for_task(self, task_id: str, *, on_status: StatusCallback | None = None) -> ToolCallResult:
-        """Poll the task to its end and return its result (also after a restart, given the id)."""
+        """Poll the task to its end and return its result (also after a restart, given the id).
+
+        Input requests on the way are answered by the client's input handlers.
+
+        Args:
+            task_id: The task's id.
+            on_status: Called with the task's status as it changes.
+
+        Returns:
+            The tool's result, once the task completed.
+
+        Raises:
+            TaskCancelled: The task was cancelled.
+            MCPClientError: The task failed: its error, as the subclass for its code.
+        """
         return cast(ToolCallResult, await self.tasks.wait(task_id, on_status=on_status))
 
     # -- one request, with negotiation, MRTR and caching ---------------------------------

@@ -44,10 +44,16 @@ FALLBACK_STATUSES = frozenset({400, 404, 405})
 
 @dataclass(frozen=True)
 class EraInfo:
-    """The era a server speaks (`"modern"` or `"legacy"`) and the version to use with it."""
+    """The era a server speaks and the version to use with it
+    ([`basic/versioning.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning)).
+
+    Args:
+        era: `"modern"` or `"legacy"`.
+        version: The version to send: a modern one for `_meta`, or the legacy one to ask for in
+            `initialize`.
+    """
 
     era: Era
-    #: The version to send: a modern one for `_meta`, or the legacy one to ask for in `initialize`.
     version: str
 
 
@@ -58,15 +64,31 @@ class EraCache:
         self._eras: dict[str, EraInfo] = {}
 
     def get(self, origin: str) -> EraInfo | None:
-        """The era remembered for `origin`, if any."""
+        """The era remembered for `origin`.
+
+        Args:
+            origin: `scheme://host:port`, as `origin_of` spells it.
+
+        Returns:
+            The era, or None if none is remembered.
+        """
         return self._eras.get(origin)
 
     def set(self, origin: str, info: EraInfo) -> None:
-        """Remember the era of `origin`."""
+        """Remember the era of `origin`.
+
+        Args:
+            origin: `scheme://host:port`.
+            info: What was detected.
+        """
         self._eras[origin] = info
 
     def forget(self, origin: str) -> None:
-        """Forget `origin`, so the next client probes it again."""
+        """Forget `origin`, so the next client probes it again.
+
+        Args:
+            origin: `scheme://host:port`; one not remembered is ignored.
+        """
         self._eras.pop(origin, None)
 
     def clear(self) -> None:
@@ -80,7 +102,14 @@ DEFAULT_ERA_CACHE = EraCache()
 
 
 def origin_of(url: str | httpx.URL) -> str:
-    """`scheme://host:port`, with the scheme's default port spelt out, so equal origins compare equal."""
+    """An origin, with the scheme's default port spelt out, so equal origins compare equal.
+
+    Args:
+        url: Any URL.
+
+    Returns:
+        `scheme://host:port`, such as `https://example.com:443`.
+    """
     parsed = httpx.URL(url)
     port = parsed.port or {"http": 80, "https": 443}.get(parsed.scheme)
     return f"{parsed.scheme}://{parsed.host}:{port}"

@@ -15,8 +15,14 @@ from .. import jsonrpc
 
 
 class MCPClientError(Exception):
-    """Base of every error the client raises. `code` is the JSON-RPC code, `None` when there is none;
-    `status_code` the HTTP status it came with, `None` off HTTP or when the answer was a 2xx."""
+    """Base of every error the client raises; catch a subclass for the errors you can handle.
+
+    Args:
+        message: The error's message, as the server sent it (or the client's own words).
+        code: The JSON-RPC code; by default the subclass's, None when there is none.
+        data: The error's `data`, as sent.
+        status_code: The HTTP status it came with; None off HTTP or when the answer was a 2xx.
+    """
 
     code: int | None = None
 
@@ -93,14 +99,20 @@ class UnsupportedProtocolVersion(MCPClientError, code=jsonrpc.UNSUPPORTED_PROTOC
 
 class TransportError(MCPClientError):
     """No usable answer: the connection or process failed, nothing came in time, the HTTP status or
-    content type was unexpected, the body was not JSON-RPC, or the stream ended before the response."""
+    content type was unexpected, the body was not JSON-RPC, or the stream ended before the response.
+
+    Args:
+        message: What failed.
+        status_code: The HTTP status, if one came.
+        body: An excerpt of the unexpected body, if any.
+        timed_out: No answer came in time. On stdio that is the legacy signal of era detection.
+    """
 
     def __init__(
         self, message: str, *, status_code: int | None = None, body: str | None = None, timed_out: bool = False
     ) -> None:
         super().__init__(message, status_code=status_code)
         self.body = body
-        #: No answer came in time. On stdio that is the legacy signal of era detection.
         self.timed_out = timed_out
 
 
@@ -139,7 +151,16 @@ MODERN_ERROR_CODES = frozenset(
 
 
 def error_from(error: Any, status_code: int | None = None) -> MCPClientError:
-    """The typed exception for a JSON-RPC error object (the `error` member of a response)."""
+    """The typed exception for a JSON-RPC error object (the `error` member of a response).
+
+    Args:
+        error: The `error` member, as received.
+        status_code: The HTTP status it came with, if any.
+
+    Returns:
+        The subclass for its code (`MCPClientError` for a code the spec does not define), or a
+            `ProtocolError` for a malformed error object.
+    """
     if not isinstance(error, dict) or not isinstance(error.get("code"), int) or isinstance(error.get("code"), bool):
         return ProtocolError(f"malformed JSON-RPC error object: {error!r}", status_code=status_code)
     code = error["code"]

@@ -76,7 +76,16 @@ class _WithoutUser(OAuth):
 
 class ClientCredentials(_WithoutUser):
     """The client credentials grant: `ClientCredentials(ClientRegistration(id, secret))`, or with
-    `private_key=PEM` for `private_key_jwt`."""
+    `private_key=PEM` for `private_key_jwt`.
+
+    Args:
+        registration: The client's credentials at the authorization server.
+        issuer: The authorization server the credentials belong to; a server that names another
+            is refused rather than sent them. None: whichever the resource names.
+        scope: Ask for exactly these scopes instead of following the server's hints.
+        store: Tokens, shared between clients or persisted.
+        timeout: For each request to the authorization server, in seconds.
+    """
 
     async def _grant(self, http: httpx.AsyncClient, binding: Binding, scopes: list[str] | None) -> Tokens:
         form = self._form("client_credentials", binding, scopes)
@@ -84,7 +93,14 @@ class ClientCredentials(_WithoutUser):
 
 
 class JWTBearer(_WithoutUser):
-    """The JWT bearer grant with an assertion the client holds (a workload identity token)."""
+    """The JWT bearer grant with an assertion the client holds (a workload identity token).
+
+    Args:
+        assertion: The JWT, or a function returning one (sync or async), called for each grant
+            so that a short-lived token is fresh.
+        client_id: The client ID to send, if the authorization server wants one.
+        **options: `issuer`, `scope`, `store`, `timeout`, as for `ClientCredentials`.
+    """
 
     def __init__(self, assertion: AssertionSource, client_id: str | None = None, **options: Any) -> None:
         super().__init__(ClientRegistration(client_id or "", token_endpoint_auth_method="none"), **options)
@@ -104,7 +120,15 @@ class JWTBearer(_WithoutUser):
 class EnterpriseManaged(JWTBearer):
     """SEP-990: the user's ID token from the enterprise identity provider becomes an identity
     assertion grant there (token exchange), which the MCP authorization server takes as a JWT
-    bearer grant from this (registered, authenticated) client."""
+    bearer grant from this (registered, authenticated) client.
+
+    Args:
+        registration: This client's credentials at the MCP authorization server.
+        id_token: The user's ID token, or a function returning one, as for `JWTBearer`.
+        idp_token_endpoint: The identity provider's token endpoint, for the token exchange.
+        idp_client_id: The client ID at the identity provider, if it wants one.
+        **options: `issuer`, `scope`, `store`, `timeout`, as for `ClientCredentials`.
+    """
 
     def __init__(
         self,

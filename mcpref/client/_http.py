@@ -36,7 +36,11 @@ _EXCERPT = 200
 
 @cache
 def default_ssl_context() -> ssl.SSLContext:
-    """httpx's default TLS settings, built once: loading the CA bundle costs ~0.1 s per client."""
+    """httpx's default TLS settings, built once: loading the CA bundle costs ~0.1 s per client.
+
+    Returns:
+        The one context every client that makes its own `httpx.AsyncClient` shares.
+    """
     return httpx.create_ssl_context()
 
 
@@ -49,7 +53,14 @@ class _EventStream(EventSource):
 
 
 class HTTPTransport:
-    """Posts JSON-RPC messages to one MCP endpoint with an `httpx.AsyncClient` the caller owns."""
+    """Posts JSON-RPC messages to one MCP endpoint with an `httpx.AsyncClient` the caller owns
+    ([`basic/transports/streamable-http.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http)).
+
+    Args:
+        url: The endpoint's URL, such as `http://127.0.0.1:8000/mcp`.
+        http: The client that sends every request; its headers, auth and timeouts apply, and it
+            stays open when the transport closes.
+    """
 
     #: Streamable HTTP mirrors parts of the body in headers, so the client must know each tool's
     #: `x-mcp-header` parameters before calling it.
@@ -70,7 +81,16 @@ class HTTPTransport:
         self.session_id: str | None = None
 
     def headers_for(self, message: Mapping[str, Any], header_params: HeaderParams | None = None) -> dict[str, str]:
-        """Every header a POST of `message` carries."""
+        """Every header a POST of `message` carries.
+
+        Args:
+            message: The JSON-RPC request or notification.
+            header_params: The tool's `x-mcp-header` parameters, mirrored as `Mcp-Param-*`.
+
+        Returns:
+            The headers by name: the content types, `Mcp-Method` and the other mirrored headers
+                of a modern request, the version of a legacy one, and the legacy session id.
+        """
         headers = {"Content-Type": "application/json", "Accept": ACCEPT}
         params = message.get("params") or {}
         if isinstance((params.get("_meta") or {}).get(PROTOCOL_VERSION_KEY), str):
@@ -93,7 +113,20 @@ class HTTPTransport:
         """POST one request and yield each JSON-RPC message of the answer, the response last.
 
         Stop iterating (or `aclose()` the iterator) to close the connection, which the server
-        takes as cancellation. `long_lived` lifts the read timeout, for `subscriptions/listen`.
+        takes as cancellation.
+
+        Args:
+            message: The JSON-RPC request.
+            header_params: The tool's `x-mcp-header` parameters, mirrored as `Mcp-Param-*`.
+            long_lived: Lift the read timeout, for `subscriptions/listen`.
+
+        Yields:
+            Each message of the answer: one JSON body, or each event of an SSE stream.
+
+        Raises:
+            MCPClientError: A JSON-RPC error answered with an HTTP error status.
+            SessionExpired: The server ended the legacy session (404).
+            TransportError: The connection failed, or the answer is neither JSON-RPC nor SSE.
         """
         timeout = httpx.Timeout(self.http.timeout.connect, read=None) if long_lived else httpx.USE_CLIENT_DEFAULT
         content, headers = encode(message), self.headers_for(message, header_params)
@@ -128,7 +161,14 @@ class HTTPTransport:
             raise TransportError(f"HTTP exchange with {self.url} failed: {exc!r}") from exc
 
     async def notify(self, message: dict[str, Any]) -> None:
-        """POST a notification; the server accepts it with 202 and no body."""
+        """POST a notification; the server accepts it with 202 and no body.
+
+        Args:
+            message: The JSON-RPC notification.
+
+        Raises:
+            TransportError: The connection failed, or the server did not accept it.
+        """
         message = telemetry.inject(message)
         try:
             response = await self.http.post(self.url, content=encode(message), headers=self.headers_for(message))

@@ -39,15 +39,25 @@ ROOTS = "roots/list"
 class InputHandlers:
     """The handlers for server input requests, and the capabilities they amount to.
 
-    `roots` may be a fixed list of `Root` objects instead of a function.
+    The client makes one from its arguments ([`basic/patterns/mrtr.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr)).
+
+    Args:
+        elicitation: Answers `elicitation/create`.
+        sampling: Answers `sampling/createMessage`.
+        roots: Answers `roots/list`: a handler, or a fixed list of `Root` objects.
+        elicitation_modes: The elicitation modes declared when an elicitation handler is
+            plugged in, of `"form"` and `"url"`.
+        declared: Everything the client declares (the client sets it); None means the
+            handlers alone.
+
+    Raises:
+        ValueError: `elicitation_modes` empty or naming another mode, with an elicitation handler.
     """
 
     elicitation: InputHandler | None = None
     sampling: InputHandler | None = None
     roots: InputHandler | Sequence[Mapping[str, Any]] | None = None
-    #: The elicitation modes declared when an elicitation handler is plugged in.
     elicitation_modes: tuple[str, ...] = ("form", "url")
-    #: Everything the client declares (the client sets it); `None` means the handlers alone.
     declared: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
@@ -58,7 +68,11 @@ class InputHandlers:
             raise ValueError(f"elicitation_modes must name form, url or both, got {self.elicitation_modes!r}")
 
     def capabilities(self) -> dict[str, Any]:
-        """`ClientCapabilities` for exactly the handlers present."""
+        """`ClientCapabilities` for exactly the handlers present.
+
+        Returns:
+            `elicitation` (with its modes), `sampling` and `roots`, each only with its handler.
+        """
         capabilities: dict[str, Any] = {}
         if self.elicitation is not None:
             capabilities["elicitation"] = {mode: {} for mode in self.elicitation_modes}
@@ -69,7 +83,18 @@ class InputHandlers:
         return capabilities
 
     async def respond(self, input_requests: Any) -> dict[str, Any]:
-        """`inputResponses` for an `inputRequests` map: one result per key, same keys."""
+        """Answer every input request of an `input_required` result.
+
+        Args:
+            input_requests: The result's `inputRequests`, as received.
+
+        Returns:
+            The `inputResponses` for the retry: one result per key, same keys.
+
+        Raises:
+            ProtocolError: A malformed input request, or one for a capability this client never
+                declared.
+        """
         if not isinstance(input_requests, Mapping):
             raise ProtocolError(f"inputRequests must be an object, got {type(input_requests).__name__}")
         return {key: await self._answer(key, request) for key, request in input_requests.items()}

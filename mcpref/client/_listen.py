@@ -99,8 +99,16 @@ class Subscription:
     - `subscription_id`: the JSON-RPC id of the current listen request (new after a reconnect).
     - `ended_by_server`: `True` once the server closed the subscription gracefully.
 
-    `open_listen` sends the listen request for a filter and gives back its id and stream;
-    `forget` drops the cached results a notification makes stale (see `Client.listen`).
+    `Client.listen` makes one ([`basic/patterns/subscriptions.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions)).
+
+    Args:
+        open_listen: Sends the listen request for a filter and gives back its id and stream.
+        forget: Drops the cached results a notification makes stale.
+        notifications: The filter sent, as `subscriptions/listen` takes it.
+        max_reconnects: How many times in a row a stream that broke is opened again before a
+            `TransportError` reaches the loop; on each reconnect the cached results the filter
+            covers are dropped, since notifications sent meanwhile are lost.
+        backoff: The first pause before reconnecting, in seconds; it doubles each time, jittered.
     """
 
     def __init__(

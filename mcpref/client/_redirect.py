@@ -34,16 +34,20 @@ READ_TIMEOUT = 10.0
 class LoopbackRedirect:
     """`OAuth(redirect=LoopbackRedirect())`: open the browser, wait for the redirect.
 
-    - `port`: where the listener waits; 0 (the default) lets the operating system pick a free one.
-      `self.port` is the port taken, and `redirect_uri` the URI to send (register
-      `http://127.0.0.1/callback` or this URI: an authorization server following RFC 8252 §7.3
-      accepts any port).
-    - `path`: the redirect URI's path.
-    - `open_browser`: called with the authorization URL (default: the system browser; the URL is
-      printed too, for a machine without one).
-    - `timeout`: how long the user has, in seconds.
-
     The port is held until `close()` (or until the listener is garbage-collected).
+
+    Args:
+        port: Where the listener waits; 0 (the default) lets the operating system pick a free one.
+            `self.port` is the port taken, and `redirect_uri` the URI to send (register
+            `http://127.0.0.1/callback` or this URI: an authorization server following RFC 8252
+            §7.3 accepts any port).
+        path: The redirect URI's path.
+        open_browser: Called with the authorization URL; by default the system browser (the URL
+            is printed too, for a machine without one).
+        timeout: How long the user has, in seconds.
+
+    Raises:
+        OSError: The port cannot be taken.
     """
 
     def __init__(

@@ -35,9 +35,23 @@ _EXITED = object()
 class StdioTransport:
     """Runs `command` as a child process and talks MCP over its stdin and stdout.
 
-    - `on_stderr`: called with each line the server logs; `None` passes stderr through to ours.
-    - `timeout`: seconds to wait for a response (not for `subscriptions/listen`).
-    - `shutdown_timeout`: seconds to wait after closing stdin, and again after SIGTERM.
+    The process starts on first use, and again if it died (a new `generation`)
+    ([`basic/transports/stdio.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio)).
+
+    Args:
+        command: The program and its arguments, such as
+            `["python", "-m", "mcpref.examples.minimal_server", "--stdio"]`.
+        env: The child's environment; None inherits ours.
+        cwd: The child's working directory; None: ours.
+        on_stderr: Called with each line the server logs; None passes stderr through to ours.
+        timeout: Seconds to wait for a response (not for `subscriptions/listen`).
+        shutdown_timeout: Seconds to wait after closing stdin, and again after SIGTERM, before
+            the next step.
+        max_line_bytes: The longest line read from the server, 16 MiB by default; a longer one
+            is skipped, with a warning, rather than filling memory.
+
+    Raises:
+        ValueError: An empty `command`.
     """
 
     #: No headers on stdio: everything travels in the body.
@@ -82,7 +96,21 @@ class StdioTransport:
     async def exchange(
         self, message: dict[str, Any], *, header_params: HeaderParams | None = None, long_lived: bool = False
     ) -> AsyncGenerator[dict[str, Any], None]:
-        """Write one request; yield the messages routed to it, its response last."""
+        """Write one request; yield the messages routed to it, its response last.
+
+        Stopping early sends `notifications/cancelled` for it.
+
+        Args:
+            message: The JSON-RPC request.
+            header_params: Unused: stdio has no headers.
+            long_lived: Wait without the timeout, for `subscriptions/listen`.
+
+        Yields:
+            Each message routed to the request, its response last.
+
+        Raises:
+            TransportError: The process exited, or no answer came within `timeout`.
+        """
         await self._ensure_started()
         request_id = message["id"]
         queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -123,7 +151,11 @@ class StdioTransport:
                     await self.notify({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
 
     async def notify(self, message: dict[str, Any]) -> None:
-        """Send a notification (no answer expected), starting the server first if needed."""
+        """Send a notification (no answer expected), starting the server first if needed.
+
+        Args:
+            message: The JSON-RPC notification.
+        """
         message = telemetry.inject(message)
         await self._ensure_started()
         await self._write(message)

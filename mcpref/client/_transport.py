@@ -35,12 +35,23 @@ class Transport(Protocol):
     ) -> AsyncGenerator[dict[str, Any], None]:
         """Send one request; yield the messages that belong to it, its response last.
 
-        `long_lived` lifts the response timeout, for `subscriptions/listen`.
+        Args:
+            message: The JSON-RPC request, `_meta` included.
+            header_params: The tool's `x-mcp-header` parameters, for a transport that mirrors
+                them in headers; None for none.
+            long_lived: Lift the response timeout, for `subscriptions/listen`.
+
+        Yields:
+            Each message that belongs to the request (notifications), its response last.
         """
         ...
 
     async def notify(self, message: dict[str, Any]) -> None:
-        """Send one notification."""
+        """Send one notification.
+
+        Args:
+            message: The JSON-RPC notification.
+        """
 
     async def connect(self) -> None:
         """Make sure the server can be reached (start a stdio server, or restart a dead one)."""

@@ -89,7 +89,16 @@ Work = Callable[["Task"], Awaitable[Any]]
 
 
 class Task:
-    """What a task's work sees of its task: report, ask, sleep, and whether it was cancelled."""
+    """What a task's work sees of its task: report, ask, sleep, and whether it was cancelled.
+
+    `TasksExtension.hand_off` makes one and passes it to the work.
+
+    Args:
+        tasks: The extension running the task; None when the work runs within its request (the
+            client did not declare tasks), where `report` does nothing and `ask` is refused.
+        task_id: The task's id; None within a request.
+        ctx: The request that started the task: its arguments, principal and MRTR answers.
+    """
 
     def __init__(self, tasks: TasksExtension | None, task_id: str | None, ctx: RequestContext) -> None:
         self._tasks = tasks
@@ -103,15 +112,31 @@ class Task:
         return self._tasks is not None
 
     async def report(self, message: str) -> None:
-        """Set the task's `statusMessage` (progress, in words)."""
+        """Set the task's `statusMessage` (progress, in words), which `tasks/get` shows.
+
+        Args:
+            message: The new status message.
+        """
         if self._tasks is not None and self.task_id is not None:
             await self._tasks._store_call("touch", self.task_id, status_message=message)
 
     async def ask(self, requests: dict[str, dict[str, Any]], message: str | None = None) -> dict[str, dict[str, Any]]:
         """Ask the client for input (`elicit_form`, `create_message`, ...) and wait for every answer.
 
-        Keys must be unique over the task's lifetime. The task is `input_required` until
-        `tasks/update` has answered every key, then `working` again.
+        The task is `input_required` until `tasks/update` has answered every key, then `working`
+        again ([SEP-2663](https://modelcontextprotocol.io/seps/2663-tasks-extension)).
+
+        Args:
+            requests: Keys mapped to input requests; the keys must be unique over the task's
+                lifetime.
+            message: The `statusMessage` while it waits.
+
+        Returns:
+            The client's answers, by key.
+
+        Raises:
+            MCPError: -32021 when the work runs within its request (the client did not declare
+                tasks), since only a task can ask mid-flight.
         """
         if self._tasks is None or self.task_id is None:
             raise MCPError(
@@ -123,12 +148,32 @@ class Task:
         return await self._tasks._ask(self.task_id, requests, message)
 
     async def sleep(self, seconds: float) -> None:
-        """Sleep; a `tasks/cancel` on this instance interrupts it at once (others within a lease tick)."""
+        """Sleep; a `tasks/cancel` on this instance interrupts it at once (others within a lease tick).
+
+        Args:
+            seconds: How long.
+        """
         await asyncio.sleep(seconds)
 
 
 class TasksExtension(Extension):
-    """Serve SEP-2663 tasks from `store` (SQLite in `mcp-tasks.sqlite3` by default)."""
+    """Serve tasks ([SEP-2663](https://modelcontextprotocol.io/seps/2663-tasks-extension)):
+    `server.add_extension(TasksExtension())`, then `hand_off` in a tool.
+
+    Args:
+        store: Where tasks live; by default SQLite in `mcp-tasks.sqlite3`. Instances that share a
+            store (`PostgresTaskStore`) serve each other's tasks.
+        ttl_ms: How long a task is kept from its creation (`ttlMs`), one hour by default; None
+            keeps it until purged by hand.
+        poll_interval_ms: How often clients should poll `tasks/get` (`pollIntervalMs`).
+        lease_seconds: How long an instance's claim on running a task lasts without renewal;
+            past it, the task is failed, as its instance is taken to be gone.
+        quota: Live tasks per caller and in all (`TaskQuota`); by default 16 and 1000.
+        max_task_bytes: What one task may keep of its request (arguments, input capabilities,
+            input responses), 256 KiB of JSON by default; a larger request gets -32602.
+        watch_seconds: How often an instance looks for answers or cancels that reached another
+            instance, and the step of purging on time.
+    """
 
     id = TASKS_EXTENSION
     result_types = frozenset({"task"})
@@ -179,6 +224,11 @@ class TasksExtension(Extension):
         self._rethink = asyncio.Event()
 
     def added_to(self, server: Any) -> None:
+        """Keep the server, whose tools the tasks' work calls.
+
+        Args:
+            server: The `Server` the extension was added to.
+        """
         self._server = server
 
     # -- handing work off --------------------------------------------------------------------
@@ -186,8 +236,19 @@ class TasksExtension(Extension):
     async def hand_off(self, ctx: RequestContext, work: Work, *, required: bool = False) -> Any:
         """Run `work` as a task if this request declared the extension, else within the request.
 
-        Return what this returns from the tool. `required=True`: the work cannot run within a
-        request, so a client that did not declare tasks gets -32021 naming the extension.
+        Args:
+            ctx: The tool call's context.
+            work: An async function taking the `Task`; what it returns is the tool's result.
+            required: The work cannot run within a request, so a client that did not declare
+                tasks gets -32021 naming the extension.
+
+        Returns:
+            What the tool returns: the work's result within a request, or a placeholder that
+                the extension turns into the `task` result.
+
+        Raises:
+            MCPError: -32021 (`required` without the extension declared), -32602 (the request is
+                larger than `max_task_bytes`), or -32603 with HTTP 503 when the quota is full.
         """
         if not declared(ctx, TASKS_EXTENSION) or id(ctx) not in self._handed_off:
             if required:
@@ -239,6 +300,15 @@ class TasksExtension(Extension):
         return dataclasses.replace(ctx, params=params, meta=meta, notify=None), kept
 
     async def around(self, ctx: RequestContext, call_next: CallNext) -> Any:
+        """Answer a `tools/call` whose tool handed its work off with the task (`resultType: "task"`).
+
+        Args:
+            ctx: The request's context.
+            call_next: The core's handler.
+
+        Returns:
+            The task result, or the handler's own result if nothing was handed off.
+        """
         if ctx.method != "tools/call" or not declared(ctx, TASKS_EXTENSION):
             return await call_next(ctx)
         self._handed_off[id(ctx)] = None

@@ -31,7 +31,17 @@ __all__ = ["PostgresTaskStore"]
 
 
 class PostgresTaskStore(SQLTaskStore):
-    """Tasks in the PostgreSQL database `dsn` names; the table is created if missing."""
+    """Tasks in the PostgreSQL database `dsn` names; the table is created if missing.
+
+    Every instance of a deployment opens one on the same database, so any of them answers
+    `tasks/get` for a task another runs. A lost connection is opened again on the next call.
+
+    Args:
+        dsn: The PostgreSQL connection string (needs the `postgres` extra: psycopg).
+
+    Raises:
+        psycopg.OperationalError: The database cannot be reached (within 10 seconds).
+    """
 
     placeholder = "%s"
 
@@ -62,5 +72,6 @@ class PostgresTaskStore(SQLTaskStore):
         return select + " FOR UPDATE"
 
     def close(self) -> None:
+        """Close the database connection."""
         with self._lock:
             self._connection.close()

@@ -38,7 +38,14 @@ class SharedTaskCount(Protocol):
 
 
 class TaskQuota:
-    """Live tasks per caller (`max_per_caller`) and in all (`max_tasks`)."""
+    """Live tasks per caller and in all: a task past either gets -32603 with HTTP 503 and `Retry-After`.
+
+    Args:
+        max_per_caller: The most live tasks one caller (`context.fair_share_caller`) may have.
+        max_tasks: The most live tasks of every caller together.
+        shared: The count over every instance sharing a store (`mcpref.shares`); None counts this
+            process alone.
+    """
 
     def __init__(
         self,
@@ -55,17 +62,35 @@ class TaskQuota:
         self._by_caller: dict[str, int] = {}
 
     def live(self, caller: str | None = None) -> int:
-        """Live tasks of `caller` (all callers' when None): this process's count, or the shared
-        count if that is larger."""
+        """Live tasks of `caller`: this process's count, or the shared count if that is larger.
+
+        Args:
+            caller: Whose tasks; None counts every caller's.
+
+        Returns:
+            The count.
+        """
         local = len(self._callers) if caller is None else self._by_caller.get(caller, 0)
         return max(local, self.shared.live_tasks(caller)) if self.shared is not None else local
 
     def counts(self) -> dict[str, int]:
-        """Live tasks of this process by caller (what `mcpref.shares` publishes)."""
+        """Live tasks of this process by caller (what `mcpref.shares` publishes).
+
+        Returns:
+            A copy: caller to count.
+        """
         return dict(self._by_caller)
 
     def admit(self, caller: str, task_id: str) -> None:
-        """Count `task_id` against `caller`'s share, or raise (-32603, 503) if there is no room."""
+        """Count `task_id` against `caller`'s share.
+
+        Args:
+            caller: Whose share it counts against.
+            task_id: The new task.
+
+        Raises:
+            MCPError: -32603 with HTTP 503 and `Retry-After` if there is no room.
+        """
         if self.live() >= self.max_tasks:
             raise _no_room(f"Too many tasks running (limit {self.max_tasks}); retry later")
         if self.live(caller) >= self.max_per_caller:
@@ -76,7 +101,11 @@ class TaskQuota:
         self._by_caller[caller] = self._by_caller.get(caller, 0) + 1
 
     def release(self, task_id: str) -> None:
-        """The task's work has ended (or it was never started): its slot is free again."""
+        """The task's work has ended (or it was never started): its slot is free again.
+
+        Args:
+            task_id: The task; one not counted is ignored.
+        """
         caller = self._callers.pop(task_id, None)
         if caller is None:
             return

@@ -53,7 +53,30 @@ def allowed_from(status: str) -> frozenset[str]:
 
 @dataclass
 class TaskRecord:
-    """One task as a `TaskStore` keeps it; `task()` and `detailed()` are what the wire shows."""
+    """One task as a `TaskStore` keeps it; `task()` and `detailed()` are what the wire shows.
+
+    Args:
+        task_id: The task's id: 192 random bits, a bearer handle.
+        principal: Whose task it is; only they may read or change it. None when anonymous.
+        status: `working`, `input_required`, `completed`, `failed` or `cancelled`.
+        created_at: When it was created, in epoch seconds.
+        updated_at: When it last changed, in epoch seconds.
+        ttl_ms: How long it is kept from creation, in milliseconds; None: until purged by hand.
+        poll_interval_ms: How often the client should poll.
+        status_message: What the work last reported, in words.
+        client_capabilities: What the client declared when it started the task, so the work's
+            input requests ask only for what that client can answer.
+        input_requests: Every input request of the task's lifetime, by key.
+        input_responses: Every answer, by key.
+        result: The tool's result, once `completed`.
+        error: The JSON-RPC error object, once `failed`.
+        cancel_requested: A `tasks/cancel` came, for the instance running the work to act on.
+        owner: The instance running the work.
+        lease_until: When the owner's claim on the work ends unless renewed, in epoch seconds.
+        trace_context: The W3C trace context (`traceparent`, `tracestate`) of the request that
+            created the task, so every instance that serves it later links its spans to that
+            trace; None without telemetry.
+    """
 
     task_id: str
     principal: str | None
@@ -69,11 +92,8 @@ class TaskRecord:
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     cancel_requested: bool = False
-    #: The instance running the work, and when it last said it still is (epoch seconds).
     owner: str | None = None
     lease_until: float = 0.0
-    #: The W3C trace context (`traceparent`, `tracestate`) of the request that created the task, so
-    #: every instance that serves it later links its spans to that trace; None without telemetry.
     trace_context: dict[str, str] | None = None
 
     @property
@@ -82,12 +102,25 @@ class TaskRecord:
         return {key: value for key, value in self.input_requests.items() if key not in self.input_responses}
 
     def expired(self, now: float | None = None) -> bool:
+        """Whether the task's TTL has run out.
+
+        Args:
+            now: The time to judge by, in epoch seconds; None: now.
+
+        Returns:
+            True past `created_at` plus `ttl_ms`; never for a task without a TTL.
+        """
         if self.ttl_ms is None:
             return False
         return (time.time() if now is None else now) > self.created_at + self.ttl_ms / 1000
 
     def task(self) -> dict[str, Any]:
-        """The `Task` fields: what `CreateTaskResult` carries (with `resultType: "task"`)."""
+        """The `Task` fields: what `CreateTaskResult` carries (with `resultType: "task"`).
+
+        Returns:
+            `taskId`, `status`, `statusMessage` if any, the times in ISO 8601, `ttlMs` and
+                `pollIntervalMs`.
+        """
         task: dict[str, Any] = {"taskId": self.task_id, "status": self.status}
         if self.status_message is not None:
             task["statusMessage"] = self.status_message
@@ -98,7 +131,12 @@ class TaskRecord:
         return task
 
     def detailed(self) -> dict[str, Any]:
-        """The `DetailedTask`: the task plus what its status carries (`tasks/get`, SEP-2663 §Task Polling)."""
+        """The `DetailedTask`: the task plus what its status carries, as `tasks/get` answers
+        ([SEP-2663](https://modelcontextprotocol.io/seps/2663-tasks-extension)).
+
+        Returns:
+            `task()` with the outstanding `inputRequests`, the `result` or the `error`, by status.
+        """
         task = self.task()
         if self.status == INPUT_REQUIRED:
             task["inputRequests"] = self.outstanding

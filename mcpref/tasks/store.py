@@ -70,32 +70,97 @@ class TaskStore(Protocol):
     """What the tasks extension needs from a database. Every method is atomic."""
 
     def create(self, record: TaskRecord) -> None:
-        """Store a new task; once this returns, `get` finds it from any instance (durable create)."""
+        """Store a new task; once this returns, `get` finds it from any instance (durable create).
+
+        Args:
+            record: The task, its id new.
+        """
 
     def get(self, task_id: str) -> TaskRecord | None:
-        """The task, or None if there is none with that id (expired ones may already be gone)."""
+        """Read one task.
+
+        Args:
+            task_id: The task's id.
+
+        Returns:
+            The task, or None if there is none with that id (expired ones may already be gone).
+        """
 
     def move(self, task_id: str, status: str, **fields: Any) -> bool:
-        """Change the status (and `fields`) if the task may move there from where it is; False if not."""
+        """Change the status, if the task may move there from where it is (`record.TRANSITIONS`).
+
+        Args:
+            task_id: The task's id.
+            status: The status to move to.
+            **fields: Other `TaskRecord` fields to set with it (`result`, `error`, ...).
+
+        Returns:
+            True if it moved; False if the move is not allowed or there is no such task.
+        """
 
     def touch(self, task_id: str, **fields: Any) -> bool:
-        """Change fields of an active task without changing its status; False if it is not active."""
+        """Change fields of an active task without changing its status.
+
+        Args:
+            task_id: The task's id.
+            **fields: `TaskRecord` fields to set (`status_message`, `cancel_requested`, ...).
+
+        Returns:
+            True if changed; False if the task is not active.
+        """
 
     def ask(self, task_id: str, requests: dict[str, Any], message: str | None) -> bool:
-        """Add input requests and move to `input_required`; keys must be new for this task."""
+        """Add input requests and move to `input_required`.
+
+        Args:
+            task_id: The task's id.
+            requests: Keys mapped to input requests; the keys must be new for this task.
+            message: The status message while it waits.
+
+        Returns:
+            True if the task is now `input_required`; False if it is not active or a key was used.
+        """
 
     def answer(self, task_id: str, responses: dict[str, Any]) -> None:
-        """Keep the responses whose keys are outstanding; ignore the rest (SEP-2663 §Task Update Requests)."""
+        """Keep the responses whose keys are outstanding, and ignore the rest; once none is
+        outstanding, the task is `working` again ([SEP-2663](https://modelcontextprotocol.io/seps/2663-tasks-extension)).
+
+        Args:
+            task_id: The task's id.
+            responses: The client's answers by key, from `tasks/update`.
+        """
 
     def purge(self, now: float) -> int:
-        """Delete tasks whose TTL ran out; how many."""
+        """Delete tasks whose TTL ran out.
+
+        Args:
+            now: The time to judge by, in epoch seconds.
+
+        Returns:
+            How many were deleted.
+        """
 
     def renew(self, owner: str, lease_until: float) -> int:
-        """Extend the lease of every active task `owner` runs, in one statement; how many."""
+        """Extend the lease of every active task `owner` runs, in one statement.
+
+        Args:
+            owner: The instance (`TasksExtension.instance`).
+            lease_until: The new end of the lease, in epoch seconds.
+
+        Returns:
+            How many tasks were renewed.
+        """
 
     def states(self, task_ids: list[str]) -> dict[str, tuple[str, bool, float]]:
         """(status, cancel_requested, updated_at) of each of `task_ids` that still exists, in one
-        read: how an instance watches every task it runs at once, rather than one read per task."""
+        read: how an instance watches every task it runs at once, rather than one read per task.
+
+        Args:
+            task_ids: The tasks to read.
+
+        Returns:
+            Each existing task's id mapped to its state; missing ones are left out.
+        """
 
 
 class SQLTaskStore:
@@ -234,6 +299,10 @@ class SQLiteTaskStore(SQLTaskStore):
 
     WAL mode lets readers and one writer work at once; `BEGIN IMMEDIATE` makes each change take
     the write lock up front, so two processes sharing the file never interleave a read-modify-write.
+
+    Args:
+        path: The database file, created with its table if missing; `":memory:"` for one that
+            lives as long as the store.
     """
 
     def __init__(self, path: str | Path = "mcp-tasks.sqlite3") -> None:
@@ -261,6 +330,7 @@ class SQLiteTaskStore(SQLTaskStore):
             cursor.execute("COMMIT")
 
     def close(self) -> None:
+        """Close the database connection; the store is unusable after."""
         with self._lock:
             self._connection.close()
 

@@ -88,13 +88,25 @@ def status_for(error: MCPError) -> int:
 
 
 class StreamableHTTP:
-    """The MCP endpoint as an ASGI app.
+    """The MCP endpoint as an ASGI app
+    ([`basic/transports/streamable-http.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http)).
 
-    - `path`: answer only this path (others get 404); `None` answers any path, for mounting.
-    - `origins`: the Origin allowlist; by default from `MCP_ALLOWED_ORIGINS`, loopback allowed.
-    - `stream_responses`: answer every request as an SSE stream rather than one JSON object.
-      Requests that ask for progress or log messages are always streamed, since those
-      notifications need a stream to travel on.
+    Serve it with any ASGI server (`uvicorn.run(StreamableHTTP(server), port=8000)`); its
+    lifespan starts and stops the server's relay and services.
+
+    Args:
+        server: The `Server` whose requests it answers.
+        path: Answer only this path (others get 404); None answers any path, for mounting.
+        origins: Which browser origins may call it (403 for another); by default from
+            `MCP_ALLOWED_ORIGINS`, loopback pages allowed.
+        hosts: Which `Host` names it answers when bound to loopback (421 for another), against
+            DNS rebinding; by default from `MCP_ALLOWED_HOSTS`.
+        max_body_bytes: The largest request body read, 1 MiB by default; a larger one gets 413.
+        stream_responses: Answer every request as an SSE stream rather than one JSON object.
+            Requests that ask for progress or log messages are always streamed, since those
+            notifications need a stream to travel on.
+        keepalive_seconds: How long a `subscriptions/listen` stream stays silent before it sends
+            an SSE comment, so that proxies do not close it as idle.
     """
 
     def __init__(

@@ -166,6 +166,19 @@ def open_context(browser: Any, site_url: str, viewport: str, palette: str, recor
     return context
 
 
+@pytest.fixture(scope="module")
+def page(browser: Any, site_url: str) -> Iterator[Any]:
+    """One tab for a test module, at 1280 px in the light palette, with the clipboard granted
+    (the copy buttons' tests read it back), opened at the home page."""
+    context = open_context(browser, site_url, "desktop", "light")
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url)
+    tab = context.new_page()
+    tab.set_default_timeout(10_000)
+    goto(tab, site_url + "/")
+    yield tab
+    context.close()
+
+
 DRAWN_WITHIN_MS = int(os.environ.get("MCPREF_DIAGRAM_TIMEOUT_MS", "30000"))
 
 

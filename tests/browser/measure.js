@@ -47,12 +47,21 @@ async ({ withContrast }) => {
         .filter((host) => host.shadowRoot)
         .map((host) => ({ figure: null, svg: host.shadowRoot.querySelector("svg") })),
     );
+  const contentWidth = (el) => {
+    const style = getComputedStyle(el);
+    return el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  };
   const diagrams = [];
   for (const { figure, svg } of drawn) {
     const entry = {
       rendered: figure ? figure.dataset.rendered || "none" : "by another renderer",
       expand: figure ? !figure.querySelector(".mcpref-diagram__bar button").hidden : false,
       minTextPx: null,
+      sequenceNumberPx: null, // the smallest step number of a sequence diagram (autonumber)
+      // As drawn, at full size, and the width of the column it is in: wider, it scrolls sideways.
+      drawnPx: svg ? svg.getBoundingClientRect().width : null,
+      naturalPx: svg ? svg.viewBox.baseVal.width : null,
+      columnPx: figure ? contentWidth(figure.parentElement) : null,
       name: svg ? svg.getAttribute("aria-label") || (svg.getAttribute("aria-labelledby") || "").split(" ").map((id) => svg.getRootNode().getElementById(id)?.textContent || "").join(" ").trim() : "",
       lowContrast: [],
       labels: [],
@@ -67,6 +76,7 @@ async ({ withContrast }) => {
         const style = getComputedStyle(el);
         const size = parseFloat(style.fontSize) * scale;
         entry.minTextPx = entry.minTextPx === null ? size : Math.min(entry.minTextPx, size);
+        if (el.classList.contains("sequenceNumber")) entry.sequenceNumberPx = Math.min(entry.sequenceNumberPx ?? size, size);
         if (!withContrast) continue;
         el.scrollIntoView({ block: "center", inline: "center" });
         const r = el.getBoundingClientRect();
@@ -160,6 +170,23 @@ async ({ withContrast }) => {
     brokenIn(code, code.querySelectorAll(".mcpref-sse-data > span"));
   }
 
+  // The page title: as many lines as its text takes, with no line of its own for the ¶ anchor.
+  const title = document.querySelector(".md-content__inner h1");
+  let titleLines = null;
+  if (title) {
+    const tops = new Set();
+    const walker = document.createTreeWalker(title, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.parentElement.closest(".headerlink") || !node.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      for (const r of range.getClientRects()) if (r.width > 0) tops.add(Math.round(r.top));
+    }
+    const style = getComputedStyle(title);
+    const inner = title.getBoundingClientRect().height - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+    titleLines = { text: tops.size, box: Math.round(inner / parseFloat(style.lineHeight)) };
+  }
+
   const errorGraphics = document.querySelectorAll("[id^='dmcpref-diagram'], svg[aria-roledescription='error']").length;
   window.scrollTo(0, 0);
   return {
@@ -174,6 +201,7 @@ async ({ withContrast }) => {
     brokenTokens,
     sidewaysScroll: document.documentElement.scrollWidth - document.documentElement.clientWidth,
     height: document.documentElement.scrollHeight,
+    titleLines,
     syntaxErrorText: document.body.innerText.includes("Syntax error in text"),
     markdownLink: document.querySelector("a[rel=alternate][type='text/markdown']")?.getAttribute("href") || null,
   };

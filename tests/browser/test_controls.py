@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import goto, open_context
-
-
-@pytest.fixture(scope="module")
-def page(browser: Any, site_url: str) -> Iterator[Any]:
-    context = open_context(browser, site_url, "desktop", "light")
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    goto(page, site_url + "/")
-    yield page
-    context.close()
+from tests.browser.conftest import VIEWPORTS, goto
 
 
 def search(page: Any, query: str) -> list[dict[str, str]]:
@@ -90,7 +78,9 @@ def test_copy_copies_the_command_without_prompt_or_output(page: Any) -> None:
 
 
 def test_expand_shows_a_wide_diagram_whole_at_full_size(page: Any, site_url: str) -> None:
-    """The performance flowchart is wider than the column: Expand opens it at its drawn size."""
+    """On a phone the performance flowchart is wider than the column: Expand opens it at its
+    drawn size. (At 1280 px every diagram fits the column: tests/browser/test_pages.py.)"""
+    page.set_viewport_size(VIEWPORTS["mobile"])
     goto(page, site_url + "/reference/performance/")
     figure = page.locator("figure.mcpref-diagram").first
     figure.locator("button", has_text="Expand diagram").click()
@@ -100,3 +90,4 @@ def test_expand_shows_a_wide_diagram_whole_at_full_size(page: Any, site_url: str
     dialog.locator("button", has_text="Close").click()
     # The dialog leaves on its `close` event, which the browser fires in a task of its own.
     page.locator("dialog.mcpref-dialog").wait_for(state="detached")
+    page.set_viewport_size(VIEWPORTS["desktop"])

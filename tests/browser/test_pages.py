@@ -75,16 +75,45 @@ def test_diagram_labels_meet_wcag_aa_contrast(survey: dict[str, Visit], palette:
 @pytest.mark.parametrize("viewport", ["desktop", "mobile"])
 def test_diagram_text_is_readable_or_the_diagram_can_be_expanded(survey: dict[str, Visit], viewport: str) -> None:
     """Was: wide diagrams shrank into the column, 5–10 px text on desktop and 2.7 px on mobile.
-    Now no label is drawn under 12 px; a diagram wider than the column scrolls in its figure and
-    has an Expand control."""
+    Now no label is drawn under 12 px; on a phone, a diagram wider than the column scrolls in its
+    figure and has an Expand control."""
     small = {}
     for where, facts in each(survey, viewport):
         for d in facts["diagrams"]:
             if d["minTextPx"] is not None and d["minTextPx"] < MIN_DIAGRAM_TEXT_PX - 0.01:
                 small[where] = d["minTextPx"]
     assert small == {}
-    wide = survey["/reference/performance/"].facts[(viewport, "light")]["diagrams"][0]
-    assert wide["expand"], "the performance flowchart is wider than the column: it needs its Expand control"
+    wide = survey["/reference/performance/"].facts[("mobile", "light")]["diagrams"][0]
+    assert wide["expand"], "on a phone the performance flowchart is wider than the column: it needs its Expand control"
+
+
+def test_every_diagram_fits_the_column_at_1280_px(survey: dict[str, Visit]) -> None:
+    """Was: 16 diagrams wider than the 688 px column at 1280 px, scrolling sideways in their figure
+    (the several-instances sequence 1337 px, the authorization flow 1154 px); and the step numbers
+    of the message trace and the MRTR sequence were 12 px at full size, so they held those diagrams
+    at full size (831 px, 1293 px) and would have been under 12 px fitted; and a diagram drawn
+    small on a phone stayed small once the window widened (the home page's, 509 px at 12 px text
+    in a 688 px column: its figure was only as wide as the diagram it held; issue 23)."""
+    misfits = {}
+    for where, facts in each(survey, "desktop"):
+        for d in facts["diagrams"]:
+            # Fitted, never shrunk where the column has room for more, text never under 12 px.
+            room = min(d["naturalPx"], d["columnPx"])
+            if not room - 1 <= d["drawnPx"] <= d["columnPx"] + 1 or d["minTextPx"] < MIN_DIAGRAM_TEXT_PX - 0.01:
+                found = f"{d['drawnPx']:.0f} px in {d['columnPx']}, text {d['minTextPx']:.1f} px"
+                misfits.setdefault(where, []).append(f"{d['name']}: {found}")
+    assert misfits == {}
+    for path in ("/internals/message-trace/", "/internals/primitives-and-mrtr/"):
+        numbered = [d["sequenceNumberPx"] for d in survey[path].facts[("desktop", "light")]["diagrams"]]
+        assert numbered and None not in numbered, f"{path}: the step numbers are measured"
+
+
+def test_no_empty_line_under_a_page_title(survey: dict[str, Visit]) -> None:
+    """Was: where the title's ¶ anchor wrapped, it took a line of its own, an empty line between the
+    title and the TL;DR (home and serverless state at 1280 px, three pages at 390 px; issue 23)."""
+    assert [where for where, f in each(survey) if not f["titleLines"]] == [], "every page has a title"
+    lines = {where: f["titleLines"] for where, f in each(survey)}
+    assert {where: found for where, found in lines.items() if found["box"] != found["text"]} == {}
 
 
 def test_no_page_scrolls_sideways_on_a_phone(survey: dict[str, Visit]) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,16 +11,6 @@ from tests.browser.test_controls import search
 
 #: The tallest a page may be at 1280 x 900, once loaded (diagrams drawn, folds closed).
 MAX_PAGE_HEIGHT_PX = 20_000
-
-
-@pytest.fixture(scope="module")
-def page(browser: Any, site_url: str) -> Iterator[Any]:
-    context = open_context(browser, site_url, "desktop", "light")
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    yield page
-    context.close()
 
 
 def test_no_page_is_taller_than_the_bound(survey: dict[str, Visit], capsys: pytest.CaptureFixture[str]) -> None:

@@ -30,10 +30,10 @@ T = TypeVar("T")
 
 def build(path: str) -> Any:
     """A fresh app for the endpoint at `path`, built with the deployment's shared state key."""
-    from docsite import FACTORIES
+    from mcpref.demo import FACTORIES
 
     if path not in FACTORIES:
-        raise LookupError(f"no MCP endpoint at {path} (docsite.py FACTORIES: {sorted(FACTORIES)})")
+        raise LookupError(f"no MCP endpoint at {path} (mcpref.demo FACTORIES: {sorted(FACTORIES)})")
     # A requestState sealed by one fresh app must open in the next (basic/patterns/mrtr.mdx).
     with mock.patch.dict(os.environ, {"MCP_STATE_KEY": DOCS_STATE_KEY}):
         return FACTORIES[path]()

@@ -64,9 +64,27 @@ def test_docs_script_usage_on_a_bad_argument() -> None:
     assert run.returncode == 2
     assert "unknown argument '--bogus'" in run.stderr
     assert "./scripts/docs test [args]" in run.stderr and "--update-frames" in run.stderr
+    assert "./scripts/docs build [args]" in run.stderr
     assert "set -euo" not in run.stderr and "#" not in run.stderr
     helped = subprocess.run(["bash", str(ROOT / "scripts" / "docs"), "--help"], capture_output=True, text=True)
     assert helped.returncode == 0 and helped.stdout == run.stderr.split("\n", 1)[1]
+
+
+def test_docs_build_is_the_strict_build_of_the_suite(tmp_path: Path) -> None:
+    """`./scripts/docs build` did not exist, though contributors were told to run it. Here it builds
+    a one-page site with a broken link: strict, as the suite's build is, so the build fails on it."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Home\n\nSee [the missing page](missing.md).\n")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: build test\ntheme: mkdocs\n")
+    site = tmp_path / "site"
+    command = ["bash", str(ROOT / "scripts" / "docs"), "build", "--config-file", str(config), "--site-dir", str(site)]
+    broken = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert broken.returncode == 1 and "missing.md" in broken.stderr, broken.stderr
+    (tmp_path / "docs" / "missing.md").write_text("# Found\n")
+    built = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    assert "Found" in (site / "missing" / "index.html").read_text()
 
 
 def test_the_files_contributors_look_for_exist_and_agree() -> None:

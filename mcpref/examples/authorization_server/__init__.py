@@ -49,7 +49,7 @@ from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit
 from authlib.common.security import generate_token
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
-from joserfc.jwk import ECKey, KeySet
+from joserfc.jwk import ECKey, KeySet, KeySetSerialization
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -135,7 +135,7 @@ class AuthorizationServer:
             "client_id_metadata_document_supported": True,
         }
 
-    def jwks(self) -> dict[str, Any]:
+    def jwks(self) -> KeySetSerialization:
         return KeySet([self.key]).as_dict(private=False)
 
     # -- tokens -----------------------------------------------------------------------------
@@ -300,7 +300,7 @@ def create_app(
     )
     prefix = urlsplit(server.issuer).path
 
-    def public(document: dict[str, Any], request: Request) -> Response:
+    def public(document: Mapping[str, Any], request: Request) -> Response:
         """A public document, and the answer to a browser's preflight for it."""
         cors = public_cors(request.headers)
         if request.method == "OPTIONS":

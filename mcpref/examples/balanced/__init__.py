@@ -47,11 +47,16 @@ class Instance:
     """The MCP endpoint at `/mcp` and the health check at `/healthz`."""
 
     def __init__(self, dsn: str, task_lease: float | None = None, share_lease: float | None = None) -> None:
-        lease = {} if task_lease is None else {"lease_seconds": task_lease}
         shares = PostgresShares(dsn) if share_lease is None else PostgresShares(dsn, lease_seconds=share_lease)
         quota = TaskQuota()
         quota.shared = shares.track("tasks", quota.counts)
-        server = build_server(TasksExtension(PostgresTaskStore(dsn), quota=quota, **lease))
+        store = PostgresTaskStore(dsn)
+        tasks = (
+            TasksExtension(store, quota=quota)
+            if task_lease is None
+            else TasksExtension(store, quota=quota, lease_seconds=task_lease)
+        )
+        server = build_server(tasks)
         server.subscriptions.shared = shares.track("listen", server.subscriptions.counts)
         server.services.append(shares)
         self.relay = PostgresRelay(dsn, channel=f"mcpref:{server.info['name']}")

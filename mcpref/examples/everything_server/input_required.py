@@ -23,10 +23,9 @@ NO_ARGUMENTS = {"type": "object", "properties": {}}
 
 def accepted(ctx: RequestContext, key: str) -> dict[str, Any] | None:
     """The form content the user submitted for `key`, or None if they did not (yet)."""
-    answer = ctx.input_response(key)
-    if answer is None or answer.get("action") != "accept" or not isinstance(answer.get("content"), dict):
-        return None
-    return answer["content"]
+    answer = ctx.input_response(key) or {}
+    content = answer.get("content")
+    return content if answer.get("action") == "accept" and isinstance(content, dict) else None
 
 
 def sampled_text(ctx: RequestContext, key: str) -> str | None:

@@ -43,15 +43,15 @@ def build() -> Server:
         },
         annotations={"readOnlyHint": True, "openWorldHint": False},
     )
-    def find_trails(region: str, maxKm: float | None = None, limit: int | None = None) -> dict:
+    def find_trails(region: str, maxKm: float | None = None, limit: int | None = None) -> dict[str, object]:
         """Trails in a region, shortest first, optionally no longer than maxKm and at most limit of them."""
         found = [
             {"id": trail_id, "name": t["name"], "km": t["km"], "climbM": t["climbM"]}
-            for trail_id, t in TRAILS.items()
+            for trail_id, t in sorted(TRAILS.items(), key=lambda item: item[1]["km"])
             if t["region"] == region and (maxKm is None or t["km"] <= maxKm)
         ]
         # JSON has one number type: an integer argument may arrive as 2.0.
-        return {"trails": sorted(found, key=lambda t: t["km"])[: None if limit is None else int(limit)]}
+        return {"trails": found[: None if limit is None else int(limit)]}
 
     @server.tool(
         title="Walking time",

@@ -19,7 +19,7 @@ def build() -> Server:
 
 
 def create_app() -> StreamableHTTP:
-    """A fresh endpoint at the path docsite.py serves it on."""
+    """A fresh endpoint at the path `mcpref demo` (`mcpref.demo`) serves it on."""
     return StreamableHTTP(build(), path="/guide/mcp")
 
 

@@ -1,6 +1,16 @@
 """The guide server's data: a handful of made-up trails, so every answer is the same on every run."""
 
-TRAILS = {
+from typing import TypedDict
+
+
+class Trail(TypedDict):
+    name: str
+    region: str
+    km: float
+    climbM: int
+
+
+TRAILS: dict[str, Trail] = {
     "ridge-loop": {"name": "Ridge Loop", "region": "north", "km": 12.5, "climbM": 640},
     "lake-path": {"name": "Lake Path", "region": "south", "km": 4.0, "climbM": 30},
     "fern-gully": {"name": "Fern Gully", "region": "south", "km": 7.2, "climbM": 210},

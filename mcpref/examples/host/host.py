@@ -22,7 +22,16 @@ from typing import Any
 import httpx
 
 from mcpref.apps import UI_EXTENSION, client_settings
-from mcpref.client import Client, MCPClientError, ProtocolError, Subscription, TransportError, default_ssl_context
+from mcpref.client import (
+    Client,
+    MCPClientError,
+    ProtocolError,
+    Subscription,
+    ToolCallResult,
+    ToolInfo,
+    TransportError,
+    default_ssl_context,
+)
 from mcpref.telemetry import span
 
 from .apps import AppView, checked_view, for_model, link_of
@@ -101,7 +110,7 @@ class LabelledResult:
     name: str
     server: str
     tool: str
-    result: dict[str, Any]
+    result: ToolCallResult
 
     @property
     def text(self) -> str:
@@ -133,6 +142,13 @@ class InputQuestion:
 #: Answers an input request (the result object: `ElicitResult`, `CreateMessageResult`).
 AskUser = Callable[[InputQuestion], "dict[str, Any] | Awaitable[dict[str, Any]]"]
 
+
+def _annotations(tool: ToolInfo) -> Mapping[str, Any]:
+    """The tool's hints; anything but an object (the client does not check them) counts as none."""
+    annotations = tool.get("annotations")
+    return annotations if isinstance(annotations, dict) else {}
+
+
 #: The (server, tool) of the call in progress in this task, for the input handlers.
 _current_call: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar("current_call")
 
@@ -144,7 +160,7 @@ class Connection:
     entry: ServerEntry
     client: Client
     http: httpx.AsyncClient
-    tools: list[dict[str, Any]] = field(default_factory=list)
+    tools: list[ToolInfo] = field(default_factory=list)
     capabilities: dict[str, Any] = field(default_factory=dict)
     down: str | None = None  #: why the server is unavailable, or `None`
     listening: bool = False
@@ -286,7 +302,7 @@ class Host:
                     tool=tool["name"],
                     description=str(tool.get("description") or ""),
                     input_schema=tool["inputSchema"],
-                    annotations=tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {},
+                    annotations=_annotations(tool),
                     available=connection.down is None,
                     view=link.resource_uri if link is not None else None,
                 )
@@ -382,7 +398,7 @@ class Host:
             tool=tool,
             description=str(listed.get("description") or ""),
             input_schema=listed["inputSchema"],
-            annotations=listed.get("annotations") if isinstance(listed.get("annotations"), dict) else {},
+            annotations=_annotations(listed),
             available=connection is not None and connection.down is None,
             view=link.resource_uri if link is not None else None,
         )

@@ -48,15 +48,15 @@ def register_asking_tools(server: Server) -> None:
     def write_bulletin(city: str, ctx: RequestContext) -> str | InputRequired:
         """Ask the client's model for a headline and the client's roots for where to save it."""
         headline, roots = ctx.input_response("headline"), ctx.input_response("roots")
-        wanted: dict[str, dict[str, Any]] = {}
-        if headline is None:
-            day = forecast(city, 1)["days"][0]
-            prompt = f"One-line radio headline: {city} tomorrow, {day['summary']}, high {day['highC']}°C."
-            wanted["headline"] = create_message(prompt, max_tokens=40)
-        if roots is None:
-            wanted["roots"] = list_roots()
-        if wanted:
+        if headline is None or roots is None:
             # Whatever is still missing is asked for again, rather than refused (mrtr.mdx §Error Handling).
+            wanted: dict[str, dict[str, Any]] = {}
+            if headline is None:
+                day = forecast(city, 1)["days"][0]
+                prompt = f"One-line radio headline: {city} tomorrow, {day['summary']}, high {day['highC']}°C."
+                wanted["headline"] = create_message(prompt, max_tokens=40)
+            if roots is None:
+                wanted["roots"] = list_roots()
             return InputRequired(wanted)
         folder = next((root["uri"] for root in _roots(roots) if root["uri"].startswith("file://")), None)
         if folder is None:
@@ -96,7 +96,7 @@ def register_asking_tools(server: Server) -> None:
             if answer.get("action") != "accept":
                 return "No visit booked."
             day = (answer.get("content") or {}).get("day")
-            if day not in state["offered"]:
+            if not isinstance(day, str) or day not in state["offered"]:
                 # The form limits the choice, but the answer comes from the client: check it.
                 raise MCPError(INVALID_PARAMS, f"Invalid params: {day!r} is not one of the days offered")
             slot = f"{synthetic_number(station, day, low=8, high=15):02d}:00"
@@ -129,9 +129,10 @@ def _sampled_text(result: dict[str, Any]) -> str:
     content = result.get("content")
     blocks = content if isinstance(content, list) else [content]
     texts = [block.get("text") for block in blocks if isinstance(block, dict) and block.get("type") == "text"]
-    if not texts or not all(isinstance(text, str) for text in texts):
+    strings = [text for text in texts if isinstance(text, str)]
+    if not strings or len(strings) < len(texts):
         raise MCPError(INVALID_PARAMS, "Invalid params: inputResponses.headline must be a sampled text message")
-    return " ".join(texts).strip()
+    return " ".join(strings).strip()
 
 
 def _roots(result: dict[str, Any]) -> list[dict[str, str]]:

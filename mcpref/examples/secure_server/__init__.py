@@ -84,7 +84,8 @@ def create_server(admins: Collection[str] = ()) -> Server:
     return server
 
 
-def _redeem(handles: HandleSigner, notebook: str, ctx: RequestContext) -> dict[str, Any]:
+def _redeem(handles: HandleSigner, notebook: str, ctx: RequestContext) -> Any:
+    """What the notebook handle was minted with (`open_notebook`'s `{"owner": ...}`)."""
     try:
         return handles.redeem(notebook, ctx.principal)
     except HandleRefused as refused:

@@ -68,7 +68,7 @@ def build_server(tasks: TasksExtension | None = None) -> Server:
 
 
 def create_app() -> StreamableHTTP:
-    """A fresh endpoint at the path docsite.py serves it on."""
+    """A fresh endpoint at the path `mcpref demo` (`mcpref.demo`) serves it on."""
     return StreamableHTTP(build_server(), path="/tasks/mcp")
 
 
