@@ -5,9 +5,11 @@ site built once for the run."""
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import json
 import os
+import pickle
 import shutil
 import socket
 import subprocess
@@ -42,8 +44,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def prepare_site() -> subprocess.CompletedProcess[str]:
-    """Put the pinned mermaid where the site serves it (scripts/_site_setup; a no-op once done)."""
-    return subprocess.run(["bash", str(ROOT / "scripts" / "_site_setup")], cwd=ROOT, capture_output=True, text=True)
+    """Put the pinned mermaid where the site serves it (scripts/_site_setup; a no-op once done).
+    One process at a time: on a fresh clone it fetches, and two parallel workers would both."""
+    with exclusive(ROOT / "docs" / "assets" / "vendor" / ".fetch.lock"):
+        return subprocess.run(["bash", str(ROOT / "scripts" / "_site_setup")], cwd=ROOT, capture_output=True, text=True)
 
 
 def mkdocs_build(site: Path, config: Path = ROOT / "mkdocs.yml") -> list[str]:
@@ -64,23 +68,122 @@ def build_site(site: Path, config: Path = ROOT / "mkdocs.yml") -> subprocess.Com
     return subprocess.run(mkdocs_build(site, config), cwd=ROOT, capture_output=True, text=True, env=SITE_BUILD_ENV)
 
 
+@contextmanager
+def exclusive(lock: Path) -> Iterator[None]:
+    """Hold an exclusive `flock` on `lock` (created if missing): one process of any run at a time."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield
+
+
+#: The folder every process of one run shares (pytest-xdist's workers and their controller), made
+#: by the process that starts the run and removed when it ends.
+RUN_FOLDER = pytest.StashKey[Path]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    worker = getattr(config, "workerinput", None)
+    if worker is None:
+        config.stash[RUN_FOLDER] = Path(tempfile.mkdtemp(prefix="mcpref-run-"))
+    else:
+        config.stash[RUN_FOLDER] = Path(worker["mcpref_run_folder"])
+    config.pluginmanager.register(ReportSections(), "mcpref-report-sections")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist, in the controller: hand each worker the run's shared folder."""
+    node.workerinput["mcpref_run_folder"] = str(node.config.stash[RUN_FOLDER])
+
+
+class Once:
+    """Work one process does for the whole run, however many pytest-xdist workers share it: the
+    site's build, the browser survey. The process that `claim`s it holds an exclusive `flock` on
+    `NAME.lock` in the run's folder until it has left the result in `NAME.pickle` (`done`); any
+    other process `wait`s for the lock and reads the result. A lock dies with its process, so a
+    worker that crashed mid-work leaves no result, and the waiters say so instead of hanging."""
+
+    #: How long a waiter waits: longer than the site build's and the survey's own bounds.
+    WAIT = 900.0
+
+    def __init__(self, folder: Path, name: str) -> None:
+        self.name = name
+        self.lock = folder / f"{name}.lock"
+        self.result = folder / f"{name}.pickle"
+        self._held: int | None = None
+
+    def claim(self) -> bool:
+        """True if this process is to do the work: nobody has done it, nor is doing it."""
+        fd = os.open(self.lock, os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        if self.result.exists():
+            os.close(fd)
+            return False
+        self._held = fd
+        return True
+
+    def done(self, value: Any) -> None:
+        """Leave `value` (picklable) for every process, and let the waiters go."""
+        partial = self.result.with_suffix(".partial")
+        partial.write_bytes(pickle.dumps(value))
+        partial.replace(self.result)
+        if self._held is not None:
+            os.close(self._held)
+            self._held = None
+
+    def wait(self) -> Any:
+        """The result another process left; never called by the process that claimed the work
+        (its own lock would block it)."""
+        fd = os.open(self.lock, os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            deadline = time.monotonic() + self.WAIT
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        waited = f"{self.name}: not done by another worker within {self.WAIT:.0f} s"
+                        raise TimeoutError(waited) from None
+                    time.sleep(0.2)  # the work takes tens of seconds; this only bounds the wait's lag
+            if not self.result.exists():
+                raise RuntimeError(f"{self.name}: the worker doing it stopped before it was done ({self.lock})")
+            return pickle.loads(self.result.read_bytes())
+        finally:
+            os.close(fd)
+
+
 class SiteBuild:
     """The site's build, started in the background as soon as the run is collected: a build costs
     15-40 s of one core, which the tests that run meanwhile leave idle on a two-core machine (they
     mostly wait on servers and sockets). Not niced: under `nice` it got so little that it finished
     only after every other test, and the browser survey waited for it. The tests that read the
-    site run last; the survey starts as soon as the build is done (tests/browser/conftest.py)."""
+    site run last; the survey starts as soon as the build is done (tests/browser/conftest.py).
 
-    def __init__(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="mcpref-site-"))
-        self.site = self.folder / "site"
-        self.log = self.folder / "build.log"
+    One build for the run: with pytest-xdist, the first worker to collect a reader builds into the
+    run's folder (`Once`) and the others wait for it."""
+
+    def __init__(self, folder: Path) -> None:
+        self.site = folder / "site"
+        self.log = folder / "build.log"
+        self.once = Once(folder, "site-build")
+        self.builder = self.once.claim()
         self.process: subprocess.Popen[bytes] | None = None
+        self.returncode: int | None = None
+        self._finished: threading.Thread | None = None
+        if not self.builder:
+            return
         # Before the build, and not beside it: another build (tests/docs) may fetch mermaid too.
         prepared = prepare_site()
         self.log.write_text(prepared.stderr, encoding="utf-8")
-        self.returncode = prepared.returncode
         if prepared.returncode != 0:
+            self.returncode = prepared.returncode
+            self.once.done((self.returncode, prepared.stderr))
             return
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
@@ -91,30 +194,50 @@ class SiteBuild:
                 stdout=subprocess.DEVNULL,
                 stderr=log,
             )
+        # The other workers are told when the build ends, whether or not this one waits for it.
+        self._finished = threading.Thread(target=self._finish, name="site build", daemon=True)
+        self._finished.start()
+
+    def _finish(self) -> None:
+        assert self.process is not None
+        try:
+            self.returncode = self.process.wait(timeout=600)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.returncode = self.process.wait()
+            with self.log.open("a", encoding="utf-8") as log:
+                log.write("\nthe site build did not finish within 600 s\n")
+        self.once.done((self.returncode, self.log.read_text(encoding="utf-8", errors="replace")))
 
     def wait(self) -> tuple[int, str]:
         """The build's exit status and what it wrote to stderr (mkdocs logs there)."""
-        if self.process is not None:
-            self.returncode = self.process.wait(timeout=600)
+        if not self.builder:
+            returncode, stderr = self.once.wait()
+            return returncode, stderr
+        if self._finished is not None:
+            self._finished.join()
+        assert self.returncode is not None
         return self.returncode, self.log.read_text(encoding="utf-8", errors="replace")
 
-    def discard(self) -> None:
-        if self.process is not None and self.process.poll() is None:
+    def discard(self, others: bool) -> None:
+        """At the end of this process's run: a build other workers may still be reading is let
+        finish; otherwise (one process, or an interrupted run) it is stopped."""
+        if self.process is not None and self.process.poll() is None and not others:
             self.process.kill()
-            self.process.wait()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        if self._finished is not None:
+            self._finished.join()
 
 
 SITE_BUILD = pytest.StashKey[SiteBuild]()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Start the site's build if a selected test reads it, and move those tests to the end."""
-    readers = [item for item in items if "built_site" in getattr(item, "fixturenames", ())]
+    """Start the site's build if a selected test reads it, and move the files of those tests to
+    the end (whole files: pytest-xdist hands out a file at a time, `--dist loadfile`)."""
+    readers = {item.path for item in items if "built_site" in getattr(item, "fixturenames", ())}
     if readers and not config.option.collectonly and SITE_BUILD not in config.stash:
-        config.stash[SITE_BUILD] = SiteBuild()
-        others = [item for item in items if "built_site" not in getattr(item, "fixturenames", ())]
-        items[:] = others + readers
+        config.stash[SITE_BUILD] = SiteBuild(config.stash[RUN_FOLDER])
+        items[:] = [item for item in items if item.path not in readers] + [i for i in items if i.path in readers]
 
 
 @dataclass(frozen=True)
@@ -154,6 +277,48 @@ def skipped_parts(skipped_ids: list[str], parts: list[SystemPart]) -> list[str]:
     return lines
 
 
+#: The key a `terminal_report` section travels under, in a test report's `user_properties`.
+REPORT_PROPERTY = "mcpref terminal report"
+
+
+@pytest.fixture
+def terminal_report(request: pytest.FixtureRequest) -> Callable[[str, list[str]], None]:
+    """Call with a title and lines; they appear in the terminal summary under that title (lines
+    of every call with the same title together), however the output is captured. Output from a
+    passing test is never shown, and `-s` is not always on; nor does a pytest-xdist worker's
+    output reach the terminal. So the lines ride in the test's report (`user_properties`, which
+    xdist sends to its controller), and `ReportSections` writes them after the run."""
+
+    def add(title: str, lines: list[str]) -> None:
+        request.node.user_properties.append((REPORT_PROPERTY, (title, list(lines))))
+
+    return add
+
+
+class ReportSections:
+    """Gathers the `terminal_report` sections from the reports of the process that prints the
+    summary (pytest-xdist's controller, or the only process), and prints them."""
+
+    def __init__(self) -> None:
+        self.sections: dict[str, list[str]] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "teardown":  # the last report of a test carries all it added
+            return
+        for key, value in report.user_properties:
+            if key == REPORT_PROPERTY:
+                title, lines = value
+                self.sections.setdefault(title, []).extend(lines)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for title, lines in self.sections.items():
+            terminalreporter.write_sep("=", title)
+            for line in lines:
+                # A margin on every line: the conformance suite's own "Total: N passed, N failed"
+                # would otherwise read, to a CI log scanner, like this run's closing line.
+                terminalreporter.write_line(f"  | {line}")
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     """End a run whose system-dependent parts skipped by naming each, with the command that brings
     it (`./scripts/test` as root installs them itself)."""
@@ -169,8 +334,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    worker = hasattr(config, "workerinput")
     if SITE_BUILD in config.stash:
-        config.stash[SITE_BUILD].discard()
+        config.stash[SITE_BUILD].discard(others=worker)
+    if not worker:  # the controller, once every worker has stopped, or the only process
+        shutil.rmtree(config.stash[RUN_FOLDER], ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -179,7 +347,7 @@ def built_site(request: pytest.FixtureRequest) -> Path:
     them to Chromium. Tests only read it."""
     stash = request.config.stash
     if SITE_BUILD not in stash:  # asked for by a test the collection hook did not see
-        stash[SITE_BUILD] = SiteBuild()
+        stash[SITE_BUILD] = SiteBuild(stash[RUN_FOLDER])
     returncode, stderr = stash[SITE_BUILD].wait()
     assert returncode == 0, stderr
     assert "WARNING" not in stderr, stderr

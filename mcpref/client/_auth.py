@@ -616,14 +616,16 @@ def client_assertion(registration: ClientRegistration, audience: str, lifetime: 
     from joserfc import jwt  # here, not at the top: most clients never sign anything (import cost)
 
     key = signing_key(registration.private_key or "", registration.signing_algorithm)
-    return jwt.encode({"alg": registration.signing_algorithm}, claims, key)
+    # joserfc signs only with its "recommended" algorithms unless told which: PS256 is not one.
+    algorithm = registration.signing_algorithm
+    return jwt.encode({"alg": algorithm}, claims, key, algorithms=[algorithm])
 
 
 def signing_key(pem: str, algorithm: str) -> Any:
-    """A PEM private key as a JWK for `algorithm` (ES*: EC, RS*/PS*: RSA, EdDSA: OKP)."""
+    """A PEM private key as a JWK for `algorithm` (ES*: EC, RS*/PS*: RSA, EdDSA and Ed25519: OKP)."""
     from joserfc.jwk import JWKRegistry
 
-    kind = {"E": "EC", "R": "RSA", "P": "RSA"}.get(algorithm[0], "OKP")
+    kind = "OKP" if algorithm.startswith("Ed") else {"E": "EC", "R": "RSA", "P": "RSA"}.get(algorithm[0], "OKP")
     return JWKRegistry.import_key(pem, kind)
 
 

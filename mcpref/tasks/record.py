@@ -62,7 +62,7 @@ class TaskRecord:
         created_at: When it was created, in epoch seconds.
         updated_at: When it last changed, in epoch seconds.
         ttl_ms: How long it is kept from creation, in milliseconds; None: until purged by hand.
-        poll_interval_ms: How often the client should poll.
+        poll_interval_ms: How often the client should poll, in milliseconds.
         status_message: What the work last reported, in words.
         client_capabilities: What the client declared when it started the task, so the work's
             input requests ask only for what that client can answer.

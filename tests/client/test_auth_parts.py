@@ -4,13 +4,21 @@ The whole flow runs against the conformance suite's mock servers in its auth/* c
 (tests/conformance/test_client_conformance.py).
 """
 
+import base64
+import time
+
 import pytest
+from joserfc import jwt
 
 from mcpref.client._auth import (
     AuthorizationError,
+    ClientRegistration,
     _application_type,
+    _auth_method,
+    _basic,
     authorization_server_metadata_urls,
     check_iss,
+    client_assertion,
     parse_www_authenticate,
     resource_covers,
     resource_metadata_urls,
@@ -150,7 +158,9 @@ def test_the_redirect_uri_is_the_listeners_and_never_a_fixed_port():
     # The grants without a user send nobody anywhere, and need none.
     assert ClientCredentials(ClientRegistration("c", "s")).redirect_uri == JWTBearer("jwt").redirect_uri == ""
     listener = LoopbackRedirect()
-    assert OAuth(redirect=listener).redirect_uri == listener.redirect_uri == f"http://127.0.0.1:{listener.port}/callback"
+    assert (
+        OAuth(redirect=listener).redirect_uri == listener.redirect_uri == f"http://127.0.0.1:{listener.port}/callback"
+    )
     listener.close()
 
 
@@ -173,3 +183,92 @@ def test_oauth_is_for_http_only():
 
     with pytest.raises(TypeError, match="HTTP"):
         Client(StdioTransport(["true"]), auth=OAuth(redirect=redirect, redirect_uri="http://127.0.0.1:1/cb"))
+
+
+def test_a_trailing_slash_names_the_same_resource_metadata():
+    assert resource_metadata_urls("https://ex.com/public/mcp/") == resource_metadata_urls("https://ex.com/public/mcp")
+    assert resource_metadata_urls("https://ex.com/") == ["https://ex.com/.well-known/oauth-protected-resource"]
+
+
+def test_each_iss_refusal_says_why():
+    with pytest.raises(AuthorizationError) as two:
+        check_iss({"iss": [ISSUER, ISSUER]}, ISSUER, {})
+    assert str(two.value) == "the authorization response has more than one iss"
+    with pytest.raises(AuthorizationError) as missing:
+        check_iss({}, ISSUER, {"authorization_response_iss_parameter_supported": True})
+    assert str(missing.value) == (
+        f"{ISSUER} advertises iss in authorization responses, and this one has none: refused (RFC 9207)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("redirect_uri", "kind"),
+    [("http://[::1]:8080/cb", "native"), ("HTTP://app.example.com/cb", "web"), ("HTTPS://app.example.com/cb", "web")],
+)
+def test_a_loopback_literal_is_native_and_a_scheme_is_read_without_case(redirect_uri, kind):
+    assert _application_type(redirect_uri) == kind
+
+
+@pytest.mark.parametrize(
+    ("secret", "methods", "method"),
+    [
+        (None, ["client_secret_post"], "none"),
+        ("s", None, "client_secret_basic"),  # RFC 8414's default
+        ("s", [], "client_secret_basic"),
+        ("s", ["client_secret_post"], "client_secret_post"),
+        ("s", ["client_secret_post", "client_secret_basic"], "client_secret_basic"),
+        ("s", ["private_key_jwt"], "client_secret_basic"),
+    ],
+)
+def test_how_a_client_authenticates_at_the_token_endpoint(secret, methods, method):
+    metadata = {} if methods is None else {"token_endpoint_auth_methods_supported": methods}
+    assert _auth_method(metadata, ClientRegistration("c", secret)) == method
+
+
+def test_http_basic_form_encodes_both_parts_first():
+    """RFC 6749 §2.3.1: `:` in an ID and `/` or `%` in a secret are escaped before the pair is joined."""
+    header = _basic("my:app", "s/cr%t é")
+    assert header.startswith("Basic ")
+    assert base64.b64decode(header.removeprefix("Basic ")).decode("ascii") == "my%3Aapp:s%2Fcr%25t%20%C3%A9"
+
+
+@pytest.mark.parametrize(
+    "algorithm",
+    [
+        "ES256",
+        "RS256",
+        "PS256",
+        "Ed25519",
+        pytest.param(
+            "EdDSA", marks=pytest.mark.filterwarnings("ignore:EdDSA is deprecated:joserfc.errors.SecurityWarning")
+        ),
+    ],
+)
+def test_a_client_assertion_vouches_for_the_client_to_one_server_briefly_and_once(algorithm):
+    """RFC 7523 §3 (private_key_jwt): iss and sub the client ID, aud the authorization server's
+    issuer, five minutes, a fresh jti; signed with the registration's key and algorithm."""
+    private, public = _key_pair(algorithm)
+    registration = ClientRegistration("app-1", private_key=private, signing_algorithm=algorithm)
+    before = int(time.time())
+    first = client_assertion(registration, "https://auth.ex.com")
+    second = client_assertion(registration, "https://auth.ex.com", lifetime=60)
+    token = jwt.decode(first, public, algorithms=[algorithm])
+    assert token.header == {"alg": algorithm, "typ": "JWT"}
+    claims = token.claims
+    assert set(claims) == {"iss", "sub", "aud", "iat", "exp", "jti"}
+    assert (claims["iss"], claims["sub"], claims["aud"]) == ("app-1", "app-1", "https://auth.ex.com")
+    assert before <= claims["iat"] <= int(time.time()) and claims["exp"] == claims["iat"] + 300
+    later = jwt.decode(second, public, algorithms=[algorithm]).claims
+    assert later["exp"] == later["iat"] + 60 and later["jti"] != claims["jti"] and len(claims["jti"]) == 24
+
+
+def _key_pair(algorithm: str) -> tuple[str, object]:
+    """A PEM private key for `algorithm`, and its public key as a joserfc key."""
+    from joserfc.jwk import ECKey, OKPKey, RSAKey
+
+    kind = {"ES256": (ECKey, "P-256"), "EdDSA": (OKPKey, "Ed25519"), "Ed25519": (OKPKey, "Ed25519")}.get(
+        algorithm, (RSAKey, 2048)
+    )
+    key = kind[0].generate_key(kind[1])
+    pem = key.as_pem(private=True).decode()
+    return pem, kind[0].import_key(key.as_pem(private=False))

@@ -6,9 +6,13 @@ Time is moved with an injected clock; the server counts the reads it really serv
 from __future__ import annotations
 
 import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 from mcpref import CacheHints, Server, StreamableHTTP
-from mcpref.client import CacheKey, ResultCache
+from mcpref.client import CacheKey, ProtocolError, ResultCache
 from tests.client.conftest import connect, endpoint
 from tests.conftest import SteppedClock
 
@@ -373,3 +377,45 @@ def test_making_room_drops_a_result_that_expires_this_very_moment_before_an_olde
     clock.now += 2  # `ending` is stale from now on (fresh only while now < received + ttl)
     cache.put(newer, "p", {"ttlMs": 60_000, "cacheScope": "public"})
     assert cache.get(older, "p") is not None and cache.get(newer, "p") is not None
+
+
+async def test_the_probes_discover_result_is_cached_like_any_other(kinds_urls):
+    """The era probe is a `server/discover` request: its answer is kept as that request's, so a
+    `discover()` after the probe is served from the cache while the result is fresh."""
+    clock = SteppedClock()
+    async with connect(kinds_urls["fresh"], cache=ResultCache(clock=clock)) as (client, traffic):
+        await client.list_tools()  # probes first
+        assert traffic.methods == ["server/discover", "tools/list"]
+        assert await fetched(client, traffic, "DiscoverResult") == 0
+        clock.now += 10
+        assert await fetched(client, traffic, "DiscoverResult") == 1
+
+
+def discover_app(result_type: str | None) -> Starlette:
+    """A server whose `DiscoverResult`, with cache hints, names `result_type` (none if `None`)."""
+
+    async def mcp(request: Request) -> JSONResponse:
+        message = await request.json()
+        result = {"supportedVersions": ["2026-07-28"], "capabilities": {}, "ttlMs": 60_000, "cacheScope": "public"}
+        if result_type is not None:
+            result["resultType"] = result_type
+        return JSONResponse({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+    return Starlette(routes=[Route("/mcp", mcp, methods=["POST"])])
+
+
+async def test_a_probe_answer_that_is_not_complete_is_not_cached():
+    with endpoint(discover_app("mystery")) as url:
+        async with connect(url) as (client, traffic):
+            await client.discover()  # the probe's own answer, handed over as it is
+            with pytest.raises(ProtocolError, match="mystery"):
+                await client.discover()  # asked again, and judged as any answer is
+    assert traffic.methods == ["server/discover", "server/discover"]
+
+
+async def test_a_probe_answer_without_a_result_type_is_complete_and_cached():
+    with endpoint(discover_app(None)) as url:
+        async with connect(url) as (client, traffic):
+            first = await client.discover()
+            assert await client.discover() == first
+    assert traffic.methods == ["server/discover"]

@@ -6,9 +6,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import sys
 import threading
 import time
+from collections.abc import Callable
 
+import httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -17,9 +20,20 @@ from starlette.routing import Route
 
 import mcpref.client
 from mcpref import Server, StreamableHTTP, ToolError
-from mcpref.client import ProtocolError
+from mcpref.client import (
+    Client,
+    EraCache,
+    HeaderMismatch,
+    InvalidParams,
+    ProtocolError,
+    StdioTransport,
+    TaskCancelled,
+    TransportError,
+)
 from mcpref.client._cache import CACHE_PARAMS
+from mcpref.examples.everything_server import build_server
 from mcpref.examples.minimal_server import app as minimal_app
+from mcpref.tasks import SQLiteTaskStore, TasksExtension
 from tests.client.conftest import connect, endpoint
 
 pytestmark = pytest.mark.anyio
@@ -249,24 +263,52 @@ async def test_tools_breaking_x_mcp_header_rules_are_dropped(caplog):
     def fine(n: int = 0) -> str:
         return str(n)
 
-    @rogue.tool(input_schema={"type": "object", "properties": {"x": {"type": "number"}}})
-    def bad(x: float = 0) -> str:
+    @rogue.tool(input_schema={"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}}})
+    def bad(x: float = 0, y: float = 0) -> str:
         return str(x)
 
     # The server refuses to register a tool whose annotations break the rules, so mimic a
     # third-party server by breaking the registered schema afterwards: tools/list shows it as is.
     rogue.tools.get("bad").input_schema["properties"]["x"]["x-mcp-header"] = "X"
+    rogue.tools.get("bad").input_schema["properties"]["y"]["x-mcp-header"] = "Y"
     with endpoint(StreamableHTTP(rogue)) as url:
         async with connect(url) as (client, traffic):
             tools = await client.list_tools()
             assert [tool["name"] for tool in tools] == ["fine"]
             assert "bad" in client.dropped_tools
-            assert "number" in client.dropped_tools["bad"][0]
+            problems = client.dropped_tools["bad"]
+            assert len(problems) == 2 and all("number" in problem for problem in problems)
             warning = next(r for r in caplog.records if r.name == "mcpref.client" and r.levelname == "WARNING")
-            assert "'bad'" in warning.getMessage() and "number" in warning.getMessage()
+            assert warning.getMessage() == f"dropping tool 'bad': {problems[0]}; {problems[1]}"
             with pytest.raises(ProtocolError, match="dropped"):
                 await client.call_tool("bad", {"x": 1.5})
     assert "tools/call" not in traffic.methods
+
+
+async def test_a_listed_entry_that_is_no_tool_is_skipped_and_the_rest_kept() -> None:
+    """A tool needs a string name and an inputSchema object; anything else in the list is
+    passed over, and the entries after it are still read."""
+    entries = [
+        "a string",
+        {"name": 7, "inputSchema": {"type": "object"}},
+        {"name": "no-schema"},
+        {"name": "list-schema", "inputSchema": []},
+        {"inputSchema": {"type": "object"}},
+        {"name": "fine", "inputSchema": {"type": "object"}},
+    ]
+
+    async def mcp(request: Request) -> Response:
+        message = await request.json()
+        result = {"resultType": "complete", "tools": entries}
+        return Response(
+            json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), media_type="application/json"
+        )
+
+    with endpoint(Starlette(routes=[Route("/mcp", mcp, methods=["POST"])])) as url:
+        async with connect(url, version="2026-07-28") as (client, _):
+            tools = await client.list_tools()
+    assert tools == [{"name": "fine", "inputSchema": {"type": "object"}}]
+    assert client.dropped_tools == {}
 
 
 async def test_sse_responses_are_parsed():
@@ -295,9 +337,9 @@ async def test_progress_and_log_notifications_reach_callbacks(url):
     assert meta["progressToken"] == progress[0]["progressToken"]
 
 
-def foreign_progress_app(tokens: list[object]) -> Starlette:
+def foreign_progress_app(tokens: list[object], others: list[dict] | None = None) -> Starlette:
     """A server that answers `tools/call` over SSE with a progress notification for each of
-    `tokens` (`None` stands for the request's own), then the result."""
+    `tokens` (`None` stands for the request's own), then the notifications `others`, then the result."""
 
     async def mcp(request: Request) -> Response:
         message = await request.json()
@@ -310,6 +352,7 @@ def foreign_progress_app(tokens: list[object]) -> Starlette:
         for index, token in enumerate(tokens, start=1):
             params = {"progressToken": own if token is None else token, "progress": index}
             events.append({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+        events.extend(others or [])
         result = {"resultType": "complete", "content": [{"type": "text", "text": "done"}]}
         events.append({"jsonrpc": "2.0", "id": message["id"], "result": result})
         body = "".join(f"event: message\ndata: {json.dumps(event)}\n\n" for event in events)
@@ -329,6 +372,26 @@ async def test_progress_reaches_the_callback_only_with_the_requests_own_token() 
     assert result["content"][0]["text"] == "done"
     own = traffic.bodies[-1]["params"]["_meta"]["progressToken"]
     assert progress == [{"progressToken": own, "progress": 4}]
+
+
+async def test_only_log_messages_reach_on_log_and_params_that_are_no_object_read_as_empty() -> None:
+    """A notification on a response stream goes where its method says: `notifications/message` to
+    `on_log`, progress to the progress callback, any other kind to neither. Params that are no
+    object are read as none, and break nothing."""
+    logs: list[object] = []
+    progress: list[object] = []
+    others = [
+        {"jsonrpc": "2.0", "method": "notifications/resources/list_changed", "params": {"level": "info"}},
+        {"jsonrpc": "2.0", "method": "notifications/progress", "params": ["not", "an", "object"]},
+        {"jsonrpc": "2.0", "method": "notifications/message", "params": ["not", "an", "object"]},
+        {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}},
+    ]
+    with endpoint(foreign_progress_app([], others)) as url:
+        async with connect(url, version="2026-07-28", on_log=logs.append) as (client, _):
+            result = await client.call_tool("anything", on_progress=progress.append)
+    assert result["content"][0]["text"] == "done"
+    assert logs == [{}, {"level": "info", "data": "hi"}]
+    assert progress == []
 
 
 async def test_no_progress_token_without_a_callback(url):
@@ -416,3 +479,201 @@ async def test_a_call_that_takes_too_long_times_out(url):
         with pytest.raises(mcpref.client.TransportError):
             await client.call_tool("forever")
     assert time.monotonic() - started < 5
+
+
+async def test_prompts_and_resources_report_progress_to_their_own_callback():
+    """`get_prompt` and `read_resource` take an `on_progress` of their own, as `call_tool` does:
+    the request carries a progress token, and the progress the server reports reaches that callback."""
+    working = Server("working", "1.0.0")
+
+    @working.prompt()
+    async def drafted(ctx) -> str:  # type: ignore[no-untyped-def]
+        await ctx.report_progress(1, 1, "drafted")
+        return "Say something."
+
+    @working.resource("memo://fetched")
+    async def fetched(ctx) -> str:  # type: ignore[no-untyped-def]
+        await ctx.report_progress(1, 1, "fetched")
+        return "here"
+
+    prompt_progress: list[dict] = []
+    read_progress: list[dict] = []
+    with endpoint(StreamableHTTP(working)) as url:
+        async with connect(url) as (client, traffic):
+            await client.get_prompt("drafted", on_progress=prompt_progress.append)
+            await client.read_resource("memo://fetched", on_progress=read_progress.append)
+    assert [p["message"] for p in prompt_progress] == ["drafted"]
+    assert [p["message"] for p in read_progress] == ["fetched"]
+    tokens = [body["params"]["_meta"].get("progressToken") for body in traffic.bodies[-2:]]
+    assert tokens == [prompt_progress[0]["progressToken"], read_progress[0]["progressToken"]]
+
+
+async def test_a_completion_sends_the_arguments_already_chosen_as_its_context(url):
+    async with connect(url) as (client, traffic):
+        ref = {"type": "ref/resource", "uri": "users://{user}/profile"}
+        await client.complete(ref, {"name": "user", "value": "b"}, context={"team": "blue"})
+        await client.complete(ref, {"name": "user", "value": "b"})
+    with_context, without = (body["params"] for body in traffic.bodies[-2:])
+    assert with_context["context"] == {"arguments": {"team": "blue"}}
+    assert "context" not in without
+
+
+@pytest.mark.parametrize("name", ["", 7])
+async def test_a_name_or_uri_that_is_no_non_empty_string_is_refused_before_sending(url, name):
+    async with connect(url) as (client, traffic):
+        with pytest.raises(ValueError, match="^prompt name must be a non-empty string$"):
+            await client.get_prompt(name)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="^tool name must be a non-empty string$"):
+            await client.call_tool(name)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="^uri must be a non-empty string$"):
+            await client.read_resource(name)  # type: ignore[arg-type]
+    assert traffic.requests == []
+
+
+async def test_a_task_is_read_answered_waited_for_and_cancelled_by_its_id(tmp_path):
+    """The task methods against the real tasks extension: each sends its own request, naming the
+    task, and `wait_for_task` reports each status it sees to `on_status`."""
+    tasks = TasksExtension(SQLiteTaskStore(tmp_path / "tasks.sqlite3"), poll_interval_ms=20)
+    yes = {"action": "accept", "content": {"confirm": True}}
+    statuses: list[str] = []
+    seen_by_call: list[str] = []
+    with endpoint(StreamableHTTP(build_server(tasks))) as url:
+        async with connect(url, tasks=True, elicitation=lambda params: yes) as (client, traffic):
+            asked = (await client.start_tool("confirm_delete", {"filename": "notes.txt"}))["taskId"]
+            deadline = time.monotonic() + 10
+            while (task := await client.get_task(asked))["status"] != "input_required":
+                assert time.monotonic() < deadline, task
+                await asyncio.sleep(0.02)
+            assert task["taskId"] == asked and list(task["inputRequests"]) == ["confirm"]
+            await client.update_task(asked, {"confirm": yes})
+            result = await client.wait_for_task(asked, on_status=lambda task: statuses.append(task["status"]))
+            # call_tool waits for a task itself, answering its input with the handler.
+            called = await client.call_tool(
+                "confirm_delete", {"filename": "old.txt"}, on_status=lambda task: seen_by_call.append(task["status"])
+            )
+            slow = (await client.start_tool("slow_compute", {"seconds": 30}))["taskId"]
+            await client.cancel_task(slow)
+            with pytest.raises(TaskCancelled):
+                await client.wait_for_task(slow)
+    assert result["content"] == [{"type": "text", "text": "Deleted notes.txt"}]
+    assert called["content"] == [{"type": "text", "text": "Deleted old.txt"}]
+    assert statuses[-1] == seen_by_call[-1] == "completed"
+    mine = (asked, slow)  # what the caller sent itself, not what call_tool sent for its own task
+    sent = [
+        b for b in traffic.bodies if b["method"] in ("tasks/update", "tasks/cancel") and b["params"]["taskId"] in mine
+    ]
+    assert [(body["method"], {k: v for k, v in body["params"].items() if k != "_meta"}) for body in sent] == [
+        ("tasks/update", {"taskId": asked, "inputResponses": {"confirm": yes}}),
+        ("tasks/cancel", {"taskId": slow}),
+    ]
+
+
+def call_answered_with(events: Callable[[int], list[dict]]) -> Starlette:
+    """A server that lists one tool and answers `tools/call` over SSE with `events(request_id)`."""
+
+    async def mcp(request: Request) -> Response:
+        message = await request.json()
+        if message["method"] == "tools/list":
+            tools = {"resultType": "complete", "tools": [{"name": "anything", "inputSchema": {"type": "object"}}]}
+            answer = {"jsonrpc": "2.0", "id": message["id"], "result": tools}
+            return Response(json.dumps(answer), media_type="application/json")
+        body = "".join(f"event: message\ndata: {json.dumps(event)}\n\n" for event in events(message["id"]))
+        return Response(body, media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/mcp", mcp, methods=["POST"])])
+
+
+NOTE = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "working"}}
+
+
+@pytest.mark.parametrize(
+    ("events", "error", "message"),
+    [
+        (
+            lambda own: [{"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage", "params": {}}],
+            ProtocolError,
+            "the server sent a request (sampling/createMessage) on a response stream",
+        ),
+        (
+            lambda own: [{"jsonrpc": "2.0", "id": own + 100, "result": {}}],
+            ProtocolError,
+            "got a response to id {wrong}, expected {own}",
+        ),
+        (
+            lambda own: [{"jsonrpc": "2.0", "id": None, "result": {}}],
+            ProtocolError,
+            "got a response to id None, expected {own}",
+        ),
+        (
+            lambda own: [{"jsonrpc": "2.0", "id": own, "result": [1]}],
+            ProtocolError,
+            "the tools/call response has no result object",
+        ),
+        (lambda own: [NOTE], TransportError, "the stream ended before the response to tools/call arrived"),
+        # An error with a null id is the server's answer to a request it could not read: ours.
+        (
+            lambda own: [{"jsonrpc": "2.0", "id": None, "error": {"code": -32602, "message": "No."}}],
+            InvalidParams,
+            "No.",
+        ),
+    ],
+)
+async def test_a_response_stream_must_end_with_a_result_object_for_this_request(events, error, message) -> None:
+    with endpoint(call_answered_with(lambda own: [NOTE, *events(own)])) as url:
+        async with connect(url, version="2026-07-28") as (client, traffic):
+            with pytest.raises(error) as caught:
+                await client.call_tool("anything")
+    own = traffic.bodies[-1]["id"]
+    assert str(caught.value) == message.format(own=own, wrong=own + 100)
+
+
+async def test_a_mismatch_where_no_headers_were_mirrored_is_raised_without_listing_again() -> None:
+    """Over stdio nothing is mirrored in headers, so a -32020 cannot be the tool list's fault."""
+    script = """
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["method"] == "server/discover":
+        result = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}
+        print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}), flush=True)
+    elif "id" in request:
+        error = {"code": -32020, "message": "Header mismatch: " + request["method"]}
+        print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "error": error}), flush=True)
+"""
+    async with Client(StdioTransport([sys.executable, "-c", script], timeout=10)) as client:
+        with pytest.raises(HeaderMismatch, match="^Header mismatch: tools/call$"):
+            await client.call_tool("anything")
+        assert client.dropped_tools == {} and not client._tools_listed  # no tools/list was sent
+
+
+@pytest.mark.parametrize("rounds", [0, -1])
+def test_at_least_one_input_round(rounds):
+    with pytest.raises(ValueError, match="^max_rounds must be at least 1$"):
+        Client("http://127.0.0.1:9/mcp", max_rounds=rounds)
+
+
+async def test_a_given_http_client_gets_the_headers_and_auth_and_stays_open(url):
+    class Marked(httpx.Auth):
+        def auth_flow(self, request):  # type: ignore[no-untyped-def]
+            request.headers["X-Marked"] = "yes"
+            yield request
+
+    seen: list[httpx.Request] = []
+
+    async def hook(request: httpx.Request) -> None:
+        seen.append(request)
+
+    async with httpx.AsyncClient(event_hooks={"request": [hook]}) as http:
+        async with Client(url, http=http, headers={"X-Team": "blue"}, auth=Marked(), max_rounds=1) as client:
+            await client.discover()
+        assert not http.is_closed  # the caller's client, not ours to close
+    assert all(r.headers["x-team"] == "blue" and r.headers["x-marked"] == "yes" for r in seen) and seen
+
+
+async def test_what_the_client_was_asked_for_and_where_its_era_is_kept(url):
+    eras = EraCache()
+    async with Client(url, era_cache=eras, version="2026-07-28") as pinned, Client(url, era_cache=eras) as auto:
+        await auto.discover()
+    assert (pinned.version, auto.version) == ("2026-07-28", "auto")
+    assert pinned.era_cache is eras and auto.era_cache is eras
+    assert auto.origin == url.removesuffix("/mcp")

@@ -11,7 +11,7 @@ import types
 import pytest
 
 from mcpref import CacheHints, Server, StreamableHTTP
-from mcpref.client import InternalError, MethodNotFound, ProtocolError, TransportError
+from mcpref.client import Client, EraCache, InternalError, MethodNotFound, ProtocolError, ResultCache, TransportError
 from mcpref.client._listen import ACKNOWLEDGED, Subscription, listen_filter
 from mcpref.meta import SUBSCRIPTION_ID_KEY
 from tests.client.conftest import connect, endpoint
@@ -60,6 +60,12 @@ def memo_a() -> str:
     return "a"
 
 
+@server.resource("memo://b")
+def memo_b() -> str:
+    served.append("memo://b")
+    return "b"
+
+
 app = StreamableHTTP(server, keepalive_seconds=0.05)
 
 
@@ -86,6 +92,8 @@ async def test_the_acknowledgement_says_what_the_server_honours(url):
         "resourceSubscriptions": ["memo://a"],
     }
     assert subscription.subscription_id == listen["id"]
+    # The listen is a request like any: an id of its own, never one another request had.
+    assert isinstance(listen["id"], int) and [body["id"] for body in traffic.bodies].count(listen["id"]) == 1
     assert traffic.requests[-1].headers["mcp-method"] == "subscriptions/listen"
 
 
@@ -171,6 +179,59 @@ async def test_closing_the_client_closes_its_subscriptions(url):
         await client.listen(tools_list_changed=True).start()
         await eventually(lambda: len(server.subscriptions) == 1)
     await eventually(lambda: len(server.subscriptions) == 0)
+
+
+async def test_a_quiet_stream_outlasts_the_clients_read_timeout(url):
+    """A listen stream may say nothing for longer than any request should take: the client's
+    read timeout (0.3 s here) bounds its requests, not the stream, which the server keeps quiet
+    for 15 s between keep-alives by default."""
+    quiet = StreamableHTTP(server)
+    with endpoint(quiet) as quiet_url:
+        async with (
+            Client(quiet_url, timeout=0.3, era_cache=EraCache()) as client,
+            client.listen(tools_list_changed=True, max_reconnects=0) as subscription,
+        ):
+            await asyncio.sleep(0.6)
+            await client.call_tool("add_tool")
+            note = await asyncio.wait_for(anext(subscription), 5)
+    assert note.method == "notifications/tools/list_changed"
+    assert subscription.reconnects == 0
+
+
+async def test_a_change_makes_stale_only_what_it_names_on_its_own_server(url):
+    """With one cache shared by clients of two servers, a change notification drops the results
+    of the method it names (and of the one resource it names), from its own server only."""
+    shared = ResultCache()
+    served.clear()
+    with endpoint(app) as other:
+        async with connect(url, cache=shared) as (client, traffic), connect(other, cache=shared) as (bystander, seen):
+            await bystander.list_tools()
+            for uri in ("memo://a", "memo://b"):
+                await client.read_resource(uri)
+            await client.list_resources()
+            await client.list_tools()
+            async with client.listen(tools_list_changed=True, resource_subscriptions=["memo://a"]) as subscription:
+                await client.call_tool("add_tool")
+                assert (await asyncio.wait_for(anext(subscription), 5)).method == "notifications/tools/list_changed"
+                await client.call_tool("touch", {"uri": "memo://a"})
+                assert (await asyncio.wait_for(anext(subscription), 5)).method == "notifications/resources/updated"
+            await bystander.list_tools()
+            for uri in ("memo://a", "memo://b"):
+                await client.read_resource(uri)
+            await client.list_resources()
+            await client.list_tools()
+    assert seen.methods.count("tools/list") == 1  # the other server's list is still cached
+    assert served == ["memo://a", "memo://b", "memo://a"]  # only the updated resource is read again
+    assert traffic.methods.count("resources/list") == 1
+    assert traffic.methods.count("tools/list") == 2
+
+
+async def test_by_default_a_clients_subscription_reconnects_three_times_from_a_twentieth_of_a_second():
+    async with Client("http://127.0.0.1:9/mcp", era_cache=EraCache()) as client:  # nothing is sent
+        subscription = client.listen(tools_list_changed=True)
+        chosen = client.listen(tools_list_changed=True, max_reconnects=7, backoff=0.5)
+    assert (subscription.max_reconnects, subscription.backoff) == (3, 0.05)
+    assert (chosen.max_reconnects, chosen.backoff) == (7, 0.5)
 
 
 def cut_listen_streams(inner, *, times: int | None):  # type: ignore[no-untyped-def]

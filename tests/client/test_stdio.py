@@ -190,10 +190,12 @@ async def test_a_request_without_an_answer_times_out_and_is_cancelled():
     transport = StdioTransport(
         [sys.executable, "-m", "tests.stdio_server", "--stdio"],
         cwd=str(ROOT),
-        timeout=0.5,
+        timeout=10,
         on_stderr=stderr.append,
     )
     async with Client(transport) as client:
+        await client.list_tools()  # the process starts and the era is known in the generous timeout
+        transport.timeout = 0.5  # a loaded machine may take longer than that to start Python
         with pytest.raises(TransportError, match="no answer to tools/call within 0.5 s"):
             await client.call_tool("wait")
         await eventually(lambda: "wait was cancelled" in stderr)
@@ -375,3 +377,27 @@ async def test_closing_a_transport_that_never_started_is_harmless():
     await transport.aclose()
     await transport.aclose()
     assert transport.process is None and transport.generation == 0
+
+
+#: A third-party-style server whose one tool mirrors a number in a header, which the rules forbid.
+_ANNOTATED_SERVER = """
+import json, sys
+schema = {"type": "object", "properties": {"x": {"type": "number", "x-mcp-header": "X"}}}
+results = {
+    "server/discover": {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}},
+    "tools/list": {"resultType": "complete", "tools": [{"name": "measure", "inputSchema": schema}]},
+}
+for line in sys.stdin:
+    request = json.loads(line)
+    if "id" in request:
+        print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": results[request["method"]]}), flush=True)
+"""
+
+
+async def test_over_stdio_a_tool_is_kept_whatever_its_header_annotations_say():
+    """x-mcp-header rules are about HTTP headers: a stdio client has none to build, so it drops
+    no tool for them (over HTTP, tests/client/test_client.py drops it)."""
+    async with Client(StdioTransport([sys.executable, "-c", _ANNOTATED_SERVER], timeout=10)) as client:
+        tools = await client.list_tools()
+    assert [tool["name"] for tool in tools] == ["measure"]
+    assert client.dropped_tools == {}

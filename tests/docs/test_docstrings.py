@@ -315,10 +315,14 @@ _TABLE = re.compile(
 _FIRST_CELL = re.compile(r'<tr class="doc-section-item">\s*<td>(?P<cell>.*?)</td>', re.DOTALL)
 
 
-def section_tables(page: str, path: str) -> dict[str, list[str]]:
-    """The docstring tables under one object's heading on a built page: each table's title
-    ("Parameters", "Returns", "Raises") and the text of its rows' first cells."""
-    start = page.index(f'id="{path}"')
+def section_tables(site: Path, path: str) -> dict[str, list[str]]:
+    """The docstring tables under one object's heading on the built API pages (whichever page
+    holds it): each table's title ("Parameters", "Returns", "Raises") and the text of its rows'
+    first cells."""
+    heading = f'id="{path}"'
+    pages = [html.read_text(encoding="utf-8") for html in sorted((site / "reference" / "api").rglob("index.html"))]
+    page = next(page for page in pages if heading in page)
+    start = page.index(heading)
     following = _HEADING.search(page, start + 1)
     section = page[start : following.start() if following else len(page)]
     return {
@@ -330,11 +334,9 @@ def section_tables(page: str, path: str) -> dict[str, list[str]]:
 def test_the_built_api_pages_show_parameters_returns_and_raises_tables(built_site: Path) -> None:
     """mkdocstrings renders the sections as tables (Google style, as mkdocs.yml says): a method's
     parameters by name, what it returns, what it raises; a class's constructor merged into it."""
-    page = (built_site / "reference" / "api" / "server" / "index.html").read_text(encoding="utf-8")
-    tool = section_tables(page, "mcpref.Server.tool")
+    tool = section_tables(built_site, "mcpref.Server.tool")
     assert tool["Parameters"] == parameters_of(cast(griffe.Function, resolved("mcpref.Server.tool")))
     assert len(tool["Returns"]) == 1 and tool["Raises"] == ["ValueError"]
-    server = section_tables(page, "mcpref.Server")
+    server = section_tables(built_site, "mcpref.Server")
     assert server["Parameters"] == parameters_of(cast(griffe.Function, resolved("mcpref.Server").members["__init__"]))
-    transports = (built_site / "reference" / "api" / "transports" / "index.html").read_text(encoding="utf-8")
-    assert section_tables(transports, "mcpref.client.HTTPTransport.exchange")["Yields"]
+    assert section_tables(built_site, "mcpref.client.HTTPTransport.exchange")["Yields"]
