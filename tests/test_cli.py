@@ -115,13 +115,27 @@ def test_without_the_demo_extra_it_says_what_to_install() -> None:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The empty folder `served` runs in; its output is `demo.log` there."""
+    return tmp_path_factory.mktemp("demo")
+
+
+@pytest.fixture(scope="module")
+def served(demo_folder: Path) -> Iterator[str]:
     """`mcpref demo`, the console script, from an empty folder (`PORT` is not what it listens on:
     `demo_process` gives `--port`, which wins)."""
     env = {**os.environ, "PORT": "1"}
     env.pop("MCP_ALLOWED_ORIGINS", None)
-    with demo_process(Path(MCPREF), tmp_path_factory.mktemp("demo"), env) as base:
+    with demo_process(Path(MCPREF), demo_folder, env) as base:
         yield base
+
+
+def test_it_says_what_it_serves_once_it_serves(served: str, demo_folder: Path) -> None:
+    """Was: printed before uvicorn even bound the port, so a taken port read as served, then failed."""
+    log = (demo_folder / "demo.log").read_text()
+    ready = f"mcpref demo: the pages' endpoints at {served}/, the reference server at {served}/mcp\n"
+    assert log.count(ready) == 1, log
+    assert log.index("Application startup complete") < log.index(ready), log
 
 
 @pytest.mark.parametrize("path", list(demo.ENDPOINTS))
