@@ -16,7 +16,7 @@ import pytest
 from mcpref import __version__, demo
 from mcpref.cli import DEMO_EXTRA, parser
 from mcpref.limits import ServerLimits
-from mcpref.run import http_port
+from mcpref.run import base_url, http_port
 from tests.conftest import demo_process, mcp_body, mcp_headers
 
 #: The console script pip put next to this interpreter (`[project.scripts]` in pyproject.toml).
@@ -70,6 +70,11 @@ def test_a_bad_port_is_a_usage_error_not_a_traceback(env: dict[str, str], argv: 
         assert usage[0].startswith("usage: mcpref")
         assert error.startswith("mcpref") and "is not a TCP port (a whole number from 1 to 65535)" in error
         assert ("PORT environment variable" in error) == ("PORT" in env), error
+
+
+def test_the_address_it_names_is_a_url_for_an_ipv6_host_too() -> None:
+    """`mcpref demo --host ::1` said it served at http://::1:8000/, which no browser opens."""
+    assert (base_url("::1", 8000), base_url("127.0.0.1", 8000)) == ("http://[::1]:8000", "http://127.0.0.1:8000")
 
 
 def test_a_taken_port_is_said_plainly_with_the_way_out() -> None:
