@@ -43,15 +43,15 @@
   // console keeps (try-it.js: "Use another address") or http://127.0.0.1:8000/, `mcpref demo`'s.
   const LOCAL_KEY = "mcpref.localServer";
   const DEFAULT_LOCAL = "http://127.0.0.1:8000/";
-  function serverRoots() {
-    const roots = [];
-    if (location.protocol !== "file:") {
-      try {
-        roots.push(new URL(JSON.parse(document.getElementById("__config").textContent).base + "/", location.href));
-      } catch {
-        roots.push(new URL("/", location.href));
-      }
+  function siteRoot() {
+    try {
+      return new URL(JSON.parse(document.getElementById("__config").textContent).base + "/", location.href);
+    } catch {
+      return new URL("/", location.href);
     }
+  }
+  function serverRoots() {
+    const roots = location.protocol === "file:" ? [] : [siteRoot()];
     let local;
     try {
       local = new URL(localStorage.getItem(LOCAL_KEY) || DEFAULT_LOCAL);
@@ -73,10 +73,21 @@
         tried.push(`${endpoint.href}: ${error.message || error}`);
       }
     }
-    throw new Error(
-      "The live view needs a reference server. Start one on your machine with mcpref demo (in a clone, " +
-        `./scripts/serve), then reload this page. Tried ${tried.join("; ")}`,
-    );
+    throw new NoServer(`Tried ${tried.join("; ")}.`);
+  }
+  class NoServer extends Error {}
+
+  // What a reader without a server is told: the one command, and where the site says how to install it.
+  function startHint(tried) {
+    const guide = document.createElement("a");
+    guide.href = new URL("guides/run-it/#the-pages-endpoints-on-your-machine", siteRoot()).href;
+    guide.textContent = "Run it";
+    return [
+      "The live view needs a reference server on your machine: mcpref demo (",
+      guide,
+      " says how to install it; in a clone, ./scripts/serve), then reload this page. ",
+      tried,
+    ];
   }
 
   // -- MCP over Streamable HTTP, declaring the extension on every request -------------------
@@ -337,7 +348,8 @@
       () => (container.dataset.state = "rendered"),
       (error) => {
         container.dataset.state = "no-server";
-        caption.textContent = String(error.message || error);
+        if (error instanceof NoServer) caption.replaceChildren(...startHint(error.message));
+        else caption.textContent = String(error.message || error);
       },
     );
   }

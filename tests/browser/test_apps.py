@@ -207,10 +207,12 @@ def test_on_a_static_copy_without_a_server_the_view_says_to_start_mcpref_demo(
         page.wait_for_selector(".mcp-app-host[data-state=no-server]", timeout=15_000)
         caption = page.locator(".mcp-app-caption").inner_text()
         assert caption.startswith(
-            "The live view needs a reference server. Start one on your machine with mcpref demo "
-            "(in a clone, ./scripts/serve), then reload this page."
+            "The live view needs a reference server on your machine: mcpref demo (Run it says how to install "
+            "it; in a clone, ./scripts/serve), then reload this page. Tried "
         ), caption
         assert f"{static_site_url}/mcp: " in caption and f"{nothing}mcp: " in caption  # where it looked
+        guide = page.locator(".mcp-app-caption a")  # how to install it: the page that says so, on this copy
+        assert guide.get_attribute("href") == f"{static_site_url}/guides/run-it/#the-pages-endpoints-on-your-machine"
     finally:
         context.close()
 
