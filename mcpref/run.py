@@ -81,10 +81,14 @@ def serve_http(
     """
     config = uvicorn_config(app, limits or ServerLimits(), host=host, port=port, access_log=False)
     listening = _listen(host, port)
-    url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     # uvicorn re-raises Ctrl+C after a clean shutdown; there is nothing left to report.
     with contextlib.suppress(KeyboardInterrupt):
-        _GracefulUvicorn(config, servers, ready or f"Serving at {url} (Ctrl+C stops)").run([listening])
+        _GracefulUvicorn(config, servers, ready or f"Serving at {base_url(host, port)} (Ctrl+C stops)").run([listening])
+
+
+def base_url(host: str, port: int) -> str:
+    """`http://host:port`, an IPv6 address in brackets (`http://[::1]:8000`)."""
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}"
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -174,17 +174,20 @@ async ({ withContrast }) => {
   const title = document.querySelector(".md-content__inner h1");
   let titleLines = null;
   if (title) {
-    const tops = new Set();
+    const style = getComputedStyle(title);
+    const lineHeight = parseFloat(style.lineHeight);
+    const middles = [];
     const walker = document.createTreeWalker(title, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       if (node.parentElement.closest(".headerlink") || !node.textContent.trim()) continue;
       const range = document.createRange();
       range.selectNodeContents(node);
-      for (const r of range.getClientRects()) if (r.width > 0) tops.add(Math.round(r.top));
+      for (const r of range.getClientRects()) if (r.width > 0) middles.push(r.top + r.height / 2);
     }
-    const style = getComputedStyle(title);
+    // Text on one line (inline code sits a little higher or lower than the words beside it).
+    const lines = middles.sort((a, b) => a - b).filter((m, i, all) => i === 0 || m - all[i - 1] > lineHeight / 2);
     const inner = title.getBoundingClientRect().height - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
-    titleLines = { text: tops.size, box: Math.round(inner / parseFloat(style.lineHeight)) };
+    titleLines = { text: lines.length, box: Math.round(inner / lineHeight) };
   }
 
   const errorGraphics = document.querySelectorAll("[id^='dmcpref-diagram'], svg[aria-roledescription='error']").length;

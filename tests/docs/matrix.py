@@ -517,7 +517,8 @@ AREAS = (
     ),
     ("client-registration", "Authorization: client registration and security", ("basic/authorization/",)),
     ("schema", "Schema", ("schema.mdx",)),
-    ("extensions", "Extensions: MCP Apps, tasks", ("extensions/", "seps/")),
+    ("extensions", "Extensions: MCP Apps", ("extensions/",)),
+    ("tasks", "Extensions: tasks", ("seps/",)),
 )
 
 
