@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from mcpref.client import Client, ClientRegistration, MCPClientError, OAuth
+from mcpref.client import AuthorizationError, Client, ClientRegistration, MCPClientError, OAuth
 from tests.client.conftest import authorization_server_metadata
 from tests.client.test_dpop import verified
 from tests.conftest import running
@@ -352,3 +352,11 @@ async def test_without_dpop_offered_or_wanted_tokens_are_bearer_and_proofless(wo
     assert all("dpop" not in headers for _, headers in world.token_requests)
     assert all("dpop" not in headers for headers in world.mcp_requests)
     assert json.dumps(world.grants) == '["authorization_code", "authorization_code"]'
+
+
+async def test_a_refused_code_exchange_names_the_request_the_status_and_the_oauth_error(world: World) -> None:
+    world.token_answers = [(400, {"error": "invalid_grant", "error_description": "code used"}, {})]
+    with pytest.raises(AuthorizationError) as refused:
+        await list_tools(world, world.oauth())
+    assert str(refused.value) == "token request refused (HTTP 400): invalid_grant: code used"
+    assert refused.value.error == "invalid_grant"
