@@ -195,6 +195,16 @@ async def test_a_refresh_answer_without_a_refresh_token_or_scope_keeps_the_old_o
     assert auth.store.tokens[(world.base, world.resource)].scopes == {"files:read"}
 
 
+async def test_an_expired_token_whose_refresh_is_refused_is_never_sent(world: World) -> None:
+    world.token_answers = [bearer("at-soon", "rt-soon", expires_in=10), (400, {"error": "invalid_grant"}, {})]
+    auth = world.oauth()
+    with pytest.raises(MCPClientError):
+        await list_tools(world, auth)  # this request already authorized once: its 401 is the caller's
+    await list_tools(world, auth)  # the next one signs in afresh
+    assert world.grants == ["authorization_code", "refresh_token", "authorization_code"]
+    assert all(headers.get("authorization") != "Bearer at-soon" for headers in world.mcp_requests)
+
+
 async def test_a_rejected_token_is_refreshed_and_a_refused_refresh_starts_the_flow_over(world: World) -> None:
     auth = world.oauth()
     await list_tools(world, auth)
@@ -360,3 +370,54 @@ async def test_a_refused_code_exchange_names_the_request_the_status_and_the_oaut
         await list_tools(world, world.oauth())
     assert str(refused.value) == "token request refused (HTTP 400): invalid_grant: code used"
     assert refused.value.error == "invalid_grant"
+
+
+@pytest.mark.parametrize("endpoint", ["registration_endpoint", "token_endpoint"])
+async def test_an_authorization_server_that_cannot_be_reached_is_named_with_the_step(
+    world: World, endpoint: str
+) -> None:
+    world.metadata[endpoint] = "http://127.0.0.1:9/gone"  # port 9 (discard): nothing listens
+    with pytest.raises(AuthorizationError) as failed:
+        await list_tools(world, world.oauth())
+    step = {"registration_endpoint": "client registration", "token_endpoint": "token request"}[endpoint]
+    assert str(failed.value).startswith(f"{step} to http://127.0.0.1:9/gone failed: ConnectError(")
+
+
+def dpop_world(world: World, *answers: tuple[int, Any, dict[str, str]]) -> OAuth:
+    world.metadata["dpop_signing_alg_values_supported"] = ["ES256"]
+    world.token_answers = list(answers)
+    return world.oauth()
+
+
+async def test_a_token_endpoint_that_keeps_changing_its_nonce_is_asked_twice_only(world: World) -> None:
+    auth = dpop_world(
+        world,
+        (400, {"error": "use_dpop_nonce"}, {"DPoP-Nonce": "n1"}),
+        (400, {"error": "use_dpop_nonce"}, {"DPoP-Nonce": "n2"}),
+        (400, {"error": "use_dpop_nonce"}, {"DPoP-Nonce": "n3"}),
+    )
+    with pytest.raises(AuthorizationError, match="use_dpop_nonce"):
+        await list_tools(world, auth)
+    assert world.grants == ["authorization_code"] * 2
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        (400, {"error": "use_dpop_nonce"}, {}),  # no nonce to use
+        (401, {"error": "use_dpop_nonce"}, {"DPoP-Nonce": "n1"}),  # not the token endpoint's way to ask
+        (400, ["use_dpop_nonce"], {"DPoP-Nonce": "n1"}),  # no error object
+        (400, {"error": "invalid_grant"}, {"DPoP-Nonce": "n1"}),
+    ],
+)
+async def test_only_a_400_asking_for_a_new_nonce_is_tried_again(world: World, answer: Any) -> None:
+    with pytest.raises(AuthorizationError):
+        await list_tools(world, dpop_world(world, answer))
+    assert world.grants == ["authorization_code"]
+
+
+async def test_a_token_that_comes_with_a_nonce_is_taken_at_once(world: World) -> None:
+    auth = dpop_world(world, (200, {"access_token": "dp-1", "token_type": "DPoP"}, {"DPoP-Nonce": "n1"}))
+    await list_tools(world, auth)
+    assert world.grants == ["authorization_code"]
+    assert verified(world.mcp_requests[-1]["dpop"])[1]["nonce"] == "n1"
