@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .run import add_address_options, add_limit_options, http_port, limits_from, serve_http
+from .run import add_address_options, add_limit_options, base_url, http_port, limits_from, serve_http
 
 __all__ = ["main"]
 
@@ -53,6 +53,6 @@ def serve_demo(args: argparse.Namespace, port: int) -> None:
         if (exc.name or "").partition(".")[0] != "starlette":
             raise
         sys.exit(DEMO_EXTRA)
-    base = f"http://{args.host}:{port}"
+    base = base_url(args.host, port)
     ready = f"mcpref demo: the pages' endpoints at {base}/, the reference server at {base}/mcp"
     serve_http(demo.make_app(), demo.servers(), args.host, port, limits_from(args), ready=ready)

@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import dataclasses
 import errno
+import math
 import os
 import socket
 import sys
@@ -80,10 +81,14 @@ def serve_http(
     """
     config = uvicorn_config(app, limits or ServerLimits(), host=host, port=port, access_log=False)
     listening = _listen(host, port)
-    url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     # uvicorn re-raises Ctrl+C after a clean shutdown; there is nothing left to report.
     with contextlib.suppress(KeyboardInterrupt):
-        _GracefulUvicorn(config, servers, ready or f"Serving at {url} (Ctrl+C stops)").run([listening])
+        _GracefulUvicorn(config, servers, ready or f"Serving at {base_url(host, port)} (Ctrl+C stops)").run([listening])
+
+
+def base_url(host: str, port: int) -> str:
+    """`http://host:port`, an IPv6 address in brackets (`http://[::1]:8000`)."""
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}"
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -191,14 +196,35 @@ def http_port(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 
 def add_limit_options(parser: argparse.ArgumentParser) -> None:
-    """One option per field of `ServerLimits`: `--max-header-bytes`, `--header-timeout`..."""
+    """One option per field of `ServerLimits`: `--max-header-bytes`, `--header-timeout`..., each
+    a positive number (`--max-connections -1` or `--header-timeout nan` served with no limit)."""
     for field in dataclasses.fields(ServerLimits):
         parser.add_argument(
             "--" + field.name.replace("_", "-"),
-            type=type(field.default),
+            type=_positive_int if isinstance(field.default, int) else _positive_float,
             default=field.default,
             help=f"{field.metadata['help']} (default: {field.default})",
         )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < math.inf:  # nan compares false
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
 
 
 def limits_from(args: argparse.Namespace) -> ServerLimits:

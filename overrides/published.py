@@ -72,6 +72,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         "revision": LATEST_VERSION,
         "mcpref": package_version(),
         "commit": head[:12] or "unknown (not built from a git clone)",
+        "sha": head,  # in full: the API reference's source links are pinned to it
         "commit_url": f"{config.repo_url.rstrip('/')}/commit/{head}" if head else None,
         "dirty": dirty,
     }

@@ -30,6 +30,7 @@ from bench.procs import free_port
 from mcpref import catchall
 from mcpref.limits import ServerLimits, uvicorn_config
 from mcpref.validation import check_message
+from tests.parallel import Once, ReportSections, exclusive, terminal_report  # noqa: F401 - a fixture
 from tests.tasks import pg
 
 VERSION = "2026-07-28"
@@ -42,8 +43,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def prepare_site() -> subprocess.CompletedProcess[str]:
-    """Put the pinned mermaid where the site serves it (scripts/_site_setup; a no-op once done)."""
-    return subprocess.run(["bash", str(ROOT / "scripts" / "_site_setup")], cwd=ROOT, capture_output=True, text=True)
+    """Put the pinned mermaid where the site serves it (scripts/_site_setup; a no-op once done).
+    One process at a time: on a fresh clone it fetches, and two parallel workers would both."""
+    with exclusive(ROOT / "docs" / "assets" / "vendor" / ".fetch.lock"):
+        return subprocess.run(["bash", str(ROOT / "scripts" / "_site_setup")], cwd=ROOT, capture_output=True, text=True)
 
 
 def mkdocs_build(site: Path, config: Path = ROOT / "mkdocs.yml") -> list[str]:
@@ -64,23 +67,52 @@ def build_site(site: Path, config: Path = ROOT / "mkdocs.yml") -> subprocess.Com
     return subprocess.run(mkdocs_build(site, config), cwd=ROOT, capture_output=True, text=True, env=SITE_BUILD_ENV)
 
 
+#: The folder every process of one run shares (pytest-xdist's workers and their controller), made
+#: by the process that starts the run and removed when it ends.
+RUN_FOLDER = pytest.StashKey[Path]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    worker = getattr(config, "workerinput", None)
+    if worker is None:
+        config.stash[RUN_FOLDER] = Path(tempfile.mkdtemp(prefix="mcpref-run-"))
+    else:
+        config.stash[RUN_FOLDER] = Path(worker["mcpref_run_folder"])
+    config.pluginmanager.register(ReportSections(), "mcpref-report-sections")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist, in the controller: hand each worker the run's shared folder."""
+    node.workerinput["mcpref_run_folder"] = str(node.config.stash[RUN_FOLDER])
+
+
 class SiteBuild:
     """The site's build, started in the background as soon as the run is collected: a build costs
     15-40 s of one core, which the tests that run meanwhile leave idle on a two-core machine (they
     mostly wait on servers and sockets). Not niced: under `nice` it got so little that it finished
     only after every other test, and the browser survey waited for it. The tests that read the
-    site run last; the survey starts as soon as the build is done (tests/browser/conftest.py)."""
+    site run last; the survey starts as soon as the build is done (tests/browser/conftest.py).
 
-    def __init__(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="mcpref-site-"))
-        self.site = self.folder / "site"
-        self.log = self.folder / "build.log"
+    One build for the run: with pytest-xdist, the first worker to collect a reader builds into the
+    run's folder (`Once`) and the others wait for it."""
+
+    def __init__(self, folder: Path) -> None:
+        self.site = folder / "site"
+        self.log = folder / "build.log"
+        self.once = Once(folder, "site-build")
+        self.builder = self.once.claim()
         self.process: subprocess.Popen[bytes] | None = None
+        self.returncode: int | None = None
+        self._finished: threading.Thread | None = None
+        if not self.builder:
+            return
         # Before the build, and not beside it: another build (tests/docs) may fetch mermaid too.
         prepared = prepare_site()
         self.log.write_text(prepared.stderr, encoding="utf-8")
-        self.returncode = prepared.returncode
         if prepared.returncode != 0:
+            self.returncode = prepared.returncode
+            self.once.done((self.returncode, prepared.stderr))
             return
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
@@ -91,30 +123,50 @@ class SiteBuild:
                 stdout=subprocess.DEVNULL,
                 stderr=log,
             )
+        # The other workers are told when the build ends, whether or not this one waits for it.
+        self._finished = threading.Thread(target=self._finish, name="site build", daemon=True)
+        self._finished.start()
+
+    def _finish(self) -> None:
+        assert self.process is not None
+        try:
+            self.returncode = self.process.wait(timeout=600)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.returncode = self.process.wait()
+            with self.log.open("a", encoding="utf-8") as log:
+                log.write("\nthe site build did not finish within 600 s\n")
+        self.once.done((self.returncode, self.log.read_text(encoding="utf-8", errors="replace")))
 
     def wait(self) -> tuple[int, str]:
         """The build's exit status and what it wrote to stderr (mkdocs logs there)."""
-        if self.process is not None:
-            self.returncode = self.process.wait(timeout=600)
+        if not self.builder:
+            returncode, stderr = self.once.wait()
+            return returncode, stderr
+        if self._finished is not None:
+            self._finished.join()
+        assert self.returncode is not None
         return self.returncode, self.log.read_text(encoding="utf-8", errors="replace")
 
-    def discard(self) -> None:
-        if self.process is not None and self.process.poll() is None:
+    def discard(self, others: bool) -> None:
+        """At the end of this process's run: a build other workers may still be reading is let
+        finish; otherwise (one process, or an interrupted run) it is stopped."""
+        if self.process is not None and self.process.poll() is None and not others:
             self.process.kill()
-            self.process.wait()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        if self._finished is not None:
+            self._finished.join()
 
 
 SITE_BUILD = pytest.StashKey[SiteBuild]()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Start the site's build if a selected test reads it, and move those tests to the end."""
-    readers = [item for item in items if "built_site" in getattr(item, "fixturenames", ())]
+    """Start the site's build if a selected test reads it, and move the files of those tests to
+    the end (whole files: pytest-xdist hands out a file at a time, `--dist loadfile`)."""
+    readers = {item.path for item in items if "built_site" in getattr(item, "fixturenames", ())}
     if readers and not config.option.collectonly and SITE_BUILD not in config.stash:
-        config.stash[SITE_BUILD] = SiteBuild()
-        others = [item for item in items if "built_site" not in getattr(item, "fixturenames", ())]
-        items[:] = others + readers
+        config.stash[SITE_BUILD] = SiteBuild(config.stash[RUN_FOLDER])
+        items[:] = [item for item in items if item.path not in readers] + [i for i in items if i.path in readers]
 
 
 @dataclass(frozen=True)
@@ -169,8 +221,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    worker = hasattr(config, "workerinput")
     if SITE_BUILD in config.stash:
-        config.stash[SITE_BUILD].discard()
+        config.stash[SITE_BUILD].discard(others=worker)
+    if not worker:  # the controller, once every worker has stopped, or the only process
+        shutil.rmtree(config.stash[RUN_FOLDER], ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -179,7 +234,7 @@ def built_site(request: pytest.FixtureRequest) -> Path:
     them to Chromium. Tests only read it."""
     stash = request.config.stash
     if SITE_BUILD not in stash:  # asked for by a test the collection hook did not see
-        stash[SITE_BUILD] = SiteBuild()
+        stash[SITE_BUILD] = SiteBuild(stash[RUN_FOLDER])
     returncode, stderr = stash[SITE_BUILD].wait()
     assert returncode == 0, stderr
     assert "WARNING" not in stderr, stderr

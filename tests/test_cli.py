@@ -16,7 +16,7 @@ import pytest
 from mcpref import __version__, demo
 from mcpref.cli import DEMO_EXTRA, parser
 from mcpref.limits import ServerLimits
-from mcpref.run import http_port
+from mcpref.run import base_url, http_port
 from tests.conftest import demo_process, mcp_body, mcp_headers
 
 #: The console script pip put next to this interpreter (`[project.scripts]` in pyproject.toml).
@@ -72,6 +72,11 @@ def test_a_bad_port_is_a_usage_error_not_a_traceback(env: dict[str, str], argv: 
         assert ("PORT environment variable" in error) == ("PORT" in env), error
 
 
+def test_the_address_it_names_is_a_url_for_an_ipv6_host_too() -> None:
+    """`mcpref demo --host ::1` said it served at http://::1:8000/, which no browser opens."""
+    assert (base_url("::1", 8000), base_url("127.0.0.1", 8000)) == ("http://[::1]:8000", "http://127.0.0.1:8000")
+
+
 def test_a_taken_port_is_said_plainly_with_the_way_out() -> None:
     """Nothing says it is serving: before, the demo announced its endpoints, then uvicorn's
     "address already in use" followed and it exited."""
@@ -111,17 +116,32 @@ def test_without_the_demo_extra_it_says_what_to_install() -> None:
     assert 'pip install "./mcpref[demo]"' in DEMO_EXTRA  # from a clone
     wheel = f'pip install "dist/mcpref-{__version__}-py3-none-any.whl[demo]"'
     assert wheel in DEMO_EXTRA  # from a wheel, which once read "from a clone" too
-    assert wheel in (Path(__file__).parents[1] / "README.md").read_text("utf-8")  # the README's, this version
+    for shown in ("README.md", "docs/guides/run-it.md"):  # the form they show, for this version
+        assert wheel in (Path(__file__).parents[1] / shown).read_text("utf-8"), shown
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The empty folder `served` runs in; its output is `demo.log` there."""
+    return tmp_path_factory.mktemp("demo")
+
+
+@pytest.fixture(scope="module")
+def served(demo_folder: Path) -> Iterator[str]:
     """`mcpref demo`, the console script, from an empty folder (`PORT` is not what it listens on:
     `demo_process` gives `--port`, which wins)."""
     env = {**os.environ, "PORT": "1"}
     env.pop("MCP_ALLOWED_ORIGINS", None)
-    with demo_process(Path(MCPREF), tmp_path_factory.mktemp("demo"), env) as base:
+    with demo_process(Path(MCPREF), demo_folder, env) as base:
         yield base
+
+
+def test_it_says_what_it_serves_once_it_serves(served: str, demo_folder: Path) -> None:
+    """Was: printed before uvicorn even bound the port, so a taken port read as served, then failed."""
+    log = (demo_folder / "demo.log").read_text()
+    ready = f"mcpref demo: the pages' endpoints at {served}/, the reference server at {served}/mcp\n"
+    assert log.count(ready) == 1, log
+    assert log.index("Application startup complete") < log.index(ready), log
 
 
 @pytest.mark.parametrize("path", list(demo.ENDPOINTS))

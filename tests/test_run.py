@@ -117,3 +117,18 @@ def test_a_bad_port_is_a_usage_error_naming_where_it_came_from() -> None:
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
         error = done.stderr.strip().splitlines()[-1]
         assert error.startswith("python -m mcpref.examples.minimal_server: error: " + source), error
+
+
+def test_a_limit_that_is_not_a_positive_number_is_a_usage_error() -> None:
+    """Was: `--max-connections -1` or `--header-timeout nan` started a server with that limit."""
+    command = [sys.executable, "-m", "mcpref.examples.minimal_server"]
+    for option, value, says in (
+        ("--max-connections", "-1", "'-1' is not a positive whole number"),
+        ("--max-header-bytes", "0", "'0' is not a positive whole number"),
+        ("--header-timeout", "nan", "'nan' is not a positive number of seconds"),
+        ("--body-timeout", "inf", "'inf' is not a positive number of seconds"),
+        ("--keepalive-timeout", "soon", "'soon' is not a positive number of seconds"),
+    ):
+        done = subprocess.run([*command, option, value], capture_output=True, text=True, timeout=15)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.strip().splitlines()[-1].endswith(f"error: argument {option}: {says}"), done.stderr

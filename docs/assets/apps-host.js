@@ -3,8 +3,10 @@
 // Each paragraph of class `mcp-app` on a page (data-endpoint, data-tool, data-argument-*) becomes a
 // view: the host lists the endpoint's tools declaring the extension, reads the tool's
 // `_meta.ui.resourceUri` with resources/read, calls the tool, and renders the view in a sandbox
-// proxy served from the *other* loopback name (localhost for a page on 127.0.0.1, and the
-// reverse), so the view never shares the page's origin. The proxy applies the view's CSP
+// proxy served by the same server under its *other* loopback name (localhost for a server on
+// 127.0.0.1, and the reverse), so the view never shares the page's origin. The server is the
+// site's own when it serves the endpoints (./scripts/serve), else the reader's `mcpref demo`, found
+// where the try-it console finds it (try-it.js): on a static copy, the published site included. The proxy applies the view's CSP
 // (mcpref/examples/host/sandbox.py); this file is the bridge: ui/initialize with the page's
 // theme, tool input and result, size changes, the view's tools/call (visibility enforced here),
 // the palette toggle, and teardown. Every message crossing the bridge is listed under the view.
@@ -30,9 +32,62 @@
   const theme = () => (document.body.dataset.mdColorScheme === "slate" ? "dark" : "light");
   const themeContext = () => ({ theme: theme(), styles: { variables: VARIABLES } });
 
-  function sandboxOrigin() {
-    const other = location.hostname === "localhost" ? "127.0.0.1" : "localhost";
-    return `${location.protocol}//${other}${location.port ? `:${location.port}` : ""}`;
+  // The proxy runs on the server that serves the view, under its other loopback name.
+  function sandboxOrigin(server) {
+    const other = server.hostname === "localhost" ? "127.0.0.1" : "localhost";
+    return `${server.protocol}//${other}${server.port ? `:${server.port}` : ""}`;
+  }
+
+  // Where a reference server may answer, in order: the site's root (Material's base, so a site
+  // served under a sub-path asks there), then the reader's local server, at the address the
+  // console keeps (try-it.js: "Use another address") or http://127.0.0.1:8000/, `mcpref demo`'s.
+  const LOCAL_KEY = "mcpref.localServer";
+  const DEFAULT_LOCAL = "http://127.0.0.1:8000/";
+  function siteRoot() {
+    try {
+      return new URL(JSON.parse(document.getElementById("__config").textContent).base + "/", location.href);
+    } catch {
+      return new URL("/", location.href);
+    }
+  }
+  function serverRoots() {
+    const roots = location.protocol === "file:" ? [] : [siteRoot()];
+    let local;
+    try {
+      local = new URL(localStorage.getItem(LOCAL_KEY) || DEFAULT_LOCAL);
+    } catch {
+      local = new URL(DEFAULT_LOCAL);
+    }
+    if (!roots.some((root) => root.origin === local.origin)) roots.push(local);
+    return roots;
+  }
+
+  // The endpoint at `path` under the first root whose server lists its tools.
+  async function findEndpoint(path) {
+    const tried = [];
+    for (const root of serverRoots()) {
+      const endpoint = new URL(path.replace(/^\//, ""), root);
+      try {
+        return { endpoint, tools: await listTools(endpoint.href) };
+      } catch (error) {
+        tried.push(`${endpoint.href}: ${error.message || error}`);
+      }
+    }
+    throw new NoServer(`Tried ${tried.join("; ")}.`);
+  }
+  class NoServer extends Error {}
+
+  // What a reader without a server is told: the one command, and where the site says how to install it.
+  function startHint(tried) {
+    const guide = document.createElement("a");
+    guide.href = new URL("guides/run-it/#the-pages-endpoints-on-your-machine", siteRoot()).href;
+    guide.textContent = "Run it";
+    return [
+      "The live view needs a reference server on your machine: mcpref demo (",
+      guide,
+      " says how to install it; in a clone, ./scripts/serve), then reload this page. ",
+      tried,
+    ];
   }
 
   // -- MCP over Streamable HTTP, declaring the extension on every request -------------------
@@ -125,10 +180,11 @@
     const container = document.createElement("div");
     container.className = "mcp-app-host";
     marker.replaceWith(container);
-    const endpoint = marker.dataset.endpoint || "/mcp";
+    const path = marker.dataset.endpoint || "/mcp";
     const toolName = marker.dataset.tool;
     const args = argumentsOf(marker);
-    const sandbox = sandboxOrigin();
+    let endpoint = null; // the full URL, once a server answered
+    let sandbox = null;
     const caption = document.createElement("p");
     caption.className = "mcp-app-caption";
     const frame = document.createElement("iframe");
@@ -234,8 +290,10 @@
     async function start() {
       caption.textContent = `Loading the view of ${toolName} …`;
       container.replaceChildren(caption);
-      if (location.protocol === "file:") throw new Error("this copy of the site has no MCP endpoint");
-      tools = await listTools(endpoint);
+      const found = await findEndpoint(path);
+      endpoint = found.endpoint.href;
+      sandbox = sandboxOrigin(found.endpoint);
+      tools = found.tools;
       view.tool = tools.find((t) => t.name === toolName);
       const uri = linkOf(view.tool).resourceUri;
       if (!uri) throw new Error(`${toolName} names no view`);
@@ -290,9 +348,8 @@
       () => (container.dataset.state = "rendered"),
       (error) => {
         container.dataset.state = "no-server";
-        caption.textContent =
-          `The live view needs the site's own server (./scripts/serve), which this copy does not have: ` +
-          `${error.message || error}`;
+        if (error instanceof NoServer) caption.replaceChildren(...startHint(error.message));
+        else caption.textContent = String(error.message || error);
       },
     );
   }

@@ -20,9 +20,12 @@
   const captured = {}; // {{name}} -> the real value a named placeholder matched
   const LOCAL_KEY = "mcpref.localServer";
   const DEFAULT_LOCAL = "http://127.0.0.1:8000/";
+  // mcpref is not on PyPI: a reader installs it from a clone, by path, as the README and Run it say.
+  // The repository is the one the site names in its header (mkdocs.yml's repo_url).
+  const REPOSITORY = document.querySelector("a.md-source")?.href || "the mcpref repository";
   const START_HINT =
-    'No reference server answers. Start one on your machine: pip install "mcpref[demo]" then ' +
-    "mcpref demo (from a clone: ./scripts/serve), and reload this page.";
+    `No reference server answers. Start one on your machine from a clone: git clone ${REPOSITORY} then ` +
+    'pip install "./mcpref[demo]" then mcpref demo (inside the clone, ./scripts/serve does too), and reload this page.';
 
   /* ------------------------------------------------------------ the server */
 
@@ -168,24 +171,70 @@
     }
   }
 
-  // Body lines for display and comparison: JSON pretty-printed, SSE data as one JSON line each.
+  // A line shown in a column: its text (what is compared), and for a stream's lines, which event
+  // it belongs to and whether it is that event's label (its `event:`/`id:` fields).
+  const shownLine = (text, event = -1, label = false) => ({ text, event, label });
+
+  // JSON laid out as the pages lay out an event's data (tests/docs/streams.py, `pretty`): indented
+  // by two, except that an object or array that fits in WIDTH stays on one line.
+  const WIDTH = 60;
+  const flat = (value) =>
+    Array.isArray(value) ? `[${value.map(flat).join(", ")}]`
+    : value && typeof value === "object" ? `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${flat(v)}`).join(", ")}}`
+    : JSON.stringify(value);
+  function pretty(value, indent = 0, used = 0) {
+    const one = flat(value);
+    if (!value || typeof value !== "object" || !Object.keys(value).length || indent + used + one.length <= WIDTH) return one;
+    const inner = " ".repeat(indent + 2);
+    const close = " ".repeat(indent) + (Array.isArray(value) ? "]" : "}");
+    const items = Array.isArray(value)
+      ? value.map((item) => inner + pretty(item, indent + 2))
+      : Object.entries(value).map(([key, item]) => {
+          const name = `${JSON.stringify(key)}: `;
+          return inner + name + pretty(item, indent + 2, name.length);
+        });
+    return `${Array.isArray(value) ? "[" : "{"}\n${items.join(",\n")}\n${close}`;
+  }
+
+  // A stream's events, as the pages show them: blank lines end an event; its `data:` lines join.
+  function streamEvents(body) {
+    const events = [];
+    let current = null;
+    for (const text of body.replace(/\n+$/, "").split("\n")) {
+      if (!text.trim()) {
+        current = null;
+        continue;
+      }
+      if (!current) events.push((current = { fields: [], data: [], other: [] }));
+      const m = /^(data|event|id|retry):(.*)$/.exec(text);
+      if (!m) current.other.push(text); // a comment, or a line cut off mid-way (still arriving)
+      else if (m[1] === "data") current.data.push(m[2].replace(/^ /, ""));
+      else current.fields.push(`${m[1]}: ${m[2].replace(/^ /, "")}`);
+    }
+    return events;
+  }
+
+  // Body lines for display and comparison: JSON pretty-printed; a stream one event per block, its
+  // data pretty-printed, in the documented key order (the documented stream's event of that place).
   function bodyLines(body, contentType, guide) {
     if (!body) return [];
     if (/event-stream/.test(contentType)) {
-      const guides = (guide || "").split("\n").filter((l) => l.startsWith("data:")).map((l) => tryJSON(l.slice(5).trim()));
-      let index = 0;
-      return body.replace(/\n+$/, "").split("\n").map((line) => {
-        if (!line.startsWith("data:")) return line;
-        const data = tryJSON(line.slice(5).trim());
-        const g = guides[index++];
-        if (!data.ok) return line;
-        return `data: ${JSON.stringify(g && g.ok ? ordered(data.value, g.value) : data.value)}`;
+      const guides = streamEvents(guide || "").map((event) => tryJSON(event.data.join("\n")));
+      return streamEvents(body).flatMap((event, index) => {
+        const lines = event.fields.length ? [shownLine(event.fields.join("  "), index, true)] : [];
+        const data = event.data.length ? tryJSON(event.data.join("\n")) : null;
+        const g = guides[index];
+        if (data && data.ok) {
+          const value = g && g.ok ? ordered(data.value, g.value) : data.value;
+          lines.push(...pretty(value).split("\n").map((text) => shownLine(text, index)));
+        } else lines.push(...event.data.map((text) => shownLine(`data: ${text}`, index)));
+        return lines.concat(event.other.map((text) => shownLine(text, index)));
       });
     }
     const parsed = tryJSON(body);
-    if (!parsed.ok) return body.split("\n");
+    if (!parsed.ok) return body.split("\n").map((text) => shownLine(text));
     const g = guide === undefined ? { ok: false } : tryJSON(guide);
-    return JSON.stringify(g.ok ? ordered(parsed.value, g.value) : parsed.value, null, 2).split("\n");
+    return JSON.stringify(g.ok ? ordered(parsed.value, g.value) : parsed.value, null, 2).split("\n").map((text) => shownLine(text));
   }
 
   function documentedParts(text) {
@@ -225,12 +274,26 @@
 
   /* ------------------------------------------------------------ the panel */
 
+  // The lines into a column; a stream's lines grouped one block per event, as the pages show them.
   function renderLines(pre, lines, matched) {
-    pre.replaceChildren(
-      ...lines.map((line, k) =>
-        el("span", { className: matched[k] ? "mcpref-tryit__line" : "mcpref-tryit__line mcpref-tryit__diff" }, line + "\n"),
-      ),
-    );
+    const blocks = [];
+    let event = null;
+    lines.forEach((shown, k) => {
+      const className = `${shown.label ? "mcpref-sse__label " : ""}mcpref-tryit__line${matched[k] ? "" : " mcpref-tryit__diff"}`;
+      const span = el("span", { className }, shown.label ? shown.text : shown.text + "\n");
+      if (shown.event < 0) {
+        event = null;
+        blocks.push(span);
+        return;
+      }
+      if (!event || event.dataset.event !== String(shown.event)) {
+        event = el("span", { className: "mcpref-sse__event" });
+        event.dataset.event = String(shown.event);
+        blocks.push(event);
+      }
+      event.append(span);
+    });
+    pre.replaceChildren(...blocks);
   }
 
   function attach(requestBlock, responseBlock) {
@@ -300,14 +363,16 @@
       const extra = [];
       real.headers.forEach((value, name) => shown.has(name) || extra.push(`${name}: ${value}`));
       const contentType = real.headers.get("content-type") || "";
-      const realLines = [realStatus, ...realHeaders, "", ...bodyLines(real.body, contentType, doc && doc.body)];
+      const realLines = [realStatus, ...realHeaders, ""].map((text) => shownLine(text)).concat(bodyLines(real.body, contentType, doc && doc.body));
       if (!doc) {
-        realPre.textContent = realLines.concat("", "Other headers:", ...extra).join("\n");
+        renderLines(realPre, realLines, realLines.map(() => true));
+        realPre.append(el("span", { className: "mcpref-tryit__extra" }, `\nOther headers:\n${extra.join("\n")}\n`));
         columns.hidden = false;
         return 0;
       }
-      const docLines = [doc.statusLine, ...doc.headers, "", ...bodyLines(doc.body, doc.contentType)];
-      const { docMatched, realMatched, captures } = diff(docLines, realLines);
+      const docLines = [doc.statusLine, ...doc.headers, ""].map((text) => shownLine(text)).concat(bodyLines(doc.body, doc.contentType));
+      const texts = (lines) => lines.map((shown) => shown.text);
+      const { docMatched, realMatched, captures } = diff(texts(docLines), texts(realLines));
       renderLines(docPre, docLines, docMatched);
       renderLines(realPre, realLines, realMatched);
       if (extra.length) realPre.append(el("span", { className: "mcpref-tryit__extra" }, `\nOther headers:\n${extra.join("\n")}\n`));

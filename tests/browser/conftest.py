@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from docsite import make_app
-from tests.conftest import running
+from tests.conftest import RUN_FOLDER, Once, running
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("MCPREF_ARTIFACTS", ROOT / ".artifacts")) / "browser"
@@ -43,17 +43,6 @@ CHROMIUM_ARGS = [
 # page is written by default, and every pixel with MCPREF_FULL_SCREENSHOTS=1.
 FULL_PAGE_SHOTS = os.environ.get("MCPREF_FULL_SCREENSHOTS") == "1"
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "mobile": {"width": 390, "height": 844}}
-
-
-#: Measurement lines (page weight) the tests record, printed at the end of the run.
-MEASUREMENTS: list[str] = []
-
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if MEASUREMENTS:
-        terminalreporter.section("measurements")
-        for line in MEASUREMENTS:
-            terminalreporter.write_line(line)
 
 
 def chromium_path() -> str | None:
@@ -294,13 +283,17 @@ class EarlySurvey:
     """The survey, started as soon as the site is built rather than when the browser tests come
     (they run last): it takes about a minute of Chromium, and the tests that run meanwhile leave
     most of the machine idle (they wait on servers and sockets). On its own server of the same app;
-    the visits do not depend on which server answered."""
+    the visits do not depend on which server answered. One survey for the run: with pytest-xdist,
+    the worker that claims it (`Once`) surveys, and leaves the visits for the others."""
 
-    def __init__(self, build: Any, chromium: str) -> None:
+    def __init__(self, build: Any, chromium: str, once: Once) -> None:
         self.result: dict[str, Visit] | None = None
         self.error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(build, chromium), name="early survey", daemon=True)
-        self._thread.start()
+        self.once = once
+        self._thread: threading.Thread | None = None
+        if once.claim():
+            self._thread = threading.Thread(target=self._run, args=(build, chromium), name="early survey", daemon=True)
+            self._thread.start()
 
     def _run(self, build: Any, chromium: str) -> None:
         try:
@@ -311,12 +304,21 @@ class EarlySurvey:
                 self.result = survey_all(chromium, url, site_pages(build.site))
         except BaseException as exc:  # handed to the fixture, which raises it in the test
             self.error = exc
+        finally:
+            self.once.done(self.result)  # the other workers survey for themselves if this is None
 
     def join(self) -> dict[str, Visit] | None:
+        if self._thread is None:
+            result: dict[str, Visit] | None = self.once.wait()
+            return result
         self._thread.join()
         if self.error is not None:
             raise self.error
         return self.result
+
+    def finish(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
 
 
 EARLY_SURVEY = pytest.StashKey[EarlySurvey]()
@@ -326,10 +328,19 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the survey early when a selected test reads it and the site is being built."""
     from tests.conftest import SITE_BUILD
 
+    config = session.config
     chromium = chromium_path()
     wanted = any("survey" in getattr(item, "fixturenames", ()) for item in session.items)
-    if wanted and chromium and SITE_BUILD in session.config.stash and not session.config.option.collectonly:
-        session.config.stash[EARLY_SURVEY] = EarlySurvey(session.config.stash[SITE_BUILD], chromium)
+    if wanted and chromium and SITE_BUILD in config.stash and not config.option.collectonly:
+        once = Once(config.stash[RUN_FOLDER], "survey")
+        config.stash[EARLY_SURVEY] = EarlySurvey(config.stash[SITE_BUILD], chromium, once)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """A pytest-xdist worker that surveys for the others finishes before it stops."""
+    early = config.stash.get(EARLY_SURVEY, None)
+    if early is not None and hasattr(config, "workerinput"):
+        early.finish()
 
 
 @pytest.fixture(scope="package")

@@ -9,9 +9,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from bench.procs import free_port
+from mcpref import demo
 from mcpref.apps import content_security_policy
 from mcpref.examples.reference_server import build_server
 from tests.browser.conftest import open_context, switch_palette
+from tests.conftest import running
 from tests.test_extensions import handle
 
 PAGE = "/patterns/mcp-apps/"
@@ -23,9 +26,11 @@ HOURLY = handle(build_server(), "tools/call", {"name": "get_hourly", "arguments"
 class Visit:
     """The MCP Apps page, open in one tab, and what it did."""
 
-    def __init__(self, browser: Any, site_url: str) -> None:
+    def __init__(self, browser: Any, site_url: str, local: str | None = None) -> None:
         self.outside: list[str] = []
         self.context = open_context(browser, site_url, "desktop", "light", self.outside)
+        if local is not None:  # the reader's own server, as the console's "Use another address" keeps it
+            self.context.add_init_script(f"localStorage.setItem('mcpref.localServer', {local!r})")
         self.page = self.context.new_page()
         self.page.set_default_timeout(15_000)
         self.console: list[str] = []
@@ -170,6 +175,46 @@ def test_the_theme_follows_the_palette(visit: Visit) -> None:
     inner.wait_for_function("document.documentElement.dataset.theme === 'dark'")
     assert inner.evaluate(background) == "rgb(30, 33, 41)"
     assert "page → view: ui/notifications/host-context-changed" in visit.logged()
+
+
+def test_on_a_static_copy_the_view_comes_from_the_readers_mcpref_demo(browser: Any, static_site_url: str) -> None:
+    """Was: on a static copy (the published site is one) the view said it needed ./scripts/serve,
+    though `mcpref demo` serves the weather desk and the sandbox proxy too."""
+    with running(demo.make_app()) as local:
+        opened = Visit(browser, static_site_url, local=local + "/")
+        try:
+            assert opened.view.locator("#title").inner_text() == "Forecast for Lisbon"
+            proxy = urlsplit(opened.frame.get_attribute("src") or "")
+            assert (proxy.hostname, proxy.port, proxy.path) == ("localhost", urlsplit(local).port, "/apps/sandbox")
+            caption = opened.page.locator(".mcp-app-caption").inner_text()
+            assert f"from {local}/mcp, sandboxed on http://localhost:{urlsplit(local).port}" in caption
+            opened.view.locator("rect.bar[data-day='2']").click()  # the view's own call goes there too
+            opened.view.locator("#hourly", has_text="Day 2").wait_for()
+            assert any('"name":"get_hourly"' in body for body in opened.sent)
+        finally:
+            opened.context.close()
+
+
+def test_on_a_static_copy_without_a_server_the_view_says_to_start_mcpref_demo(
+    browser: Any, static_site_url: str
+) -> None:
+    nothing = f"http://127.0.0.1:{free_port()}/"
+    context = open_context(browser, static_site_url, "desktop", "light")
+    context.add_init_script(f"localStorage.setItem('mcpref.localServer', {nothing!r})")
+    try:
+        page = context.new_page()
+        page.goto(static_site_url + PAGE, wait_until="load")
+        page.wait_for_selector(".mcp-app-host[data-state=no-server]", timeout=15_000)
+        caption = page.locator(".mcp-app-caption").inner_text()
+        assert caption.startswith(
+            "The live view needs a reference server on your machine: mcpref demo (Run it says how to install "
+            "it; in a clone, ./scripts/serve), then reload this page. Tried "
+        ), caption
+        assert f"{static_site_url}/mcp: " in caption and f"{nothing}mcp: " in caption  # where it looked
+        guide = page.locator(".mcp-app-caption a")  # how to install it: the page that says so, on this copy
+        assert guide.get_attribute("href") == f"{static_site_url}/guides/run-it/#the-pages-endpoints-on-your-machine"
+    finally:
+        context.close()
 
 
 def test_teardown_asks_the_view_first_then_removes_it(visit: Visit) -> None:

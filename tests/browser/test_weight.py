@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import MEASUREMENTS, goto, open_context
+from tests.browser.conftest import goto, open_context
 
 #: Bytes a first visit may transfer: a page without a diagram, and one with diagrams.
 WITHOUT_DIAGRAMS = 1_500_000
@@ -33,8 +33,8 @@ def heaviest(built_site: Path, diagrams: bool) -> str:
 
 
 @pytest.mark.parametrize(("diagrams", "bound"), [(False, WITHOUT_DIAGRAMS), (True, WITH_DIAGRAMS)])
-def test_a_first_visit_transfers_at_most(
-    browser: Any, site_url: str, built_site: Path, diagrams: bool, bound: int
+def test_a_first_visit_transfers_at_most(  # type: ignore[no-untyped-def]
+    browser: Any, site_url: str, built_site: Path, diagrams: bool, bound: int, terminal_report
 ) -> None:
     path = heaviest(built_site, diagrams)
     context = open_context(browser, site_url, "desktop", "light")
@@ -46,5 +46,5 @@ def test_a_first_visit_transfers_at_most(
     context.close()
     kind = "with diagrams" if diagrams else "without a diagram"
     line = f"first visit, {kind}: {path} transferred {transferred / 1e6:.2f} MB (bound {bound / 1e6:.1f} MB)"
-    MEASUREMENTS.append(line)
+    terminal_report("measurements", [line])
     assert 0 < transferred <= bound, line

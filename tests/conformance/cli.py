@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import exclusive
+
 from .results import counts, dropped_connections, expected_failures, judge, load_baseline, load_checks
 
 ROOT = Path(__file__).parent.parent.parent
@@ -35,10 +37,14 @@ def conformance_command() -> tuple[str, dict[str, str]]:
     Installed here, on first use, rather than by ./scripts/test: a run that selects no
     conformance test (the docs tests, one test file) never needs Node at all."""
     env = {**os.environ, "FORCE_COLOR": "0", "NO_COLOR": "1"}
-    if not (SUITE_BIN / "conformance").exists() and shutil.which("conformance") is None:
-        setup = subprocess.run(["bash", str(ROOT / "scripts" / "_node_setup")], capture_output=True, text=True)
-        if setup.returncode != 0:
-            pytest.fail(f"installing Node 22 and the conformance suite failed (scripts/_node_setup):\n{setup.stderr}")
+    # One install at a time: the conformance tests run in parallel workers (pytest-xdist), and on a
+    # fresh clone each would start one into the same folder.
+    with exclusive(ROOT / ".tools" / ".install.lock"):
+        if not (SUITE_BIN / "conformance").exists() and shutil.which("conformance") is None:
+            setup = subprocess.run(["bash", str(ROOT / "scripts" / "_node_setup")], capture_output=True, text=True)
+            if setup.returncode != 0:
+                failed = "installing Node 22 and the conformance suite failed (scripts/_node_setup)"
+                pytest.fail(f"{failed}:\n{setup.stderr}")
     if (SUITE_BIN / "conformance").exists():
         env["PATH"] = os.pathsep.join([str(NODE_BIN), str(SUITE_BIN), env.get("PATH", "")])
     found = shutil.which("conformance", path=env.get("PATH"))
@@ -72,10 +78,12 @@ def run_and_judge(
     requirements: str,
     output_dir: Path,
     terminal_report: Callable[[str, list[str]], None],
+    through: str = "",
 ) -> None:
     """`conformance <side> <target...>` for one requirement set, judged against its baseline.
 
-    `target` is `["--url", URL]` for the server side, `["--command", CMD]` for the client side.
+    `target` is `["--url", URL]` for the server side, `["--command", CMD]` for the client side;
+    `through` names what stands between (a balancer), in the summary's title.
     """
     command, env = conformance_command()
     baseline_file = expected_failures(requirements)
@@ -105,7 +113,8 @@ def run_and_judge(
     summary = stdout[table.start() :].strip().splitlines() if table else []
     tally = counts({f"{s}:{c}": status for s, checks in scenarios.items() for c, status in checks.items()})
     terminal_report(
-        f"MCP conformance, {side} side, {requirements}: {len(scenarios)} scenarios in {elapsed:.1f}s",
+        f"MCP conformance, {side} side, {requirements}{through and f' through {through}'}: "
+        f"{len(scenarios)} scenarios in {elapsed:.1f}s",
         [
             # A green run prints its totals only: the suite's table marks every expected failure
             # with a cross, which in a passing run is noise. A red run prints it whole.

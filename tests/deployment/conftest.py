@@ -13,7 +13,6 @@ from collections.abc import Iterator
 import pytest
 
 from bench.balanced import Deployment, balanced
-from tests.conformance.conftest import terminal_report  # noqa: F401 - the conformance run's table, here too
 
 
 def needs_haproxy() -> None:

@@ -141,7 +141,7 @@ def test_a_relay_that_lost_its_database_tells_its_streams_to_read_everything_aga
 def test_the_official_conformance_suite_passes_through_the_balancer(  # type: ignore[no-untyped-def]
     deployment: Deployment, tmp_path: Path, terminal_report
 ) -> None:
-    run_and_judge("server", ["--url", deployment.url], "2026-07-28", tmp_path, terminal_report)
+    run_and_judge("server", ["--url", deployment.url], "2026-07-28", tmp_path, terminal_report, through="the balancer")
 
 
 def test_the_official_python_sdk_client_works_through_the_balancer(deployment: Deployment) -> None:

@@ -2,7 +2,9 @@
 
 mkdocstrings renders an object's heading with its path as the id (`id="mcpref.client.Client"`);
 griffe, which it reads the code with, knows the file and line of each, aliases followed to where
-they are defined. The link goes to `repo_url` on `main`; without a `repo_url` there is nowhere to
+they are defined. The link goes to `repo_url` at the commit the site is built from (the one its
+footer names, `overrides/published.py`), so that its line stays the object's as `main` moves on;
+`main` only when the site is not built from a git clone. Without a `repo_url` there is nowhere to
 link, and the headings stay as they are.
 """
 
@@ -37,21 +39,42 @@ def source_of(path: str) -> tuple[str, int] | None:
         return None
 
 
-def linked(html: str, repo_url: str) -> str:
+def linked(html: str, repo_url: str, ref: str = "main") -> str:
     def add(match: re.Match[str]) -> str:
         found = source_of(match["path"])
         if found is None:
             return match.group(0)
         file, line = found
-        href = f"{repo_url.rstrip('/')}/blob/main/{file}#L{line}"
+        href = f"{repo_url.rstrip('/')}/blob/{ref}/{file}#L{line}"
         link = f'<a class="mcpref-source" href="{href}" title="{file}, line {line}" data-search-exclude>source</a>'
         return match["open"] + link + match["close"]
 
     return _HEADING_END.sub(add, html)
 
 
+#: Inline code, not a code block's (`<pre><span></span><code>`), and what it shows.
+_INLINE_CODE = re.compile(r"(?<!<span></span>)<code>(?P<inner>.*?)</code>", re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def wrappable(html: str) -> str:
+    """Inline code with a space in it (`Callable[[Callable[..., Any]], ...]`, a command's argv) is
+    marked `mcpref-wraps`: on a phone, where the docstring tables stack, it may break at its spaces
+    (reference.css), while a name without one (`x-mcp-header`) stays whole, as in every table."""
+
+    def mark(match: re.Match[str]) -> str:
+        if not any(c.isspace() for c in _TAG.sub("", match["inner"])):
+            return match.group(0)
+        return f'<code class="mcpref-wraps">{match["inner"]}</code>'
+
+    return _INLINE_CODE.sub(mark, html)
+
+
 def on_page_content(html: str, page: Any, config: Any, **_: Any) -> str:
     repo_url = config.get("repo_url")
-    if not repo_url or not page.file.src_uri.startswith(FOLDER):
+    if not page.file.src_uri.startswith(FOLDER):
         return html
-    return linked(html, repo_url)
+    html = wrappable(html)
+    if not repo_url:
+        return html
+    return linked(html, repo_url, config.extra.get("verified", {}).get("sha") or "main")

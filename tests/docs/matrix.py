@@ -218,6 +218,29 @@ def _titles() -> dict[str, str]:
     return {page: info.get("title", "") for page, info in load_pages().items()}
 
 
+#: The spec site's name for each folder of pages, which its sidebar shows above the folder's own
+#: pages; four of them are titled just "Overview".
+FOLDER_NAMES = {
+    "basic": "Base Protocol",
+    "basic/transports": "Transports",
+    "basic/patterns": "Patterns",
+    "basic/authorization": "Authorization",
+    "server": "Server Features",
+    "client": "Client Features",
+}
+
+
+def page_name(page: str, info: dict[str, Any]) -> str:
+    """What a reader calls a spec page: its title ("Streamable HTTP"), with its folder's name when
+    the title alone says nothing ("Transports: Overview"); an extension's text, which has no front
+    matter, by its first heading."""
+    title = info.get("title") or (info["headings"][0] if info.get("headings") else page)
+    folder = page.rpartition("/")[0]
+    if title == "Overview" and folder in FOLDER_NAMES:
+        return f"{FOLDER_NAMES[folder]}: {title}"
+    return str(title)
+
+
 # -- the entries -----------------------------------------------------------------------------
 
 
@@ -494,7 +517,8 @@ AREAS = (
     ),
     ("client-registration", "Authorization: client registration and security", ("basic/authorization/",)),
     ("schema", "Schema", ("schema.mdx",)),
-    ("extensions", "Extensions: MCP Apps, tasks", ("extensions/", "seps/")),
+    ("extensions", "Extensions: MCP Apps", ("extensions/",)),
+    ("tasks", "Extensions: tasks", ("seps/",)),
 )
 
 
@@ -516,8 +540,9 @@ def render_summary(good: list[Entry], pages: dict[str, dict[str, Any]]) -> str:
             if area_of(page) != slug:
                 continue
             entries = [e for e in in_area if e.spec == page]
-            name = f"[`{page}`]({slug}.md#{slugify(page, '-')})" if entries else f"`{page}`"
-            out.append(f"- {name}: {len(entries)} entries for {info['keywords']} normative keywords")
+            name = page_name(page, info)
+            name = f"[{name}]({slug}.md#{slugify(page, '-')})" if entries else name
+            out.append(f"- {name} (`{page}`): {len(entries)} entries for {info['keywords']} normative keywords")
         out.append("")
     return "\n".join(out)
 
@@ -549,9 +574,20 @@ def render(
         entries = [e for e in chosen if e.spec == page]
         if not entries:
             continue
-        out += ["", f"## {page}", "", f"[The spec page]({spec_url(page)}) · {info['keywords']} normative keywords"]
+        # A section per spec page, named by its title and anchored by its path (links made when
+        # the heading was the path still land); the filter hides a section with no entry shown.
+        out += [
+            "",
+            '<section class="mcpref-spec-page" markdown>',
+            "",
+            f"## {page_name(page, info)} {{#{slugify(page, '-')}}}",
+            "",
+            f"[`{page}`]({spec_url(page)}) · {info['keywords']} normative keywords",
+            "{: .mcpref-spec-page__source }",
+        ]
         for entry in entries:
             out += ["", *_card(entry, page_dir, repo_url)]
+        out += ["", "</section>"]
     return "\n".join(out) + "\n"
 
 

@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +109,18 @@ def test_pages_and_endpoints_share_one_origin(built_site: Path) -> None:
     assert weather.json()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "weather-desk"
     assert tides.json()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "tide-tables"
     assert get.status_code == 405
+
+
+def test_scripts_serve_with_a_port_that_is_no_port_says_so(tmp_path: Path) -> None:
+    """`PORT=abc ./scripts/serve` ended in a ValueError traceback from `python -m docsite`."""
+    env = {**os.environ, "PORT": "abc", "MCPREF_SITE_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "docsite"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip() == (
+        "./scripts/serve: the PORT environment variable: 'abc' is not a TCP port (a whole number from 1 to 65535)"
+    )
 
 
 def test_the_api_reference_covers_every_exported_name(built_site: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from typing import Any
 
 import pytest
@@ -205,7 +206,8 @@ def test_an_extension_links_to_its_own_published_text() -> None:
 
 def test_the_page_shows_each_entry_with_its_links() -> None:
     text = matrix.render([matrix.Entry(**GOOD)], PAGES)
-    assert "## basic/transports/streamable-http.mdx" in text
+    assert "## Streamable HTTP {#basictransportsstreamable-httpmdx}" in text  # the anchor it had as a path
+    assert "[`basic/transports/streamable-http.mdx`](https://modelcontextprotocol.io/specification/" in text
     section = (
         "https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation"
     )
@@ -241,7 +243,20 @@ def test_every_spec_page_is_in_one_area_and_every_area_has_entries() -> None:
 def test_the_overview_links_each_area_and_spec_page() -> None:
     text = matrix.render_summary(matrix.entries(RAW), PAGES)
     assert "### [Transports](transports.md)" in text
-    assert "[`basic/transports/stdio.mdx`](transports.md#basictransportsstdiomdx)" in text
+    assert "[stdio](transports.md#basictransportsstdiomdx) (`basic/transports/stdio.mdx`)" in text
+
+
+def test_spec_pages_are_named_by_their_titles_not_their_paths() -> None:
+    """Was: headings, the table of contents and the overview read `basic/transports/index.mdx`."""
+    names = {page: matrix.page_name(page, info) for page, info in PAGES.items()}
+    assert names["basic/transports/streamable-http.mdx"] == "Streamable HTTP"
+    assert names["basic/transports/index.mdx"] == "Transports: Overview"
+    assert names["basic/index.mdx"] == "Base Protocol: Overview"
+    assert names["seps/2663-tasks-extension.md"] == "SEP-2663: Tasks Extension"  # no front matter: its heading
+    assert len(set(names.values())) == len(names), "no two pages share a name"
+    rendered = matrix.render(matrix.entries(RAW), PAGES)
+    headings = re.findall(r"^## (.+?) \{#[\w-]+\}$", rendered, re.MULTILINE)
+    assert headings and not [h for h in headings if ".md" in h], headings
 
 
 def test_the_site_build_warns_on_a_broken_matrix(monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:

@@ -275,3 +275,47 @@ def test_every_pip_install_of_mcpref_shows_the_path_form() -> None:
     ]
     assert not by_name, by_name
     assert 'pip install "./mcpref[demo]"' in (ROOT / "docs" / "guides" / "run-it.md").read_text("utf-8")
+
+
+#: Pages for contributors, who have a clone by definition.
+CLONE_PAGES = {ROOT / "docs" / "contributing.md"}
+
+
+def chunks(text: str) -> Iterator[str]:
+    """A page's paragraphs, list runs and fenced blocks (a fence stays whole, blank lines and all)."""
+    chunk: list[str] = []
+    fence = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if fence is None and stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+        elif fence is not None and stripped.startswith(fence):
+            fence = None
+        if fence is None and not stripped:
+            if chunk:
+                yield "\n".join(chunk)
+            chunk = []
+        else:
+            chunk.append(line)
+    if chunk:
+        yield "\n".join(chunk)
+
+
+def test_no_page_names_scripts_serve_as_the_only_way() -> None:
+    """A reader online has no clone: 14 pages said "With `./scripts/serve` running" and no word of
+    `mcpref demo`. Wherever a page names ./scripts/serve, the same paragraph (or block) names
+    `mcpref demo` first, most often as "`mcpref demo` (in a clone, `./scripts/serve`)"."""
+    texts = [
+        path
+        for path in [*(ROOT / "docs").rglob("*.md"), *(ROOT / "docs" / "reference").glob("*.yaml")]
+        if path not in CLONE_PAGES
+    ]
+    only_the_clone = [
+        f"{path.relative_to(ROOT)}: {' '.join(chunk.split())[:160]}"
+        for path in texts
+        for chunk in chunks(path.read_text("utf-8"))
+        if "./scripts/serve" in chunk and not -1 < chunk.find("mcpref demo") < chunk.find("./scripts/serve")
+    ]
+    assert not only_the_clone, "\n".join(only_the_clone)
+    phrased = sum(path.read_text("utf-8").count("`mcpref demo` (in a clone, `./scripts/serve`)") for path in texts)
+    assert phrased >= 14, phrased
