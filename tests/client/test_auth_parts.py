@@ -300,3 +300,16 @@ def _key_pair(algorithm: str) -> tuple[str, object]:
     key = kind[0].generate_key(kind[1])
     pem = key.as_pem(private=True).decode()
     return pem, kind[0].import_key(key.as_pem(private=False))
+
+
+def test_a_token_response_gives_a_bearer_token_or_a_dpop_one_where_asked_and_its_granted_scopes():
+    """OAuth 2.1 §3.2.3: `scope` is what was granted, and without it what was asked for; a DPoP
+    token is taken only when the client asked for one (RFC 9449), a Bearer one always."""
+    granted = tokens_from({"access_token": "a", "token_type": "bearer", "scope": "x y"}, ["z"])
+    assert (granted.token_type, granted.scopes) == ("bearer", {"x", "y"})
+    assert tokens_from({"access_token": "a", "token_type": "Bearer"}, ["z"], dpop=True).scopes == {"z"}
+    assert tokens_from({"access_token": "a", "token_type": "DPoP"}, None, dpop=True).token_type == "DPoP"
+    for kind, dpop in (("DPoP", False), ("mac", True)):
+        with pytest.raises(AuthorizationError) as refused:
+            tokens_from({"access_token": "a", "token_type": kind}, None, dpop=dpop)
+        assert str(refused.value) == f"the token response's token_type is {kind!r}, which this client cannot use"
