@@ -5,11 +5,9 @@ site built once for the run."""
 
 from __future__ import annotations
 
-import fcntl
 import glob
 import json
 import os
-import pickle
 import shutil
 import socket
 import subprocess
@@ -32,6 +30,7 @@ from bench.procs import free_port
 from mcpref import catchall
 from mcpref.limits import ServerLimits, uvicorn_config
 from mcpref.validation import check_message
+from tests.parallel import Once, ReportSections, exclusive, terminal_report  # noqa: F401 - a fixture
 from tests.tasks import pg
 
 VERSION = "2026-07-28"
@@ -68,15 +67,6 @@ def build_site(site: Path, config: Path = ROOT / "mkdocs.yml") -> subprocess.Com
     return subprocess.run(mkdocs_build(site, config), cwd=ROOT, capture_output=True, text=True, env=SITE_BUILD_ENV)
 
 
-@contextmanager
-def exclusive(lock: Path) -> Iterator[None]:
-    """Hold an exclusive `flock` on `lock` (created if missing): one process of any run at a time."""
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with lock.open("a") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
-        yield
-
-
 #: The folder every process of one run shares (pytest-xdist's workers and their controller), made
 #: by the process that starts the run and removed when it ends.
 RUN_FOLDER = pytest.StashKey[Path]()
@@ -95,67 +85,6 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_configure_node(node: Any) -> None:
     """pytest-xdist, in the controller: hand each worker the run's shared folder."""
     node.workerinput["mcpref_run_folder"] = str(node.config.stash[RUN_FOLDER])
-
-
-class Once:
-    """Work one process does for the whole run, however many pytest-xdist workers share it: the
-    site's build, the browser survey. The process that `claim`s it holds an exclusive `flock` on
-    `NAME.lock` in the run's folder until it has left the result in `NAME.pickle` (`done`); any
-    other process `wait`s for the lock and reads the result. A lock dies with its process, so a
-    worker that crashed mid-work leaves no result, and the waiters say so instead of hanging."""
-
-    #: How long a waiter waits: longer than the site build's and the survey's own bounds.
-    WAIT = 900.0
-
-    def __init__(self, folder: Path, name: str) -> None:
-        self.name = name
-        self.lock = folder / f"{name}.lock"
-        self.result = folder / f"{name}.pickle"
-        self._held: int | None = None
-
-    def claim(self) -> bool:
-        """True if this process is to do the work: nobody has done it, nor is doing it."""
-        fd = os.open(self.lock, os.O_CREAT | os.O_RDWR, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return False
-        if self.result.exists():
-            os.close(fd)
-            return False
-        self._held = fd
-        return True
-
-    def done(self, value: Any) -> None:
-        """Leave `value` (picklable) for every process, and let the waiters go."""
-        partial = self.result.with_suffix(".partial")
-        partial.write_bytes(pickle.dumps(value))
-        partial.replace(self.result)
-        if self._held is not None:
-            os.close(self._held)
-            self._held = None
-
-    def wait(self) -> Any:
-        """The result another process left; never called by the process that claimed the work
-        (its own lock would block it)."""
-        fd = os.open(self.lock, os.O_CREAT | os.O_RDWR, 0o600)
-        try:
-            deadline = time.monotonic() + self.WAIT
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        waited = f"{self.name}: not done by another worker within {self.WAIT:.0f} s"
-                        raise TimeoutError(waited) from None
-                    time.sleep(0.2)  # the work takes tens of seconds; this only bounds the wait's lag
-            if not self.result.exists():
-                raise RuntimeError(f"{self.name}: the worker doing it stopped before it was done ({self.lock})")
-            return pickle.loads(self.result.read_bytes())
-        finally:
-            os.close(fd)
 
 
 class SiteBuild:
@@ -275,48 +204,6 @@ def skipped_parts(skipped_ids: list[str], parts: list[SystemPart]) -> list[str]:
             needs = " or ".join(part.needs)
             lines.append(f"{part.tests}: {count} skipped, {needs} not found; to run them: {part.command}")
     return lines
-
-
-#: The key a `terminal_report` section travels under, in a test report's `user_properties`.
-REPORT_PROPERTY = "mcpref terminal report"
-
-
-@pytest.fixture
-def terminal_report(request: pytest.FixtureRequest) -> Callable[[str, list[str]], None]:
-    """Call with a title and lines; they appear in the terminal summary under that title (lines
-    of every call with the same title together), however the output is captured. Output from a
-    passing test is never shown, and `-s` is not always on; nor does a pytest-xdist worker's
-    output reach the terminal. So the lines ride in the test's report (`user_properties`, which
-    xdist sends to its controller), and `ReportSections` writes them after the run."""
-
-    def add(title: str, lines: list[str]) -> None:
-        request.node.user_properties.append((REPORT_PROPERTY, (title, list(lines))))
-
-    return add
-
-
-class ReportSections:
-    """Gathers the `terminal_report` sections from the reports of the process that prints the
-    summary (pytest-xdist's controller, or the only process), and prints them."""
-
-    def __init__(self) -> None:
-        self.sections: dict[str, list[str]] = {}
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when != "teardown":  # the last report of a test carries all it added
-            return
-        for key, value in report.user_properties:
-            if key == REPORT_PROPERTY:
-                title, lines = value
-                self.sections.setdefault(title, []).extend(lines)
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        for title, lines in self.sections.items():
-            terminalreporter.write_sep("=", title)
-            for line in lines:
-                # A margin on every line: the conformance suite's own "Total: N passed, N failed"
-                # would otherwise read, to a CI log scanner, like this run's closing line.
-                terminalreporter.write_line(f"  | {line}")
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

@@ -116,7 +116,8 @@ def test_without_the_demo_extra_it_says_what_to_install() -> None:
     assert 'pip install "./mcpref[demo]"' in DEMO_EXTRA  # from a clone
     wheel = f'pip install "dist/mcpref-{__version__}-py3-none-any.whl[demo]"'
     assert wheel in DEMO_EXTRA  # from a wheel, which once read "from a clone" too
-    assert wheel in (Path(__file__).parents[1] / "README.md").read_text("utf-8")  # the README's, this version
+    for shown in ("README.md", "docs/guides/run-it.md"):  # the form they show, for this version
+        assert wheel in (Path(__file__).parents[1] / shown).read_text("utf-8"), shown
 
 
 @pytest.fixture(scope="module")
