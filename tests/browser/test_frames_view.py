@@ -128,6 +128,9 @@ def test_the_console_shows_a_live_stream_one_event_per_block(context: Any, site_
     assert events.count() == documented.count() == int(panel.get_attribute("data-events")) >= 3
     first = events.first
     assert first.locator(".mcpref-sse__label").inner_text() == "event: message"
+    key = first.locator(".nt").first
+    assert key.inner_text() == '"jsonrpc"', "the event's JSON highlighted, as on the page"
+    assert key.evaluate("k => getComputedStyle(k).color") != first.evaluate("e => getComputedStyle(e).color")
     lines = [line.strip() for line in first.inner_text().split("\n") if line.strip()]
     assert lines[1] == "{" and '"method": "notifications/progress",' in lines, lines
     page.close()
