@@ -13,7 +13,8 @@
    * does what neither does: a diagram is fitted to the column but never drawn under MIN_TEXT_PX
    * (one that would need to be scrolls sideways in its figure, with an Expand control that shows it
    * whole), a failed diagram shows its source and the reason in place, and each drawn diagram has
-   * an accessible name (its accTitle, else its kind and the section it is in).
+   * an accessible name of its own (its accTitle, else its kind and the section it is in, numbered
+   * where two in one section would share it).
    */
   const MIN_TEXT_PX = 12;
   const MERMAID = new URL("vendor/mermaid/mermaid.esm.min.mjs", document.currentScript.src);
@@ -39,10 +40,16 @@
     const holder = source.parentElement.matches("[data-search-exclude]") ? source.parentElement : source;
     const text = source.textContent;
     const kind = /^\s*sequenceDiagram/.test(text) ? "Sequence diagram" : /^\s*(flowchart|graph)/.test(text) ? "Flowchart" : "Diagram";
-    const name = `${kind}: ${sectionOf(holder)}`;
+    const title = /^\s*accTitle\s*:\s*(.+)$/m.exec(text);
+    const name = title ? title[1].trim() : `${kind}: ${sectionOf(holder)}`;
     holder.replaceWith(figure);
     diagrams.push({ figure, bar, canvas, source: text, name, minText: 16 });
   }
+  // Two diagrams in one section (without an accTitle of their own) would share a name: numbered.
+  const sharing = diagrams.map((diagram) => diagrams.filter((other) => other.name === diagram.name));
+  diagrams.forEach((diagram, i) => {
+    if (sharing[i].length > 1) diagram.name += ` (${sharing[i].indexOf(diagram) + 1} of ${sharing[i].length})`;
+  });
 
   const isDark = () => document.body.getAttribute("data-md-color-scheme") === "slate";
 
@@ -69,9 +76,10 @@
       ...pluginConfig,
       theme: dark ? "dark" : "default",
       fontFamily: getComputedStyle(document.body).fontFamily,
-      // mermaid's dark theme leaves notes and labels under WCAG AA on its own background.
+      // mermaid's dark theme leaves notes and labels under WCAG AA on its own background, and a
+      // flowchart's edge labels too (#ccc on #585858, 4.4:1).
       themeVariables: dark
-        ? { background: "#1e2129", noteBkgColor: "#3b3f4e", noteTextColor: "#f0f0f0", labelTextColor: "#f0f0f0" }
+        ? { background: "#1e2129", noteBkgColor: "#3b3f4e", noteTextColor: "#f0f0f0", labelTextColor: "#f0f0f0", edgeLabelBackground: "#3b3f4e" }
         : {},
     };
   }
@@ -147,7 +155,9 @@
       if (bindFunctions) bindFunctions(diagram.canvas);
       const drawn = diagram.canvas.querySelector("svg");
       drawn.setAttribute("role", "img");
-      if (!drawn.hasAttribute("aria-labelledby")) drawn.setAttribute("aria-label", diagram.name);
+      // The name is ours (an accTitle, else the kind and section), numbered where two would share it.
+      drawn.removeAttribute("aria-labelledby");
+      drawn.setAttribute("aria-label", diagram.name);
       diagram.minText = smallestText(drawn);
       diagram.figure.dataset.rendered = "ok";
       layout(diagram);
@@ -225,6 +235,9 @@
   const SSE_FIELD = /^(data|event|id|retry)(:)( ?)(.*)$/;
   const JSON_TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b|([{}[\],:])|([^"{}[\],:\d-]+|[\s\S])/g;
   const token = (className, text) => Object.assign(document.createElement("span"), { className, textContent: text });
+
+  // The try-it console (try-it.js) colours the JSON lines of a real response with it, too.
+  window.mcprefJSONFragment = (text) => jsonFragment(text);
 
   function jsonFragment(text) {
     const out = [];

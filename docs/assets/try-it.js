@@ -171,9 +171,10 @@
     }
   }
 
-  // A line shown in a column: its text (what is compared), and for a stream's lines, which event
-  // it belongs to and whether it is that event's label (its `event:`/`id:` fields).
-  const shownLine = (text, event = -1, label = false) => ({ text, event, label });
+  // A line shown in a column: its text (what is compared); for a stream's lines, which event it
+  // belongs to and whether it is that event's label (its `event:`/`id:` fields); whether it is a
+  // line of pretty-printed JSON, coloured as the pages colour it (site.js's JSON highlighting).
+  const shownLine = (text, event = -1, label = false, json = false) => ({ text, event, label, json });
 
   // JSON laid out as the pages lay out an event's data (tests/docs/streams.py, `pretty`): indented
   // by two, except that an object or array that fits in WIDTH stays on one line.
@@ -226,7 +227,7 @@
         const g = guides[index];
         if (data && data.ok) {
           const value = g && g.ok ? ordered(data.value, g.value) : data.value;
-          lines.push(...pretty(value).split("\n").map((text) => shownLine(text, index)));
+          lines.push(...pretty(value).split("\n").map((text) => shownLine(text, index, false, true)));
         } else lines.push(...event.data.map((text) => shownLine(`data: ${text}`, index)));
         return lines.concat(event.other.map((text) => shownLine(text, index)));
       });
@@ -234,7 +235,8 @@
     const parsed = tryJSON(body);
     if (!parsed.ok) return body.split("\n").map((text) => shownLine(text));
     const g = guide === undefined ? { ok: false } : tryJSON(guide);
-    return JSON.stringify(g.ok ? ordered(parsed.value, g.value) : parsed.value, null, 2).split("\n").map((text) => shownLine(text));
+    const shown = JSON.stringify(g.ok ? ordered(parsed.value, g.value) : parsed.value, null, 2);
+    return shown.split("\n").map((text) => shownLine(text, -1, false, true));
   }
 
   function documentedParts(text) {
@@ -280,7 +282,8 @@
     let event = null;
     lines.forEach((shown, k) => {
       const className = `${shown.label ? "mcpref-sse__label " : ""}mcpref-tryit__line${matched[k] ? "" : " mcpref-tryit__diff"}`;
-      const span = el("span", { className }, shown.label ? shown.text : shown.text + "\n");
+      const colour = shown.json && window.mcprefJSONFragment;
+      const span = el("span", { className }, ...(colour ? colour(shown.text) : [shown.text]), shown.label ? "" : "\n");
       if (shown.event < 0) {
         event = null;
         blocks.push(span);
@@ -309,8 +312,9 @@
     status.setAttribute("role", "status");
     const where = el("p", { className: "mcpref-tryit__server", textContent: "Looking for a reference server …" });
     const other = el("button", { type: "button", className: "mcpref-tryit__other", textContent: "Use another address", hidden: true });
-    const docPre = el("pre", { className: "mcpref-tryit__documented" });
-    const realPre = el("pre", { className: "mcpref-tryit__real" });
+    // `highlight`: Material's token colours apply under it (the JSON lines are coloured).
+    const docPre = el("pre", { className: "mcpref-tryit__documented highlight" });
+    const realPre = el("pre", { className: "mcpref-tryit__real highlight" });
     const columns = el(
       "div",
       { className: "mcpref-tryit__columns", hidden: true },

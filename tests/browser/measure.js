@@ -21,8 +21,11 @@ async ({ withContrast }) => {
   const pageBackground = parse(getComputedStyle(document.body).backgroundColor) || [255, 255, 255, 1];
   const SHAPES = new Set(["rect", "polygon", "circle", "ellipse", "path"]);
 
-  // The colour behind a point: the first painted shape or box under it, over the page.
+  // The colour behind a point: the first painted shape or box under it, over the page; then the
+  // backgrounds of the HTML boxes a label sits in (its own and its parents' in a foreignObject:
+  // a flowchart's edge label paints its own background), each over the one below.
   const backgroundAt = (x, y, self) => {
+    let behind = pageBackground;
     for (const el of self.getRootNode().elementsFromPoint(x, y)) {
       if (el === self || self.contains(el) || el.contains(self)) continue;
       const style = getComputedStyle(el);
@@ -33,9 +36,18 @@ async ({ withContrast }) => {
       } else {
         colour = parse(style.backgroundColor);
       }
-      if (colour && colour[3] > 0.05) return blend(colour, pageBackground);
+      if (colour && colour[3] > 0.05) {
+        behind = blend(colour, pageBackground);
+        break;
+      }
     }
-    return pageBackground;
+    const boxes = [];
+    for (let at = self; at && !(at instanceof SVGElement); at = at.parentElement) boxes.unshift(at);
+    for (const box of boxes) {
+      const colour = parse(getComputedStyle(box).backgroundColor);
+      if (colour && colour[3] > 0) behind = blend(colour, behind);
+    }
+    return behind;
   };
 
   // Our diagrams (site.js), and any drawn into a shadow root by another renderer (Material's own

@@ -128,6 +128,9 @@ def test_the_console_shows_a_live_stream_one_event_per_block(context: Any, site_
     assert events.count() == documented.count() == int(panel.get_attribute("data-events")) >= 3
     first = events.first
     assert first.locator(".mcpref-sse__label").inner_text() == "event: message"
+    key = first.locator(".nt").first
+    assert key.inner_text() == '"jsonrpc"', "the event's JSON highlighted, as on the page"
+    assert key.evaluate("k => getComputedStyle(k).color") != first.evaluate("e => getComputedStyle(e).color")
     lines = [line.strip() for line in first.inner_text().split("\n") if line.strip()]
     assert lines[1] == "{" and '"method": "notifications/progress",' in lines, lines
     page.close()
@@ -147,3 +150,53 @@ def test_with_no_server_the_console_says_what_a_reader_can_run(browser: Any, sta
     for text in [text for _, _, text in shown] + [ran["status"]]:
         assert f"git clone {repository}" in text and 'pip install "./mcpref[demo]"' in text, text
         assert 'pip install "mcpref[demo]"' not in text and "mcpref demo" in text, text
+
+
+#: The tab sets that show one exchange three ways: their labels, which is chosen, and what of each
+#: tab's blocks is on screen.
+TAB_SETS = """() => [...document.querySelectorAll('.tabbed-set')]
+    .filter(set => [...set.querySelectorAll(':scope > .tabbed-labels > label')]
+        .map(l => l.innerText.trim()).join() === 'Wire,curl,Python')
+    .map(set => ({
+        checked: [...set.querySelectorAll(':scope > input')].map(i => i.checked),
+        shown: [...set.querySelectorAll(':scope > .tabbed-content > .tabbed-block')].map(block =>
+            [...block.querySelectorAll(':scope > .highlight')].map(h => h.getClientRects().length > 0)),
+        kinds: [...set.querySelectorAll(':scope > .tabbed-content > .tabbed-block')].map(block =>
+            [...block.querySelectorAll(':scope > .highlight')].map(h => h.className.split(' ')[0])),
+    }))"""
+WIRE_CURL_PYTHON = ("/internals/message-trace/", "/internals/transports/")
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "mobile"])
+def test_an_exchange_shown_three_ways_is_in_tabs_the_first_shown(browser: Any, site_url: str, viewport: str) -> None:
+    """Was: the frame, the curl command and the client code one after the other (issue 23, "they
+    sit in tabs (wire / curl / Python)")."""
+    context = open_context(browser, site_url, viewport, "light")
+    page = context.new_page()
+    for path in WIRE_CURL_PYTHON:
+        goto(page, site_url + path)
+        (tabs,) = page.evaluate(TAB_SETS)
+        assert tabs["checked"] == [True, False, False], (path, tabs)
+        wire, curl, python = tabs["kinds"]
+        assert wire == ["language-http", "language-http"] and curl == ["language-console"], (path, tabs)
+        assert python[0] == "language-python" and "language-text" in python, (path, tabs)
+        assert all(tabs["shown"][0]) and not any(tabs["shown"][1] + tabs["shown"][2]), (path, tabs)
+    context.close()
+
+
+def test_the_console_runs_the_frames_inside_a_tab(context: Any, site_url: str) -> None:
+    """Run under the Wire tab's request, a JSON answer and a stream, each paired with the response
+    beside it in the tab."""
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    goto(page, site_url + "/internals/message-trace/")
+    json_panel = page.locator(".tabbed-block .language-http:has-text('Mcp-Name: convert_temperature') + .mcpref-tryit")
+    shown = run(json_panel)
+    assert shown["state"] == "done" and shown["differences"] == "0", shown
+    assert '"text": "20 °C = 68.0 °F"' in shown["documented"] and '"text": "20 °C = 68.0 °F"' in shown["real"]
+    goto(page, site_url + TRANSPORTS)
+    stream_panel = page.locator('.tabbed-block .language-http:has-text(\'"progressToken": "p1"\') + .mcpref-tryit')
+    shown = run(stream_panel)
+    assert shown["state"] == "done" and shown["differences"] == "0", shown
+    assert stream_panel.locator(".mcpref-tryit__real .mcpref-sse__event").count() == 6
+    page.close()

@@ -163,3 +163,19 @@ def test_every_diagram_has_an_accessible_name(survey: dict[str, Visit]) -> None:
     assert unnamed == {}
     names = [d["name"] for _, f in each(survey, "desktop", "light") for d in f["diagrams"]]
     assert "Sequence diagram: The whole exchange at a glance" in names, names
+
+
+def test_no_two_diagrams_on_a_page_share_a_name(survey: dict[str, Visit]) -> None:
+    """Was: each diagram was named after its section, so the two diagrams under one heading (the
+    serverless state deployment, the versioning decisions) shared a name (issue 23)."""
+    shared = {}
+    for where, facts in each(survey):
+        names = [d["name"] for d in facts["diagrams"]]
+        if len(set(names)) != len(names):
+            shared[where] = names
+    assert shared == {}
+    names = [d["name"] for d in survey["/patterns/serverless-state/"].facts[("desktop", "light")]["diagrams"]]
+    assert names == [
+        "Flowchart: a balancer without stickiness in front of instances that share only a key and your data",
+        "Sequence diagram: a handle from instance A redeemed at instance B",
+    ], "an accTitle names its diagram"

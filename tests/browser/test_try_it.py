@@ -50,7 +50,7 @@ def test_every_executed_request_frame_has_a_run_control(trace: Any) -> None:
             return [requests.length, requests.filter(b => b.nextElementSibling?.matches('.mcpref-tryit')).length];
         }"""
     )
-    assert counts[0] > 5 and counts[0] == counts[1], counts
+    assert counts[0] >= 5 and counts[0] == counts[1], counts
 
 
 def test_run_a_json_frame(trace: Any) -> None:
@@ -81,13 +81,17 @@ def test_run_an_error_frame(trace: Any, site_url: str) -> None:
     assert '"code": -32020' in shown["real"]
 
 
-def test_an_mrtr_retry_carries_the_real_request_state_of_the_first_round(trace: Any) -> None:
-    retry = console_under(trace, '"requestState": "{{report_state}}"')
+def test_an_mrtr_retry_carries_the_real_request_state_of_the_first_round(trace: Any, site_url: str) -> None:
+    rounds = trace.context.new_page()  # the trace's MRTR rounds are on its continuation
+    rounds.set_default_timeout(15_000)
+    goto(rounds, site_url + "/internals/message-trace-listen/")
+    retry = console_under(rounds, '"requestState": "{{report_state}}"')
     first = run(retry)
     assert first["state"] == "needs-earlier" and "{{report_state}}" in first["status"], first
-    round_one = run(console_under(trace, "Mcp-Name: file_report"))
+    round_one = run(console_under(rounds, "Mcp-Name: file_report"))
     assert round_one["differences"] == "0" and '"resultType": "input_required"' in round_one["real"], round_one
     round_two = run(retry)
+    rounds.close()
     assert round_two["state"] == "done" and round_two["differences"] == "0", round_two
     assert '"resultType": "complete"' in round_two["real"]
 
@@ -137,7 +141,7 @@ def test_back_to_top_never_covers_a_run_bar(browser: Any, site_url: str, viewpor
     context = open_context(browser, site_url, viewport, "light")
     page = context.new_page()
     page.set_default_timeout(15_000)
-    page.goto(site_url + "/internals/transports/", wait_until="load")
+    goto(page, site_url + "/internals/transports/")  # diagrams drawn: nothing above moves the page after
     height = VIEWPORTS[viewport]["height"]
     for y in (60, 80, height // 2, height - 60, height - 40):
         page.evaluate(PLACE_BAR, y)

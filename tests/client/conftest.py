@@ -66,3 +66,17 @@ def url(request: pytest.FixtureRequest) -> Iterator[str]:
     """The MCP endpoint of the test module's own `app`, served by one real uvicorn for the module."""
     with endpoint(request.module.app) as url:
         yield url
+
+
+def authorization_server_metadata(base: str) -> dict[str, Any]:
+    """RFC 8414 metadata for a stand-in authorization server at `base`: code flow with PKCE S256,
+    dynamic registration, public clients."""
+    return {
+        "issuer": base,
+        "authorization_endpoint": f"{base}/authorize",
+        "token_endpoint": f"{base}/token",
+        "registration_endpoint": f"{base}/register",
+        "response_types_supported": ["code"],
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": ["none"],
+    }

@@ -19,6 +19,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from mcpref.client import AuthorizationError, Client, OAuth
+from tests.client.conftest import authorization_server_metadata
 from tests.conftest import running
 
 pytestmark = pytest.mark.anyio
@@ -61,15 +62,7 @@ class Stub:
         )
 
     def good_metadata(self) -> dict[str, Any]:
-        return {
-            "issuer": self.base,
-            "authorization_endpoint": f"{self.base}/authorize",
-            "token_endpoint": f"{self.base}/token",
-            "registration_endpoint": f"{self.base}/register",
-            "response_types_supported": ["code"],
-            "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": ["none"],
-        }
+        return authorization_server_metadata(self.base)
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ from joserfc import jwt
 from mcpref.client._auth import (
     AuthorizationError,
     ClientRegistration,
+    Tokens,
     _application_type,
     _auth_method,
     _basic,
@@ -22,6 +23,7 @@ from mcpref.client._auth import (
     parse_www_authenticate,
     resource_covers,
     resource_metadata_urls,
+    tokens_from,
 )
 
 
@@ -167,12 +169,25 @@ def test_the_redirect_uri_is_the_listeners_and_never_a_fixed_port():
 def test_a_client_metadata_document_names_itself():
     from mcpref.client import client_metadata_document
 
-    document = client_metadata_document("https://app.example.com/client.json", ["http://127.0.0.1:1/cb"], "App")
-    assert document["client_id"] == "https://app.example.com/client.json"
-    assert {"client_id", "client_name", "redirect_uris"} <= set(document)
-    assert "refresh_token" in document["grant_types"]
-    with pytest.raises(ValueError):
-        client_metadata_document("http://app.example.com/client.json", [], "App")
+    document = client_metadata_document(
+        "https://app.example.com/client.json",
+        ["http://127.0.0.1:1/cb"],
+        "App",
+        logo_uri="https://app.example.com/l.png",
+    )
+    assert document == {
+        "client_id": "https://app.example.com/client.json",
+        "client_name": "App",
+        "redirect_uris": ["http://127.0.0.1:1/cb"],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+        "logo_uri": "https://app.example.com/l.png",
+    }
+    for url in ("http://app.example.com/client.json", "https://app.example.com", "https://app.example.com/"):
+        with pytest.raises(ValueError) as refused:
+            client_metadata_document(url, [], "App")
+        assert str(refused.value) == f"a client ID metadata document's URL must be https with a path, not {url!r}"
 
 
 def test_oauth_is_for_http_only():
@@ -187,6 +202,7 @@ def test_oauth_is_for_http_only():
 
 def test_a_trailing_slash_names_the_same_resource_metadata():
     assert resource_metadata_urls("https://ex.com/public/mcp/") == resource_metadata_urls("https://ex.com/public/mcp")
+    assert resource_metadata_urls("https://ex.com/MAX/")[0] == "https://ex.com/.well-known/oauth-protected-resource/MAX"
     assert resource_metadata_urls("https://ex.com/") == ["https://ex.com/.well-known/oauth-protected-resource"]
 
 
@@ -226,10 +242,22 @@ def test_how_a_client_authenticates_at_the_token_endpoint(secret, methods, metho
 
 
 def test_http_basic_form_encodes_both_parts_first():
-    """RFC 6749 §2.3.1: `:` in an ID and `/` or `%` in a secret are escaped before the pair is joined."""
-    header = _basic("my:app", "s/cr%t é")
+    """RFC 6749 §2.3.1: `:` or `/` in an ID and `/` or `%` in a secret are escaped before the pair is joined."""
+    header = _basic("my:app/X", "s/cr%t éX")
     assert header.startswith("Basic ")
-    assert base64.b64decode(header.removeprefix("Basic ")).decode("ascii") == "my%3Aapp:s%2Fcr%25t%20%C3%A9"
+    assert base64.b64decode(header.removeprefix("Basic ")).decode("ascii") == "my%3Aapp%2FX:s%2Fcr%25t%20%C3%A9X"
+
+
+def test_a_token_is_expired_from_thirty_seconds_before_its_end():
+    tokens = Tokens("a", expires_at=100.0)
+    assert (tokens.expired(69.9), tokens.expired(70.0)) == (False, True)
+    assert Tokens("a").expired(1e12) is False  # no expires_in: trusted until refused
+
+
+def test_a_token_response_without_a_token_is_refused_in_words():
+    with pytest.raises(AuthorizationError) as refused:
+        tokens_from({"token_type": "Bearer"}, None)
+    assert str(refused.value) == "the token response has no access_token or token_type"
 
 
 @pytest.mark.parametrize(
@@ -272,3 +300,16 @@ def _key_pair(algorithm: str) -> tuple[str, object]:
     key = kind[0].generate_key(kind[1])
     pem = key.as_pem(private=True).decode()
     return pem, kind[0].import_key(key.as_pem(private=False))
+
+
+def test_a_token_response_gives_a_bearer_token_or_a_dpop_one_where_asked_and_its_granted_scopes():
+    """OAuth 2.1 §3.2.3: `scope` is what was granted, and without it what was asked for; a DPoP
+    token is taken only when the client asked for one (RFC 9449), a Bearer one always."""
+    granted = tokens_from({"access_token": "a", "token_type": "bearer", "scope": "x y"}, ["z"])
+    assert (granted.token_type, granted.scopes) == ("bearer", {"x", "y"})
+    assert tokens_from({"access_token": "a", "token_type": "Bearer"}, ["z"], dpop=True).scopes == {"z"}
+    assert tokens_from({"access_token": "a", "token_type": "DPoP"}, None, dpop=True).token_type == "DPoP"
+    for kind, dpop in (("DPoP", False), ("mac", True)):
+        with pytest.raises(AuthorizationError) as refused:
+            tokens_from({"access_token": "a", "token_type": kind}, None, dpop=dpop)
+        assert str(refused.value) == f"the token response's token_type is {kind!r}, which this client cannot use"
