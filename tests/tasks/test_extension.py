@@ -475,10 +475,12 @@ def test_any_instance_sharing_the_store_serves_a_running_task(tmp_path: Path) ->
     database = tmp_path / "tasks.sqlite3"
 
     async def scenario() -> None:
-        first, _ = build(database, lease_seconds=0.3)
-        second, _ = build(database, lease_seconds=0.3)
-        long = (await handle(first, "tools/call", {"name": "wait", "arguments": {"seconds": 1.2}}))["taskId"]
-        await asyncio.sleep(0.7)  # more than twice the lease: only renewals keep it alive
+        # A lease of a second, renewed every third of one: a loaded machine's pauses stay well
+        # inside it (at 0.3 s, a 0.2 s stall of the renewing loop let the task lapse).
+        first, _ = build(database, lease_seconds=1.0)
+        second, _ = build(database, lease_seconds=1.0)
+        long = (await handle(first, "tools/call", {"name": "wait", "arguments": {"seconds": 3.0}}))["taskId"]
+        await asyncio.sleep(2.2)  # more than twice the lease: only renewals keep it alive
         assert (await handle(second, "tasks/get", {"taskId": long}))["status"] == "working"
         assert (await until(second, long, ended))["result"]["content"][0]["text"] == "done"
 
