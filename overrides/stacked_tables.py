@@ -1,10 +1,14 @@
-"""mkdocs hook: on a page whose front matter says `stacked_tables: true`, each table reads on a
-phone as a stack of rows, each cell under its column's name, instead of a grid wider than the
-screen whose right-hand columns are off it with no sign (docs/assets/reference.css draws it).
+"""mkdocs hook: each table reads on a phone as a stack of rows, each cell under its column's name,
+instead of a grid wider than the screen whose right-hand columns are off it with no sign
+(docs/assets/reference.css draws it). A page whose front matter says `stacked_tables: false` keeps
+its tables as grids that scroll sideways.
 
 At build time each body cell gets its column's heading as `data-label`, and the table a wrapper
 `<div class="mcpref-stacked">`; the table itself keeps no class, so Material styles it as any other
-at desktop width, and the page's Markdown stays plain Markdown.
+at desktop width, and the page's Markdown stays plain Markdown. Inline code in any table that has
+a space in it (a command, `Callable[[Callable[..., Any]], ...]`) is marked `mcpref-wraps`: on a
+phone it may break at its spaces, while a name without one (`x-mcp-header`) stays whole.
+mkdocstrings' Parameters/Returns tables are stacked by frames.css and keep their rows as they are.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ _HEADING = re.compile(r"<th\b[^>]*>(?P<text>.*?)</th>", re.DOTALL)
 _ROW = re.compile(r"(?P<open><tr\b[^>]*>)(?P<cells>.*?)</tr>", re.DOTALL)
 _CELL = re.compile(r"<td\b")
 _TAG = re.compile(r"<[^>]+>")
+_DOCSTRING_ROW = '<tr class="doc-section-item">'
 
 
 def labels(head: str) -> list[str]:
@@ -25,8 +30,26 @@ def labels(head: str) -> list[str]:
     return [html.unescape(_TAG.sub("", found["text"])).strip() for found in _HEADING.finditer(head)]
 
 
+_ANY_TABLE = re.compile(r"<table>.*?</table>", re.DOTALL)
+#: Inline code, not a code block's (`<pre><span></span><code>`), and what it shows.
+_INLINE_CODE = re.compile(r"(?<!<span></span>)<code>(?P<inner>.*?)</code>", re.DOTALL)
+
+
+def wrappable(page_html: str) -> str:
+    """Each table's inline code with a space in it, marked `mcpref-wraps`."""
+
+    def mark(match: re.Match[str]) -> str:
+        if not any(c.isspace() for c in _TAG.sub("", match["inner"])):
+            return match.group(0)
+        return f'<code class="mcpref-wraps">{match["inner"]}</code>'
+
+    return _ANY_TABLE.sub(lambda table: _INLINE_CODE.sub(mark, table.group(0)), page_html)
+
+
 def stacked(page_html: str) -> str:
     def table(match: re.Match[str]) -> str:
+        if _DOCSTRING_ROW in match["body"]:
+            return match.group(0)  # mkdocstrings' Parameters/Returns tables stack by frames.css
         names = labels(match["head"])
 
         def row(found: re.Match[str]) -> str:
@@ -41,4 +64,5 @@ def stacked(page_html: str) -> str:
 
 
 def on_page_content(page_html: str, page: Any, **_: Any) -> str:
-    return stacked(page_html) if page.meta.get("stacked_tables") else page_html
+    page_html = wrappable(page_html)
+    return stacked(page_html) if page.meta.get("stacked_tables", True) else page_html

@@ -6,10 +6,10 @@
 // proxy served by the same server under its *other* loopback name (localhost for a server on
 // 127.0.0.1, and the reverse), so the view never shares the page's origin. The server is the
 // site's own when it serves the endpoints (./scripts/serve), else the reader's `mcpref demo`, found
-// where the try-it console finds it (try-it.js): on a static copy, the published site included. The proxy applies the view's CSP
-// (mcpref/examples/host/sandbox.py); this file is the bridge: ui/initialize with the page's
-// theme, tool input and result, size changes, the view's tools/call (visibility enforced here),
-// the palette toggle, and teardown. Every message crossing the bridge is listed under the view.
+// by the lookup the try-it console shares (server.js): on a static copy, the published site
+// included. The proxy applies the view's CSP (mcpref/examples/host/sandbox.py); this file is the
+// bridge: ui/initialize with the page's theme, tool input and result, size changes, the view's
+// tools/call (visibility enforced here), the palette toggle, and teardown. Every message crossing the bridge is listed under the view.
 (() => {
   "use strict";
   const UI = "io.modelcontextprotocol/ui";
@@ -38,49 +38,20 @@
     return `${server.protocol}//${other}${server.port ? `:${server.port}` : ""}`;
   }
 
-  // Where a reference server may answer, in order: the site's root (Material's base, so a site
-  // served under a sub-path asks there), then the reader's local server, at the address the
-  // console keeps (try-it.js: "Use another address") or http://127.0.0.1:8000/, `mcpref demo`'s.
-  const LOCAL_KEY = "mcpref.localServer";
-  const DEFAULT_LOCAL = "http://127.0.0.1:8000/";
-  function siteRoot() {
-    try {
-      return new URL(JSON.parse(document.getElementById("__config").textContent).base + "/", location.href);
-    } catch {
-      return new URL("/", location.href);
-    }
-  }
-  function serverRoots() {
-    const roots = location.protocol === "file:" ? [] : [siteRoot()];
-    let local;
-    try {
-      local = new URL(localStorage.getItem(LOCAL_KEY) || DEFAULT_LOCAL);
-    } catch {
-      local = new URL(DEFAULT_LOCAL);
-    }
-    if (!roots.some((root) => root.origin === local.origin)) roots.push(local);
-    return roots;
-  }
-
-  // The endpoint at `path` under the first root whose server lists its tools.
+  // The endpoint at `path` on the pages' reference server (server.js: the site's own, else the
+  // reader's local one, found once per page and shared with the try-it console), and its tools.
   async function findEndpoint(path) {
-    const tried = [];
-    for (const root of serverRoots()) {
-      const endpoint = new URL(path.replace(/^\//, ""), root);
-      try {
-        return { endpoint, tools: await listTools(endpoint.href) };
-      } catch (error) {
-        tried.push(`${endpoint.href}: ${error.message || error}`);
-      }
-    }
-    throw new NoServer(`Tried ${tried.join("; ")}.`);
+    const found = await window.mcprefServer.find();
+    if (found.kind === "none") throw new NoServer(`Tried ${found.tried.join("; ")}.`);
+    const endpoint = window.mcprefServer.resolve(path, found.root);
+    return { endpoint, tools: await listTools(endpoint.href) };
   }
   class NoServer extends Error {}
 
   // What a reader without a server is told: the one command, and where the site says how to install it.
   function startHint(tried) {
     const guide = document.createElement("a");
-    guide.href = new URL("guides/run-it/#the-pages-endpoints-on-your-machine", siteRoot()).href;
+    guide.href = new URL("guides/run-it/#the-pages-endpoints-on-your-machine", window.mcprefServer.siteRoot).href;
     guide.textContent = "Run it";
     return [
       "The live view needs a reference server on your machine: mcpref demo (",

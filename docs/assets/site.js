@@ -236,6 +236,9 @@
   const JSON_TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b|([{}[\],:])|([^"{}[\],:\d-]+|[\s\S])/g;
   const token = (className, text) => Object.assign(document.createElement("span"), { className, textContent: text });
 
+  // The try-it console (try-it.js) colours the JSON lines of a real response with it, too.
+  window.mcprefJSONFragment = (text) => jsonFragment(text);
+
   function jsonFragment(text) {
     const out = [];
     for (const m of text.matchAll(JSON_TOKEN)) {

@@ -1,15 +1,17 @@
 /* The try-it console: a Run control under every executed request frame.
  *
  * Run sends the request a frame shows (edited first if the reader likes) to a reference server and
- * shows the real response beside the documented one: status, headers, body, SSE events as they
- * arrive, with the lines that differ highlighted. Placeholders in the documented response
- * (`<<iso-datetime>>`) match any value; a named one (`<<sealed-state:report_state>>`) keeps the
- * real value, and a later request's `{{report_state}}` is filled in with it, as the docs harness
- * does (see docs/contributing.md).
+ * says whether the real response is the documented one: status, headers, body, SSE events as they
+ * arrive. The page's frame already is the documented response, so a match shows nothing more than
+ * the real answer behind a toggle; a difference shows the real answer, its differing lines marked,
+ * then only the lines that differ with a little context. An edited request is another request: the
+ * console shows the server's answer and compares nothing. What the console shows is folded where
+ * the page's frames fold (the page's own folds, from tests/docs/folds.py, are the catalogue).
+ * Placeholders in the documented response (`<<iso-datetime>>`) match any value; a named one
+ * (`<<sealed-state:report_state>>`) keeps the real value, and a later request's `{{report_state}}`
+ * is filled in with it, as the docs harness does (see docs/contributing.md).
  *
- * Which server: the site's own origin when it serves the endpoints too (`./scripts/serve`, at any
- * base path), else the reader's local one (`mcpref demo`, http://127.0.0.1:8000/ unless the reader
- * named another), which allows the published site's origin (mcpref.demo). Before any click, each
+ * Which server: server.js's lookup, shared with the MCP Apps live view. Before any click, each
  * console says which one answers, or, when none does, the one command that starts it.
  */
 (function () {
@@ -18,8 +20,6 @@
   const REQUEST_LINE = /^(GET|POST|PUT|PATCH|DELETE|OPTIONS|HEAD) (\S+) HTTP\/1\.1$/;
   const PLACEHOLDER = /<<([a-z0-9-]+)(?::([A-Za-z_][\w-]*))?>>/g;
   const captured = {}; // {{name}} -> the real value a named placeholder matched
-  const LOCAL_KEY = "mcpref.localServer";
-  const DEFAULT_LOCAL = "http://127.0.0.1:8000/";
   // mcpref is not on PyPI: a reader installs it from a clone, by path, as the README and Run it say.
   // The repository is the one the site names in its header (mkdocs.yml's repo_url).
   const REPOSITORY = document.querySelector("a.md-source")?.href || "the mcpref repository";
@@ -29,65 +29,7 @@
 
   /* ------------------------------------------------------------ the server */
 
-  // The site's root, as Material knows it (its base, relative to this page): same-origin requests
-  // go under it, so a site served under a sub-path calls that sub-path's endpoints.
-  const siteRoot = (() => {
-    try {
-      return new URL(JSON.parse(document.getElementById("__config").textContent).base + "/", location.href);
-    } catch {
-      return new URL("/", location.href);
-    }
-  })();
-  const localRoot = () => {
-    try {
-      return new URL(localStorage.getItem(LOCAL_KEY) || DEFAULT_LOCAL);
-    } catch {
-      return new URL(DEFAULT_LOCAL);
-    }
-  };
-  const resolve = (target, root) => new URL(target.replace(/^\//, ""), root);
-
-  // Does a reference server answer at `root`? One server/discover, as a client sends it.
-  async function answers(root) {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), 4000);
-    try {
-      const response = await fetch(resolve("/mcp", root), {
-        method: "POST",
-        headers: {
-          "Content-Type": "application/json",
-          Accept: "application/json, text/event-stream",
-          "MCP-Protocol-Version": "2026-07-28",
-          "Mcp-Method": "server/discover",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0", id: "mcpref-site-probe", method: "server/discover",
-          params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
-        }),
-        cache: "no-store",
-        signal: controller.signal,
-      });
-      return /application\/json/.test(response.headers.get("content-type") || "") && "result" in (await response.json());
-    } catch {
-      return false;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  // Where Run sends: {kind: "site" | "local" | "none", root}. Asked once, shared by every console.
-  let server = null;
-  function findServer() {
-    if (!server) {
-      server = (async () => {
-        if (location.protocol !== "file:" && (await answers(siteRoot))) return { kind: "site", root: siteRoot };
-        const local = localRoot();
-        if (local.origin !== siteRoot.origin && (await answers(local))) return { kind: "local", root: local };
-        return { kind: "none", root: local };
-      })();
-    }
-    return server;
-  }
+  const { resolve, localRoot, chooseLocal, find: findServer } = window.mcprefServer;
   const serverLine = (found) =>
     found.kind === "site" ? `Run sends to this site's reference server (${found.root.href}).`
     : found.kind === "local" ? `Run sends to your local reference server at ${found.root.href}.`
@@ -187,29 +129,42 @@
     }
   }
 
-  // A line shown in a column: its text (what is compared), and for a stream's lines, which event
-  // it belongs to and whether it is that event's label (its `event:`/`id:` fields).
-  const shownLine = (text, event = -1, label = false) => ({ text, event, label });
+  // A line the console shows: its text (what is compared); for a stream's lines, which event it
+  // belongs to and whether it is that event's label (its `event:`/`id:` fields); whether it is a
+  // line of pretty-printed JSON, coloured as the pages colour it (site.js's JSON highlighting).
+  const shownLine = (text, event = -1, label = false, json = false) => ({ text, event, label, json });
 
-  // JSON laid out as the pages lay out an event's data (tests/docs/streams.py, `pretty`): indented
-  // by two, except that an object or array that fits in WIDTH stays on one line.
+  // JSON laid out as the pages lay it out: indented by two; within `width`, an object or array stays
+  // on one line (an event's data: tests/docs/streams.py, `pretty`, with WIDTH; a JSON body: 0, which
+  // is JSON.stringify's layout). Besides the lines, each member laid over several of them:
+  // {first, last, json}, `json` the member alone as compact JSON, so that the page's folds are
+  // found in what the console shows whatever its layout.
   const WIDTH = 60;
   const flat = (value) =>
     Array.isArray(value) ? `[${value.map(flat).join(", ")}]`
     : value && typeof value === "object" ? `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${flat(v)}`).join(", ")}}`
     : JSON.stringify(value);
-  function pretty(value, indent = 0, used = 0) {
-    const one = flat(value);
-    if (!value || typeof value !== "object" || !Object.keys(value).length || indent + used + one.length <= WIDTH) return one;
-    const inner = " ".repeat(indent + 2);
-    const close = " ".repeat(indent) + (Array.isArray(value) ? "]" : "}");
-    const items = Array.isArray(value)
-      ? value.map((item) => inner + pretty(item, indent + 2))
-      : Object.entries(value).map(([key, item]) => {
-          const name = `${JSON.stringify(key)}: `;
-          return inner + name + pretty(item, indent + 2, name.length);
-        });
-    return `${Array.isArray(value) ? "[" : "{"}\n${items.join(",\n")}\n${close}`;
+  function pretty(value, width) {
+    const lines = [];
+    const members = [];
+    const put = (item, indent, name, comma) => {
+      const one = flat(item);
+      if (!item || typeof item !== "object" || !Object.keys(item).length || indent.length + name.length + one.length <= width) {
+        lines.push(indent + name + one + comma);
+        return;
+      }
+      const array = Array.isArray(item);
+      const entries = array ? item.map((inner) => [null, inner]) : Object.entries(item);
+      lines.push(indent + name + (array ? "[" : "{"));
+      entries.forEach(([key, inner], k) => {
+        const first = lines.length;
+        put(inner, indent + "  ", key === null ? "" : `${JSON.stringify(key)}: `, k < entries.length - 1 ? "," : "");
+        if (key !== null && lines.length - first > 1) members.push({ first, last: lines.length - 1, json: JSON.stringify({ [key]: inner }) });
+      });
+      lines.push(indent + (array ? "]" : "}") + comma);
+    };
+    put(value, "", "", "");
+    return { lines, members };
   }
 
   // A stream's events, as the pages show them: blank lines end an event; its `data:` lines join.
@@ -230,27 +185,36 @@
     return events;
   }
 
-  // Body lines for display and comparison: JSON pretty-printed; a stream one event per block, its
-  // data pretty-printed, in the documented key order (the documented stream's event of that place).
+  // Body lines for display and comparison, and their members (see `pretty`): JSON pretty-printed;
+  // a stream one event per block, its data pretty-printed; in the documented key order (for a
+  // stream, that of the documented event in the same place).
   function bodyLines(body, contentType, guide) {
-    if (!body) return [];
+    const lines = [];
+    const members = [];
+    const add = (value, width, event) => {
+      const laid = pretty(value, width);
+      const at = lines.length;
+      members.push(...laid.members.map((m) => ({ ...m, first: m.first + at, last: m.last + at })));
+      lines.push(...laid.lines.map((text) => shownLine(text, event, false, true)));
+    };
+    if (!body) return { lines, members };
     if (/event-stream/.test(contentType)) {
       const guides = streamEvents(guide || "").map((event) => tryJSON(event.data.join("\n")));
-      return streamEvents(body).flatMap((event, index) => {
-        const lines = event.fields.length ? [shownLine(event.fields.join("  "), index, true)] : [];
+      streamEvents(body).forEach((event, index) => {
+        if (event.fields.length) lines.push(shownLine(event.fields.join("  "), index, true));
         const data = event.data.length ? tryJSON(event.data.join("\n")) : null;
         const g = guides[index];
-        if (data && data.ok) {
-          const value = g && g.ok ? ordered(data.value, g.value) : data.value;
-          lines.push(...pretty(value).split("\n").map((text) => shownLine(text, index)));
-        } else lines.push(...event.data.map((text) => shownLine(`data: ${text}`, index)));
-        return lines.concat(event.other.map((text) => shownLine(text, index)));
+        if (data && data.ok) add(g && g.ok ? ordered(data.value, g.value) : data.value, WIDTH, index);
+        else lines.push(...event.data.map((text) => shownLine(`data: ${text}`, index)));
+        lines.push(...event.other.map((text) => shownLine(text, index)));
       });
+      return { lines, members };
     }
     const parsed = tryJSON(body);
-    if (!parsed.ok) return body.split("\n").map((text) => shownLine(text));
+    if (!parsed.ok) return { lines: body.split("\n").map((text) => shownLine(text)), members };
     const g = guide === undefined ? { ok: false } : tryJSON(guide);
-    return JSON.stringify(g.ok ? ordered(parsed.value, g.value) : parsed.value, null, 2).split("\n").map((text) => shownLine(text));
+    add(g.ok ? ordered(parsed.value, g.value) : parsed.value, 0, -1);
+    return { lines, members };
   }
 
   function documentedParts(text) {
@@ -261,7 +225,8 @@
     return { statusLine, headers, body: rest.join("\n\n"), contentType };
   }
 
-  // Longest common subsequence over lines: which documented and real lines correspond.
+  // Longest common subsequence over lines: the documented and real lines in one sequence of
+  // operations, each line "same" (both sides, matched), "documented" (only there) or "real".
   function diff(documented, real) {
     const n = documented.length;
     const m = real.length;
@@ -271,45 +236,134 @@
     for (let i = n - 1; i >= 0; i--)
       for (let j = m - 1; j >= 0; j--)
         table[i][j] = same(i, j) ? table[i + 1][j + 1] + 1 : Math.max(table[i + 1][j], table[i][j + 1]);
-    const docMatched = new Array(n).fill(false);
-    const realMatched = new Array(m).fill(false);
+    const ops = [];
     const captures = {};
     let i = 0;
     let j = 0;
     while (i < n && j < m) {
       if (same(i, j) && table[i][j] === table[i + 1][j + 1] + 1) {
         linesMatch(documented[i], real[j], captures);
-        docMatched[i] = realMatched[j] = true;
-        i++;
-        j++;
-      } else if (table[i + 1][j] >= table[i][j + 1]) i++;
-      else j++;
+        ops.push({ kind: "same", i: i++, j: j++ });
+      } else if (table[i + 1][j] >= table[i][j + 1]) ops.push({ kind: "documented", i: i++ });
+      else ops.push({ kind: "real", j: j++ });
     }
-    return { docMatched, realMatched, captures };
+    while (i < n) ops.push({ kind: "documented", i: i++ });
+    while (j < m) ops.push({ kind: "real", j: j++ });
+    return { ops, captures };
+  }
+
+  /* ------------------------------------------------------------ folds */
+
+  // The page's own folds, as a catalogue: each folded JSON member (compact, as `pretty` notes
+  // members) and its label. tests/docs/folds.py decides what folds and frames_hook.py wraps it in
+  // the built page; the console folds the same members in what it shows, so the rules stay in that
+  // one place and a real answer reads like the page's frames.
+  let catalogue = null;
+  function pageFolds() {
+    if (catalogue) return catalogue;
+    catalogue = new Map();
+    for (const fold of document.querySelectorAll(".md-typeset .mcpref-fold")) {
+      const label = fold.querySelector(":scope > .mcpref-fold__toggle")?.dataset.label;
+      const body = fold.querySelector(":scope > .mcpref-fold__body");
+      if (!label || !body || fold.closest(".mcpref-tryit")) continue;
+      const member = tryJSON(`{${body.textContent.trim().replace(/,$/, "")}}`); // a fold of headers is none
+      if (member.ok && Object.keys(member.value).length === 1) catalogue.set(JSON.stringify(member.value), label);
+    }
+    return catalogue;
+  }
+
+  // Which of `members` the page would fold: [{first, last, label}] in order, the outermost of
+  // nested ones, over lines that are all `foldable` (a line that differs from the documented
+  // response is never folded away).
+  function foldsIn(members, foldable) {
+    const known = pageFolds();
+    const found = [];
+    const candidates = members.filter((m) => known.has(m.json)).sort((a, b) => a.first - b.first || b.last - a.last);
+    for (const member of candidates) {
+      if (found.length && member.first <= found[found.length - 1].last) continue;
+      if (foldable.slice(member.first, member.last + 1).every(Boolean)) found.push({ first: member.first, last: member.last, label: known.get(member.json) });
+    }
+    return found;
+  }
+
+  // A fold as frames_hook.py writes one (frames.js opens it, frames.css hides its body).
+  function foldNode(label, ...body) {
+    const toggle = el("button", { type: "button", className: "mcpref-fold__toggle" });
+    toggle.setAttribute("aria-expanded", "false");
+    toggle.setAttribute("aria-label", `${label} (show)`);
+    toggle.dataset.label = label;
+    return el("span", { className: "mcpref-fold" }, toggle, el("span", { className: "mcpref-fold__body" }, ...body));
   }
 
   /* ------------------------------------------------------------ the panel */
 
-  // The lines into a column; a stream's lines grouped one block per event, as the pages show them.
-  function renderLines(pre, lines, matched) {
+  // A line as a span, its JSON coloured as the pages colour it (site.js's highlighting).
+  function lineNode(shown, marked, text = shown.text, end = shown.label ? "" : "\n") {
+    const colour = shown.json && window.mcprefJSONFragment;
+    const className = `${shown.label ? "mcpref-sse__label " : ""}mcpref-tryit__line${marked ? " mcpref-tryit__diff" : ""}`;
+    return el("span", { className }, ...(colour ? colour(text) : [text]), end);
+  }
+
+  // The lines into `pre`: `marked` ones highlighted, `folds` ([{first, last, label}], in order)
+  // folded, the indentation of a fold's first line left outside it as the page does; a stream's
+  // lines grouped one block per event, as the pages show them.
+  function renderLines(pre, lines, marked, folds) {
+    const items = []; // [event, nodes]
+    for (let k = 0, f = 0; k < lines.length; ) {
+      const fold = folds[f];
+      if (fold && fold.first === k) {
+        const run = lines.slice(fold.first, fold.last + 1);
+        const indent = /^ */.exec(run[0].text)[0];
+        const body = run.map((shown, i) =>
+          lineNode(shown, false, i ? shown.text : shown.text.slice(indent.length), i < run.length - 1 ? "\n" : ""),
+        );
+        items.push([run[0].event, [indent, foldNode(fold.label, ...body), "\n"]]);
+        k = fold.last + 1;
+        f++;
+      } else {
+        items.push([lines[k].event, [lineNode(lines[k], marked[k])]]);
+        k++;
+      }
+    }
     const blocks = [];
     let event = null;
-    lines.forEach((shown, k) => {
-      const className = `${shown.label ? "mcpref-sse__label " : ""}mcpref-tryit__line${matched[k] ? "" : " mcpref-tryit__diff"}`;
-      const span = el("span", { className }, shown.label ? shown.text : shown.text + "\n");
-      if (shown.event < 0) {
+    for (const [index, nodes] of items) {
+      if (index < 0) {
         event = null;
-        blocks.push(span);
-        return;
+        blocks.push(...nodes);
+        continue;
       }
-      if (!event || event.dataset.event !== String(shown.event)) {
+      if (!event || event.dataset.event !== String(index)) {
         event = el("span", { className: "mcpref-sse__event" });
-        event.dataset.event = String(shown.event);
+        event.dataset.event = String(index);
         blocks.push(event);
       }
-      event.append(span);
-    });
+      event.append(...nodes);
+    }
     pre.replaceChildren(...blocks);
+  }
+
+  // Only what differs: each differing line, documented (−) or real (+), with CONTEXT matching lines
+  // around it; the matching lines between are counted, not shown.
+  const CONTEXT = 2;
+  function renderComparison(pre, ops, docLines, realLines) {
+    const near = ops.map((op, k) =>
+      ops.slice(Math.max(0, k - CONTEXT), k + CONTEXT + 1).some((other) => other.kind !== "same"),
+    );
+    const nodes = [];
+    let skipped = 0;
+    const flush = () => {
+      if (skipped) nodes.push(el("span", { className: "mcpref-tryit__skipped" }, `⋯ ${skipped} matching line${skipped === 1 ? "" : "s"}\n`));
+      skipped = 0;
+    };
+    ops.forEach((op, k) => {
+      if (!near[k]) return void skipped++;
+      flush();
+      const text = op.kind === "documented" ? docLines[op.i].text : realLines[op.j].text;
+      nodes.push(el("span", { className: `mcpref-tryit__line mcpref-tryit__line--${op.kind}` }, text + "\n"));
+    });
+    flush();
+    pre.replaceChildren(...nodes);
   }
 
   function attach(requestBlock, responseBlock) {
@@ -325,13 +379,17 @@
     status.setAttribute("role", "status");
     const where = el("p", { className: "mcpref-tryit__server", textContent: "Looking for a reference server …" });
     const other = el("button", { type: "button", className: "mcpref-tryit__other", textContent: "Use another address", hidden: true });
-    const docPre = el("pre", { className: "mcpref-tryit__documented" });
-    const realPre = el("pre", { className: "mcpref-tryit__real" });
-    const columns = el(
+    // The real answer first (behind a toggle when it is the documented one), then what differs.
+    // `highlight`: Material's token colours apply under it (the JSON lines are coloured).
+    const realPre = el("pre", { className: "mcpref-tryit__real highlight" });
+    const summary = el("summary", { textContent: "The server's answer" });
+    const answer = el("details", { className: "mcpref-tryit__answer", hidden: true }, summary, realPre);
+    const comparisonPre = el("pre", { className: "mcpref-tryit__comparison" });
+    const comparison = el(
       "div",
-      { className: "mcpref-tryit__columns", hidden: true },
-      el("div", {}, el("h4", { textContent: "Documented" }), docPre),
-      el("div", {}, el("h4", { textContent: "This server" }), realPre),
+      { className: "mcpref-tryit__differences", hidden: true },
+      el("h4", { textContent: "Where it differs from the documented response (− documented, + this server)" }),
+      comparisonPre,
     );
     const panel = el(
       "div",
@@ -340,7 +398,8 @@
       where,
       editor,
       status,
-      columns,
+      answer,
+      comparison,
     );
     panel.dataset.state = "idle";
     panel.dataset.server = "checking";
@@ -353,7 +412,7 @@
     other.addEventListener("click", () => {
       const chosen = prompt("The address of your reference server (mcpref demo --port N):", localRoot().href);
       if (!chosen) return;
-      localStorage.setItem(LOCAL_KEY, new URL(chosen).href);
+      chooseLocal(chosen);
       location.reload();
     });
 
@@ -365,49 +424,79 @@
     let controller = null;
     stop.addEventListener("click", () => controller && controller.abort());
 
-    function show(real) {
+    // Shows the real answer so far; compared with the documented one unless the request was
+    // edited. The number of differing lines, or null when nothing was compared.
+    function show(real, compare, final) {
       const doc = documented ? documentedParts(documented) : null;
-      const realStatus = `HTTP/1.1 ${real.status} ${real.statusText}`.trim();
-      const realHeaders = [];
-      const shown = new Set();
-      for (const line of doc ? doc.headers : []) {
-        const name = line.split(":")[0].trim();
+      // The headers the documented response shows, in its order; the others folded after them.
+      const named = doc ? doc.headers.map((line) => line.split(":")[0].trim()) : ["Content-Type"];
+      const heads = [];
+      for (const name of named) {
         const value = real.headers.get(name);
-        shown.add(name.toLowerCase());
-        realHeaders.push(value === null ? `(no ${name} header)` : `${name}: ${value}`);
+        if (value !== null) heads.push(`${name}: ${value}`);
+        else if (compare) heads.push(`(no ${name} header)`);
       }
+      const lower = new Set(named.map((name) => name.toLowerCase()));
       const extra = [];
-      real.headers.forEach((value, name) => shown.has(name) || extra.push(`${name}: ${value}`));
-      const contentType = real.headers.get("content-type") || "";
-      const realLines = [realStatus, ...realHeaders, ""].map((text) => shownLine(text)).concat(bodyLines(real.body, contentType, doc && doc.body));
-      if (!doc) {
-        renderLines(realPre, realLines, realLines.map(() => true));
-        realPre.append(el("span", { className: "mcpref-tryit__extra" }, `\nOther headers:\n${extra.join("\n")}\n`));
-        columns.hidden = false;
-        return 0;
+      real.headers.forEach((value, name) => lower.has(name) || extra.push(`${name}: ${value}`));
+      const head = [`HTTP/1.1 ${real.status} ${real.statusText}`.trim(), ...heads].map((text) => shownLine(text));
+      const body = bodyLines(real.body, real.headers.get("content-type") || "", doc && doc.body);
+      const realLines = [...head, shownLine(""), ...body.lines];
+      const marked = realLines.map(() => false);
+      let differences = null;
+      if (doc) {
+        const docLines = [doc.statusLine, ...doc.headers, ""].map((text) => shownLine(text)).concat(bodyLines(doc.body, doc.contentType).lines);
+        const texts = (lines) => lines.map((shown) => shown.text);
+        const { ops, captures } = diff(texts(docLines), texts(realLines));
+        Object.assign(captured, captures); // an edited first round still feeds the next one
+        if (compare) {
+          marked.fill(true);
+          ops.forEach((op) => op.kind === "same" && (marked[op.j] = false));
+          differences = ops.filter((op) => op.kind !== "same").length;
+          if (final && differences) renderComparison(comparisonPre, ops, docLines, realLines);
+        }
       }
-      const docLines = [doc.statusLine, ...doc.headers, ""].map((text) => shownLine(text)).concat(bodyLines(doc.body, doc.contentType));
-      const texts = (lines) => lines.map((shown) => shown.text);
-      const { docMatched, realMatched, captures } = diff(texts(docLines), texts(realLines));
-      renderLines(docPre, docLines, docMatched);
-      renderLines(realPre, realLines, realMatched);
-      if (extra.length) realPre.append(el("span", { className: "mcpref-tryit__extra" }, `\nOther headers:\n${extra.join("\n")}\n`));
-      columns.hidden = false;
-      Object.assign(captured, captures);
-      return docMatched.filter((x) => !x).length + realMatched.filter((x) => !x).length;
+      comparison.hidden = !(final && differences);
+      // Shown: the headers the page shows, the others in a fold of their own, the body folded
+      // where the page's frames fold.
+      const lines = [...head, ...extra.map((text) => shownLine(text)), ...realLines.slice(head.length)];
+      const marks = [...marked.slice(0, head.length), ...extra.map(() => false), ...marked.slice(head.length)];
+      const at = head.length + extra.length + 1;
+      const members = body.members.map((m) => ({ ...m, first: m.first + at, last: m.last + at }));
+      const folds = foldsIn(members, marks.map((m) => !m));
+      if (extra.length) {
+        const label = `… ${extra.length} more header${extra.length === 1 ? "" : "s"} the page leaves out`;
+        folds.push({ first: head.length, last: head.length + extra.length - 1, label });
+        folds.sort((a, b) => a.first - b.first);
+      }
+      renderLines(realPre, lines, marks, folds);
+      answer.hidden = false;
+      summary.textContent =
+        differences === null ? "The server's answer"
+        : differences ? "The server's answer, the lines that differ marked"
+        : "The server's answer, as documented";
+      if (final) answer.open = differences !== 0;
+      return differences;
     }
 
     function finish(state, message, differences) {
       panel.dataset.state = state;
-      if (differences !== undefined) panel.dataset.differences = String(differences);
+      panel.dataset.differences = differences === undefined || differences === null ? "" : String(differences);
       status.textContent = message;
       run.disabled = false;
       stop.hidden = true;
     }
+    const verdict = (differences, prefix = "") =>
+      differences === null
+        ? `${prefix}${documented === null ? "The server's answer (the page documents none for this request)." : "Edited request: the server's answer."}`
+      : differences ? `${prefix}${differences} line(s) differ from the documented response.`
+      : `${prefix}${prefix ? "What arrived matches" : "Matches the documented response"}.`;
 
     run.addEventListener("click", async () => {
       const found = await findServer();
+      const compare = documented !== null && editor.value.trim() === original.trim();
       const { filled, missing } = fillCaptured(editor.value);
+      answer.hidden = comparison.hidden = true;
       if (missing.length) {
         return finish(
           "needs-earlier",
@@ -429,7 +518,8 @@
         return;
       }
       if (found.kind === "none") {
-        return finish("no-server", `Run would send ${request.method} ${request.target} to ${url.href}; nothing answers there. ${START_HINT}`);
+        // The console's line above already says how to start one.
+        return finish("no-server", `Run would send ${request.method} ${request.target} to ${url.href}; nothing answers there.`);
       }
       run.disabled = true;
       panel.dataset.state = "sending";
@@ -456,23 +546,24 @@
           panel.dataset.state = "streaming";
           stop.hidden = false;
           status.textContent = "Streaming: events appear as they arrive.";
+          answer.open = true;
           const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
           for (;;) {
             const { value, done } = await reader.read();
             if (done) break;
             real.body += value;
             panel.dataset.events = String((real.body.match(/^data:/gm) || []).length);
-            show(real);
+            show(real, compare, false);
           }
         } else {
           real.body = await response.text();
         }
-        const differences = show(real);
-        finish("done", differences ? `${differences} line(s) differ from the documented response (highlighted).` : "Matches the documented response.", differences);
+        const differences = show(real, compare, true);
+        finish("done", verdict(differences), differences);
       } catch (error) {
         if (error.name === "AbortError") {
-          const differences = show(real);
-          return finish("done", `Stopped. ${differences ? `${differences} line(s) differ (highlighted).` : "What arrived matches."}`, differences);
+          const differences = show(real, compare, true);
+          return finish("done", verdict(differences, "Stopped. "), differences);
         }
         // The server answered this page's probe: the browser refused this one request, or it failed.
         finish("failed", `The browser refused ${request.method} ${url.href}, or the request failed (${error.message || error}); the browser's console says which.`);

@@ -202,11 +202,20 @@ async ({ withContrast }) => {
     titleLines = { text: lines.length, box: Math.round(inner / lineHeight) };
   }
 
+  // Tables wider than the window, or hiding columns in the box Material scrolls them in.
+  const wideTables = [...document.querySelectorAll(".md-content table")]
+    .filter((t) => {
+      const wrap = t.closest(".md-typeset__scrollwrap");
+      return t.getBoundingClientRect().right > innerWidth + 1 || (wrap && wrap.scrollWidth > wrap.clientWidth + 1);
+    })
+    .map((t) => t.innerText.slice(0, 40));
+
   const errorGraphics = document.querySelectorAll("[id^='dmcpref-diagram'], svg[aria-roledescription='error']").length;
   window.scrollTo(0, 0);
   return {
     diagrams,
     brokenTableCode,
+    wideTables,
     hiddenCode,
     coveredByCopy,
     errorGraphics,

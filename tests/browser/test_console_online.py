@@ -25,8 +25,7 @@ ON_LOAD = """() => [...document.querySelectorAll('.mcpref-tryit')].map(p => [
 
 
 def open_static(browser: Any, static_site_url: str, local: str, path: str = TRACE) -> tuple[Any, Any]:
-    """A first visit to a page of the static copy (the trace page by default), the reader's local
-    server at `local`."""
+    """A first visit to a page (the trace) of the static copy, the reader's local server at `local`."""
     context = open_context(browser, static_site_url, "desktop", "light")
     context.add_init_script(f"localStorage.setItem('mcpref.localServer', {local!r})")
     page = context.new_page()
@@ -53,7 +52,7 @@ def static_trace(browser: Any, static_site_url: str, local_server: str) -> Itera
 def test_before_any_click_each_console_names_the_local_server(static_trace: Any, local_server: str) -> None:
     """Was: the Run buttons looked live on a static copy; only a click told it needed a server."""
     shown = static_trace.evaluate(ON_LOAD)
-    assert len(shown) > 5
+    assert len(shown) >= 5
     assert {(kind, state) for kind, state, _ in shown} == {("local", "idle")}, shown
     assert all(local_server in text for _, _, text in shown), shown
 
@@ -71,10 +70,14 @@ def test_run_on_the_static_copy_streams_the_real_sse_answer(static_trace: Any) -
     assert shown["real"].count("notifications/progress") >= 2 and int(panel.get_attribute("data-events")) >= 3
 
 
-def test_an_mrtr_round_on_the_static_copy_carries_the_real_request_state(static_trace: Any) -> None:
-    round_one = run(console_under(static_trace, "Mcp-Name: file_report"))
+def test_an_mrtr_round_on_the_static_copy_carries_the_real_request_state(
+    browser: Any, static_site_url: str, local_server: str
+) -> None:
+    context, rounds = open_static(browser, static_site_url, local_server, "/internals/message-trace-listen/")
+    round_one = run(console_under(rounds, "Mcp-Name: file_report"))
     assert round_one["differences"] == "0" and '"resultType": "input_required"' in round_one["real"], round_one
-    round_two = run(console_under(static_trace, '"requestState": "{{report_state}}"'))
+    round_two = run(console_under(rounds, '"requestState": "{{report_state}}"'))
+    context.close()
     assert round_two["state"] == "done" and round_two["differences"] == "0", round_two
     assert '"resultType": "complete"' in round_two["real"]
 
@@ -86,11 +89,40 @@ def test_with_the_local_server_stopped_the_console_says_how_to_start_it(browser:
     shown = page.evaluate(ON_LOAD)
     assert {(kind, state) for kind, state, _ in shown} == {("none", "idle")}, shown
     assert all("mcpref demo" in text and "./scripts/serve" in text for _, _, text in shown), shown
-    ran = run(console_under(page, "Mcp-Param-City: Lisbon"))
+    panel = console_under(page, "Mcp-Param-City: Lisbon")
+    ran = run(panel)
+    after = panel.inner_text()
     context.close()
     assert ran["state"] == "no-server", ran
-    assert ran["status"].startswith(f"Run would send POST /mcp to {stopped}mcp; nothing answers there."), ran
-    assert "mcpref demo" in ran["status"]
+    assert ran["status"] == f"Run would send POST /mcp to {stopped}mcp; nothing answers there.", ran
+    # Was: the sentence under the buttons, and again after Run.
+    assert after.count("No reference server answers.") == 1 and after.count("mcpref demo") == 1, after
+
+
+def test_a_visit_to_a_static_copy_asks_its_own_origin_once(
+    browser: Any, static_site_url: str, local_server: str
+) -> None:
+    """Was: every page of a static copy POSTed to the static host's own /mcp and met a 405, the
+    console and the MCP Apps live view each asking on their own (try-it.js, apps-host.js)."""
+    context = open_context(browser, static_site_url, "desktop", "light")
+    context.add_init_script(f"localStorage.setItem('mcpref.localServer', {local_server!r})")
+    asked: list[str] = []
+    context.on("request", lambda r: r.url == static_site_url + "/mcp" and asked.append(r.url))
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(static_site_url + TRACE, wait_until="load")
+    page.wait_for_function(SERVERS_KNOWN)
+    ran = run(console_under(page, "Mcp-Param-City: Lisbon"))
+    page.goto(static_site_url + "/internals/transports/", wait_until="load")
+    page.wait_for_function(SERVERS_KNOWN)
+    kinds = {kind for kind, _, _ in page.evaluate(ON_LOAD)}
+    page.goto(static_site_url + "/patterns/mcp-apps/", wait_until="load")
+    page.wait_for_selector(".mcp-app-host[data-state=rendered]")
+    caption = page.locator(".mcp-app-caption").inner_text()
+    context.close()
+    assert ran["state"] == "done" and ran["differences"] == "0", ran
+    assert kinds == {"local"} and f"from {local_server}mcp" in caption, (kinds, caption)
+    assert asked == [static_site_url + "/mcp"], asked
 
 
 class SubPath:

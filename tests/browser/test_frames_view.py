@@ -123,11 +123,15 @@ def test_the_console_shows_a_live_stream_one_event_per_block(context: Any, site_
     panel = console_under(page, "Mcp-Name: survey_stations")
     shown = run(panel)
     assert shown["state"] == "done" and shown["differences"] == "0", shown
+    panel.locator(".mcpref-tryit__answer > summary").click()  # a matching answer waits behind its toggle
     events = panel.locator(".mcpref-tryit__real .mcpref-sse__event")
-    documented = panel.locator(".mcpref-tryit__documented .mcpref-sse__event")
+    documented = panel.locator("xpath=following-sibling::*[1]").locator(".mcpref-sse__event")  # the page's frame
     assert events.count() == documented.count() == int(panel.get_attribute("data-events")) >= 3
     first = events.first
     assert first.locator(".mcpref-sse__label").inner_text() == "event: message"
+    key = first.locator(".nt").first
+    assert key.inner_text() == '"jsonrpc"', "the event's JSON highlighted, as on the page"
+    assert key.evaluate("k => getComputedStyle(k).color") != first.evaluate("e => getComputedStyle(e).color")
     lines = [line.strip() for line in first.inner_text().split("\n") if line.strip()]
     assert lines[1] == "{" and '"method": "notifications/progress",' in lines, lines
     page.close()
@@ -144,7 +148,8 @@ def test_with_no_server_the_console_says_what_a_reader_can_run(browser: Any, sta
     repository = page.evaluate("document.querySelector('a.md-source').href")
     context.close()
     assert repository.startswith("https://github.com/")
-    for text in [text for _, _, text in shown] + [ran["status"]]:
+    assert ran["state"] == "no-server" and "git clone" not in ran["status"], ran  # said once, above
+    for text in [text for _, _, text in shown]:
         assert f"git clone {repository}" in text and 'pip install "./mcpref[demo]"' in text, text
         assert 'pip install "mcpref[demo]"' not in text and "mcpref demo" in text, text
 
@@ -190,7 +195,7 @@ def test_the_console_runs_the_frames_inside_a_tab(context: Any, site_url: str) -
     json_panel = page.locator(".tabbed-block .language-http:has-text('Mcp-Name: convert_temperature') + .mcpref-tryit")
     shown = run(json_panel)
     assert shown["state"] == "done" and shown["differences"] == "0", shown
-    assert '"text": "20 °C = 68.0 °F"' in shown["documented"] and '"text": "20 °C = 68.0 °F"' in shown["real"]
+    assert '"text": "20 °C = 68.0 °F"' in shown["real"]  # no difference: paired with the tab's response
     goto(page, site_url + TRANSPORTS)
     stream_panel = page.locator('.tabbed-block .language-http:has-text(\'"progressToken": "p1"\') + .mcpref-tryit')
     shown = run(stream_panel)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import VIEWPORTS, goto, open_context
+from tests.browser.conftest import VIEWPORTS, Visit, goto, open_context
 from tests.browser.test_readable import result_pages
 
 PHONE = VIEWPORTS["mobile"]["width"]
@@ -74,6 +74,12 @@ def test_the_errors_tables_fit_a_phone_with_every_column_on_screen(phone: Any, s
         '"frame"',
     ]
     assert all(c["shown"] and c["left"] >= 0 and c["right"] <= PHONE for c in cells), cells
+
+
+def test_no_table_on_any_page_is_wider_than_a_phone(survey: dict[str, Visit]) -> None:
+    """Was: 49 tables on 24 pages wider than 390 px, their right-hand columns off the screen."""
+    wide = {path: visit.facts[("mobile", "light")]["wideTables"] for path, visit in survey.items()}
+    assert {path: tables for path, tables in wide.items() if tables} == {}
 
 
 def test_the_errors_tables_stay_a_grid_at_desktop_width(desktop: Any, site_url: str) -> None:

@@ -1,5 +1,5 @@
 """The try-it console: Run under a request frame sends it to the server the site is served with,
-and shows the real response beside the documented one (issue 15)."""
+and says whether the real response is the documented one (issue 15), showing it once (issue 23)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,9 @@ def console_under(page: Any, *frame_texts: str) -> Any:
     return page.locator(f".language-http{has} + .mcpref-tryit").first
 
 
-def run(panel: Any) -> dict[str, str]:
+def run(panel: Any) -> dict[str, Any]:
+    """Run, and what the console then holds: `real` is every line of the server's answer, folded
+    or not, `comparison` the lines it shows as differing from the documented response."""
     panel.locator("button", has_text="Run").click()
     panel.page.wait_for_function(
         "p => !['idle', 'sending', 'streaming'].includes(p.dataset.state)", arg=panel.element_handle()
@@ -36,8 +38,11 @@ def run(panel: Any) -> dict[str, str]:
         "state": panel.get_attribute("data-state"),
         "differences": panel.get_attribute("data-differences"),
         "status": panel.locator(".mcpref-tryit__status").inner_text(),
-        "real": panel.locator(".mcpref-tryit__real").inner_text(),
-        "documented": panel.locator(".mcpref-tryit__documented").inner_text(),
+        "real": panel.locator(".mcpref-tryit__real").evaluate("pre => pre.textContent"),
+        "open": panel.locator(".mcpref-tryit__answer").evaluate("d => !d.hidden && d.open"),
+        "comparison": panel.locator(".mcpref-tryit__differences").evaluate(
+            "d => d.hidden ? null : d.querySelector('pre').innerText"
+        ),
     }
 
 
@@ -50,7 +55,7 @@ def test_every_executed_request_frame_has_a_run_control(trace: Any) -> None:
             return [requests.length, requests.filter(b => b.nextElementSibling?.matches('.mcpref-tryit')).length];
         }"""
     )
-    assert counts[0] > 5 and counts[0] == counts[1], counts
+    assert counts[0] >= 5 and counts[0] == counts[1], counts
 
 
 def test_run_a_json_frame(trace: Any) -> None:
@@ -81,25 +86,99 @@ def test_run_an_error_frame(trace: Any, site_url: str) -> None:
     assert '"code": -32020' in shown["real"]
 
 
-def test_an_mrtr_retry_carries_the_real_request_state_of_the_first_round(trace: Any) -> None:
-    retry = console_under(trace, '"requestState": "{{report_state}}"')
+def test_an_mrtr_retry_carries_the_real_request_state_of_the_first_round(trace: Any, site_url: str) -> None:
+    rounds = trace.context.new_page()  # the trace's MRTR rounds are on its continuation
+    rounds.set_default_timeout(15_000)
+    goto(rounds, site_url + "/internals/message-trace-listen/")
+    retry = console_under(rounds, '"requestState": "{{report_state}}"')
     first = run(retry)
     assert first["state"] == "needs-earlier" and "{{report_state}}" in first["status"], first
-    round_one = run(console_under(trace, "Mcp-Name: file_report"))
+    round_one = run(console_under(rounds, "Mcp-Name: file_report"))
     assert round_one["differences"] == "0" and '"resultType": "input_required"' in round_one["real"], round_one
     round_two = run(retry)
+    rounds.close()
     assert round_two["state"] == "done" and round_two["differences"] == "0", round_two
     assert '"resultType": "complete"' in round_two["real"]
 
 
-def test_an_edited_request_shows_where_the_answer_differs(trace: Any) -> None:
+def test_a_matching_answer_says_so_and_shows_nothing_more(trace: Any) -> None:
+    """Was: "Matches the documented response." over the documented response and the server's
+    answer side by side, unfolded: the page's frame, under the console, shown twice more."""
     panel = console_under(trace, "Mcp-Param-City: Lisbon")
+    shown = run(panel)
+    assert shown["state"] == "done" and shown["differences"] == "0", shown
+    assert shown["status"] == "Matches the documented response." and not shown["open"], shown
+    assert shown["comparison"] is None and panel.locator(".mcpref-tryit__documented").count() == 0
+    assert '"jsonrpc"' not in panel.inner_text()  # nothing of the response on screen
+    answer = panel.locator(".mcpref-tryit__real")
+    assert not answer.is_visible()
+    panel.locator(".mcpref-tryit__answer > summary").click()  # the real answer, on demand
+    assert answer.is_visible() and '"resultType": "complete"' in answer.inner_text()
+    # ... folded where the page's frame folds, with the page's own label, opened in place.
+    page_label = trace.evaluate(
+        """p => p.nextElementSibling.querySelector('.mcpref-fold__toggle[data-label*=serverInfo]').dataset.label""",
+        panel.element_handle(),
+    )
+    fold = answer.locator(".mcpref-fold", has=trace.locator(f"[data-label='{page_label}']"))
+    assert fold.count() == 1 and '"name": "weather-desk"' not in answer.inner_text()
+    fold.locator(".mcpref-fold__toggle").click()
+    assert '"name": "weather-desk"' in answer.inner_text()
+
+
+def test_a_differing_answer_shows_the_real_answer_then_only_what_differs(browser: Any, site_url: str) -> None:
+    """A page whose documented response no longer is what the server answers (here the page is
+    changed on its way to the browser): the real answer first, its differing lines marked, then
+    those lines against the documented ones with a little context, not the whole response again."""
+    context = open_context(browser, site_url, "desktop", "light")
+
+    def drifted(route: Any) -> None:
+        response = route.fetch()
+        route.fulfill(response=response, body=response.text().replace("light rain", "heavy rain"))
+
+    context.route(site_url + "/internals/message-trace/", drifted)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(site_url + "/internals/message-trace/", wait_until="load")
+    panel = console_under(page, "Mcp-Param-City: Lisbon")
+    shown = run(panel)
+    marked = panel.locator(".mcpref-tryit__real .mcpref-tryit__diff").all_inner_texts()
+    order = panel.evaluate("p => [...p.children].map(c => c.className)")
+    context.close()
+    # The summary in the forecast's text and in its structured content, each on both sides.
+    assert shown["state"] == "done" and shown["differences"] == "4", shown
+    assert shown["status"] == "4 line(s) differ from the documented response." and shown["open"], shown
+    assert len(marked) == 2 and all("light rain" in line for line in marked), marked
+    assert order.index("mcpref-tryit__answer") < order.index("mcpref-tryit__differences"), order
+    comparison = shown["comparison"].split("\n")
+    assert sum("heavy rain" in line for line in comparison) == 2, comparison
+    assert sum("light rain" in line for line in comparison) == 2, comparison
+    assert len(comparison) < len(shown["real"].split("\n")) / 2, comparison  # compact
+    assert any(line.startswith("⋯") and "matching lines" in line for line in comparison), comparison
+
+
+def test_an_edited_request_shows_the_servers_answer_and_compares_nothing(browser: Any, site_url: str) -> None:
+    """Was, on a phone: a request edited into a broken one said "30 line(s) differ from the
+    documented response", showed the documented SSE answer (to another request) first, and the
+    server's real 400 -32700 a long scroll below (issue 23)."""
+    context = open_context(browser, site_url, "mobile", "light")
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(site_url + "/internals/transports/", wait_until="load")
+    panel = console_under(page, "Mcp-Name: survey_stations")
     panel.locator("button", has_text="Edit request").click()
     editor = panel.locator("textarea")
-    editor.fill(editor.input_value().replace('"id": 3', '"id": 77'))
+    editor.fill(editor.input_value().replace('"survey_stations"', '"survey_stations'))
     shown = run(panel)
-    assert shown["state"] == "done" and int(shown["differences"]) == 2, shown  # the id line, both sides
-    assert panel.locator(".mcpref-tryit__real .mcpref-tryit__diff").first.inner_text().strip() == '"id": 77,'
+    status_bottom = panel.locator(".mcpref-tryit__status").bounding_box()
+    answer_top = panel.locator(".mcpref-tryit__answer").bounding_box()
+    visible = panel.locator(".mcpref-tryit__real").inner_text()
+    marked = panel.locator(".mcpref-tryit__diff").count()
+    context.close()
+    assert shown["state"] == "done" and shown["differences"] == "", shown
+    assert shown["status"] == "Edited request: the server's answer." and shown["open"], shown
+    assert shown["comparison"] is None and marked == 0, shown
+    assert visible.startswith("HTTP/1.1 400 Bad Request") and '"code": -32700' in visible, visible
+    assert answer_top["y"] - (status_bottom["y"] + status_bottom["height"]) < 40  # right under the verdict
 
 
 def test_the_editor_is_hidden_on_load_and_edit_request_toggles_it(trace: Any) -> None:
@@ -137,7 +216,7 @@ def test_back_to_top_never_covers_a_run_bar(browser: Any, site_url: str, viewpor
     context = open_context(browser, site_url, viewport, "light")
     page = context.new_page()
     page.set_default_timeout(15_000)
-    page.goto(site_url + "/internals/transports/", wait_until="load")
+    goto(page, site_url + "/internals/transports/")  # diagrams drawn: nothing above moves the page after
     height = VIEWPORTS[viewport]["height"]
     for y in (60, 80, height // 2, height - 60, height - 40):
         page.evaluate(PLACE_BAR, y)

@@ -391,6 +391,16 @@ async def test_the_probes_discover_result_is_cached_like_any_other(kinds_urls):
         assert await fetched(client, traffic, "DiscoverResult") == 1
 
 
+async def test_the_probes_private_discover_result_is_kept_for_its_principal_alone(kinds_urls):
+    shared = ResultCache()
+    alice, bob = {"Authorization": "Bearer alice"}, {"Authorization": "Bearer bob"}
+    async with connect(kinds_urls["fresh"], cache=shared, headers=alice) as (client, traffic):
+        await client.list_tools()  # probes first
+        assert await fetched(client, traffic, "DiscoverResult") == 0
+    async with connect(kinds_urls["fresh"], version="2026-07-28", cache=shared, headers=bob) as (client, traffic):
+        assert await fetched(client, traffic, "DiscoverResult") == 1
+
+
 def discover_app(result_type: str | None) -> Starlette:
     """A server whose `DiscoverResult`, with cache hints, names `result_type` (none if `None`)."""
 

@@ -191,9 +191,10 @@ async def test_a_quiet_stream_outlasts_the_clients_read_timeout(url):
             Client(quiet_url, timeout=0.3, era_cache=EraCache()) as client,
             client.listen(tools_list_changed=True, max_reconnects=0) as subscription,
         ):
+            waiting = asyncio.ensure_future(anext(subscription))  # reading the quiet stream from now on
             await asyncio.sleep(0.6)
             await client.call_tool("add_tool")
-            note = await asyncio.wait_for(anext(subscription), 5)
+            note = await asyncio.wait_for(waiting, 5)
     assert note.method == "notifications/tools/list_changed"
     assert subscription.reconnects == 0
 

@@ -4,6 +4,7 @@ bounded memory and ends in one "stale" rather than silence."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -61,9 +62,10 @@ def test_a_relay_waits_longer_between_attempts_up_to_its_limit(monkeypatch: pyte
         relay = PostgresRelay(f"postgresql://nobody@127.0.0.1:{free_port()}/none", "away")
         monkeypatch.setattr(asyncio, "sleep", recorded)
         await relay.start(lambda change: None)
-        for _ in range(2000):
-            if len(waits) >= 8:
-                break
+        # Eight failed connections take well under a second; the deadline is for a loaded machine,
+        # where 2,000 polls of 5 ms once ran out before the eighth.
+        deadline = time.monotonic() + 60
+        while len(waits) < 8 and time.monotonic() < deadline:
             await real_sleep(0.005)
         monkeypatch.undo()
         await relay.stop()

@@ -52,29 +52,8 @@ def linked(html: str, repo_url: str, ref: str = "main") -> str:
     return _HEADING_END.sub(add, html)
 
 
-#: Inline code, not a code block's (`<pre><span></span><code>`), and what it shows.
-_INLINE_CODE = re.compile(r"(?<!<span></span>)<code>(?P<inner>.*?)</code>", re.DOTALL)
-_TAG = re.compile(r"<[^>]+>")
-
-
-def wrappable(html: str) -> str:
-    """Inline code with a space in it (`Callable[[Callable[..., Any]], ...]`, a command's argv) is
-    marked `mcpref-wraps`: on a phone, where the docstring tables stack, it may break at its spaces
-    (reference.css), while a name without one (`x-mcp-header`) stays whole, as in every table."""
-
-    def mark(match: re.Match[str]) -> str:
-        if not any(c.isspace() for c in _TAG.sub("", match["inner"])):
-            return match.group(0)
-        return f'<code class="mcpref-wraps">{match["inner"]}</code>'
-
-    return _INLINE_CODE.sub(mark, html)
-
-
 def on_page_content(html: str, page: Any, config: Any, **_: Any) -> str:
     repo_url = config.get("repo_url")
-    if not page.file.src_uri.startswith(FOLDER):
-        return html
-    html = wrappable(html)
-    if not repo_url:
+    if not repo_url or not page.file.src_uri.startswith(FOLDER):
         return html
     return linked(html, repo_url, config.extra.get("verified", {}).get("sha") or "main")

@@ -66,7 +66,7 @@ ROWS = """<table>
 </tr>
 </thead>
 <tbody>
-<tr class="doc-section-item">
+<tr>
 <td><code>-32700</code></td>
 <td style="text-align: left;">400 &amp; more</td>
 </tr>
@@ -74,14 +74,16 @@ ROWS = """<table>
 </table>"""
 
 
-def test_a_page_that_asks_gets_tables_whose_cells_carry_their_column_names() -> None:
+def test_tables_get_cells_that_carry_their_column_names_unless_a_page_declines() -> None:
     stacked = stacked_tables.stacked(ROWS)
     assert stacked.startswith('<div class="mcpref-stacked"><table>') and stacked.endswith("</table></div>")
-    assert '<tr class="doc-section-item">\n<td data-label="code"><code>-32700</code></td>' in stacked
+    assert '<tr>\n<td data-label="code"><code>-32700</code></td>' in stacked
     assert '<td data-label="HTTP (mcpref)" style="text-align: left;">400 &amp; more</td>' in stacked
-    asked = SimpleNamespace(meta={"stacked_tables": True})
-    assert stacked_tables.on_page_content(ROWS, page=asked) == stacked
-    assert stacked_tables.on_page_content(ROWS, page=SimpleNamespace(meta={})) == ROWS
+    assert stacked_tables.on_page_content(ROWS, page=SimpleNamespace(meta={})) == stacked
+    declined = SimpleNamespace(meta={"stacked_tables": False})
+    assert stacked_tables.on_page_content(ROWS, page=declined) == ROWS
+    docstring = ROWS.replace("<tr>\n<td><code>", '<tr class="doc-section-item">\n<td><code>')
+    assert stacked_tables.stacked(docstring) == docstring, "mkdocstrings' tables stack by their own CSS"
 
 
 def test_the_errors_page_is_built_with_stacking_tables(built_site: Path) -> None:
@@ -130,17 +132,15 @@ def test_each_api_page_lists_what_a_reader_uses_before_constants(built_site: Pat
 def test_inline_code_with_a_space_may_wrap_and_a_name_stays_whole() -> None:
     """Was: at 390 px a command's argv in a description (`["python", "-m", ...]`) and annotations
     such as `Callable[[Callable[..., Any]], ...]` widened their stacked row past the screen."""
-    from tests.docs import api_hook
-
     html = (
-        '<td><code>x-mcp-header</code> or <code>["python", "-m"]</code></td>'
-        '<td><code><span title="typing.Any">Any</span> | None</code></td>'
-        "<pre><span></span><code>Server(\n    name: str,\n)</code></pre>"
+        '<table><td><code>x-mcp-header</code> or <code>["python", "-m"]</code></td>'
+        '<td><code><span title="typing.Any">Any</span> | None</code></td></table>'
+        "<p><code>a b</code></p><pre><span></span><code>Server(\n    name: str,\n)</code></pre>"
     )
-    assert api_hook.wrappable(html) == (
-        '<td><code>x-mcp-header</code> or <code class="mcpref-wraps">["python", "-m"]</code></td>'
-        '<td><code class="mcpref-wraps"><span title="typing.Any">Any</span> | None</code></td>'
-        "<pre><span></span><code>Server(\n    name: str,\n)</code></pre>"
+    assert stacked_tables.wrappable(html) == (
+        '<table><td><code>x-mcp-header</code> or <code class="mcpref-wraps">["python", "-m"]</code></td>'
+        '<td><code class="mcpref-wraps"><span title="typing.Any">Any</span> | None</code></td></table>'
+        "<p><code>a b</code></p><pre><span></span><code>Server(\n    name: str,\n)</code></pre>"
     )
 
 
