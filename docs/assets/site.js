@@ -94,44 +94,79 @@
     return Number.isFinite(smallest) ? smallest : 16;
   }
 
-  /* Fit the drawn diagram to the column, but never below MIN_TEXT_PX. */
-  function layout(diagram) {
-    const svg = diagram.canvas.querySelector("svg");
-    if (!svg) return;
+  /* Fit a drawn diagram (in its figure, or its copy in the Expand dialog) to the width it has, but
+   * never below MIN_TEXT_PX. Its scale. */
+  function fit(diagram, svg, available) {
     const box = svg.viewBox.baseVal;
     const width = box && box.width ? box.width : svg.getBBox().width;
     const height = box && box.height ? box.height : svg.getBBox().height;
-    const available = diagram.canvas.clientWidth || width;
-    const floor = MIN_TEXT_PX / diagram.minText;
-    const scale = Math.max(Math.min(1, available / width), floor);
+    const scale = Math.max(Math.min(1, (available || width) / width), MIN_TEXT_PX / diagram.minText);
     svg.removeAttribute("height");
     svg.style.maxWidth = "none";
     svg.style.width = `${width * scale}px`;
     svg.style.height = `${height * scale}px`;
-    const cramped = width * scale > available + 1;
-    diagram.figure.classList.toggle("mcpref-diagram--wide", cramped);
-    diagram.expand.hidden = !cramped && scale >= 1;
+    return scale;
   }
 
+  function layout(diagram) {
+    const svg = diagram.canvas.querySelector("svg");
+    if (!svg) return;
+    const scale = fit(diagram, svg, diagram.canvas.clientWidth);
+    // Cut at the column's edge (a phone): it says so, beside a prominent Expand.
+    const cramped = svg.getBoundingClientRect().width > diagram.canvas.clientWidth + 1;
+    diagram.figure.classList.toggle("mcpref-diagram--wide", cramped);
+    diagram.hint.hidden = !cramped;
+    diagram.expand.hidden = !cramped && scale >= 1;
+    if (diagram.dialog) fitExpanded(diagram, diagram.dialog);
+  }
+
+  /* The dialog's copy, fitted to the dialog; where it is still too wide, the hint says how to see
+   * the rest: scroll, or turn the phone (the longer side of the window, if the diagram fits it). */
+  function fitExpanded(diagram, dialog) {
+    const body = dialog.querySelector(".mcpref-dialog__body");
+    const svg = body.querySelector("svg");
+    fit(diagram, svg, body.clientWidth);
+    const width = svg.getBoundingClientRect().width;
+    const hint = dialog.querySelector(".mcpref-dialog__hint");
+    hint.hidden = width <= body.clientWidth + 1;
+    const turned = window.innerHeight > window.innerWidth && width <= window.innerHeight - (window.innerWidth - body.clientWidth);
+    hint.textContent = turned ? "Scroll it both ways, or turn the phone sideways to see its whole width." : "Scroll it both ways to see all of it.";
+  }
+
+  /* The diagram on its own, in a dialog that fills a phone's screen: fitted to its width where the
+   * text stays at MIN_TEXT_PX or more, else at that size, scrolling both ways; fitted again when
+   * the phone turns. Close is a full-size touch target, above the part that scrolls. */
   function openExpanded(diagram) {
     const dialog = document.createElement("dialog");
     dialog.className = "mcpref-dialog";
     dialog.setAttribute("aria-label", diagram.name);
+    const head = document.createElement("div");
+    head.className = "mcpref-dialog__head";
+    const title = document.createElement("p");
+    title.className = "mcpref-dialog__title";
+    title.textContent = diagram.name;
     const close = document.createElement("button");
     close.type = "button";
+    close.className = "mcpref-dialog__close";
     close.textContent = "Close";
     close.addEventListener("click", () => dialog.close());
+    head.append(title, close);
+    const hint = document.createElement("p");
+    hint.className = "mcpref-dialog__hint";
     const body = document.createElement("div");
     body.className = "mcpref-dialog__body";
+    body.tabIndex = 0; // scrolled from the keyboard too
     const svg = diagram.canvas.querySelector("svg").cloneNode(true);
-    const box = svg.viewBox.baseVal;
-    svg.style.width = `${box.width}px`; // full size: every label at its drawn size
-    svg.style.height = `${box.height}px`;
     body.append(svg);
-    dialog.append(close, body);
-    dialog.addEventListener("close", () => dialog.remove());
+    dialog.append(head, hint, body);
+    dialog.addEventListener("close", () => {
+      diagram.dialog = null;
+      dialog.remove();
+    });
     document.body.append(dialog);
     dialog.showModal();
+    diagram.dialog = dialog;
+    fitExpanded(diagram, dialog);
   }
 
   /* Where the diagram should have been: the reason, and the source it could not draw. */
@@ -187,12 +222,17 @@
   }
 
   for (const diagram of diagrams) {
+    const hint = document.createElement("span");
+    hint.className = "mcpref-diagram__hint";
+    hint.textContent = "Wider than the screen: scroll it sideways, or";
+    hint.hidden = true;
     const expand = document.createElement("button");
     expand.type = "button";
     expand.textContent = "Expand diagram";
     expand.hidden = true;
     expand.addEventListener("click", () => openExpanded(diagram));
-    diagram.bar.append(expand);
+    diagram.bar.append(hint, expand);
+    diagram.hint = hint;
     diagram.expand = expand;
   }
 

@@ -236,7 +236,9 @@ def survey_page(page: Any, context: Any, site_url: str, path: str) -> Visit:
             page.set_viewport_size(VIEWPORTS[viewport])
             page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
             desktop = viewport == "desktop"
-            visit.facts[(viewport, palette)] = page.evaluate(MEASURE, {"withContrast": desktop})
+            # Expand is opened on a phone, where diagrams are cut; contrast is measured on a desktop.
+            measuring = {"withContrast": desktop, "withExpand": not desktop}
+            visit.facts[(viewport, palette)] = page.evaluate(MEASURE, measuring)
             if desktop:
                 shot = ARTIFACTS / f"{name}-{palette}.jpeg"
                 page.screenshot(path=str(shot), type="jpeg", quality=70, full_page=FULL_PAGE_SHOTS)

@@ -1,8 +1,9 @@
 // Run in the page by tests/browser/conftest.py: measures what a reader of this page sees.
 // Returns plain JSON; the tests decide what is acceptable. With `withContrast` false, diagram labels'
 // contrast (a label-by-label scroll, the slow part) is left out: colours follow the palette, not
-// the width, so conftest.py measures it at one width per palette.
-async ({ withContrast }) => {
+// the width, so conftest.py measures it at one width per palette. With `withExpand` (on a phone),
+// each diagram that has an Expand control is opened and what the dialog shows is measured.
+async ({ withContrast, withExpand }) => {
   const parse = (css) => {
     const m = /rgba?\(([^)]+)\)/.exec(css || "");
     if (!m) return null;
@@ -63,6 +64,60 @@ async ({ withContrast }) => {
     const style = getComputedStyle(el);
     return el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
   };
+  // The contrast of a control's text on its own background, else the page's (the dialog has the
+  // page's background too).
+  const textContrast = (el) => {
+    const style = getComputedStyle(el);
+    const own = parse(style.backgroundColor);
+    const bg = own && own[3] > 0.05 ? blend(own, pageBackground) : pageBackground;
+    return Number(ratio(blend(parse(style.color), bg), bg).toFixed(2));
+  };
+  const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const smallestText = (svg) => {
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    const sizes = [...svg.querySelectorAll("text, foreignObject span, foreignObject p")]
+      .filter((el) => el.textContent.trim() && !el.querySelector("span, p, tspan"))
+      .map((el) => parseFloat(getComputedStyle(el).fontSize) * scale);
+    return sizes.length ? Math.min(...sizes) : null;
+  };
+  // What Expand shows: the dialog's extent, its copy's smallest text, whether every edge of the
+  // diagram can be scrolled into view, and the Close button; closed again with that button.
+  const expanded = async (button) => {
+    button.click();
+    await frame();
+    const dialog = document.querySelector("dialog.mcpref-dialog[open]");
+    if (!dialog) return { opened: false };
+    const body = dialog.querySelector(".mcpref-dialog__body");
+    const copy = body.querySelector("svg");
+    const close = dialog.querySelector(".mcpref-dialog__close");
+    const inside = (r, box) => r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
+    const d = dialog.getBoundingClientRect();
+    const c = close.getBoundingClientRect();
+    const edges = [];
+    for (const [left, top] of [[0, 0], [body.scrollWidth, body.scrollHeight]]) {
+      body.scrollTo(left, top);
+      const s = copy.getBoundingClientRect();
+      const box = body.getBoundingClientRect();
+      edges.push(left ? s.right <= box.right + 1 && s.bottom <= box.bottom + 1 : s.left >= box.left - 1 && s.top >= box.top - 1);
+    }
+    const hint = dialog.querySelector(".mcpref-dialog__hint");
+    const facts = {
+      opened: true,
+      fillsWindow: d.left <= 0.5 && d.top <= 0.5 && d.right >= innerWidth - 0.5 && d.bottom >= innerHeight - 0.5,
+      minTextPx: smallestText(copy),
+      fitsWidth: copy.getBoundingClientRect().width <= body.clientWidth + 1,
+      everyEdgeReachable: edges.every(Boolean),
+      closePx: [c.width, c.height],
+      closeInView: inside(c, { left: 0, top: 0, right: innerWidth, bottom: innerHeight }),
+      hint: hint.hidden ? null : hint.textContent,
+      contrast: [hint, close].filter((el) => el.getClientRects().length).map(textContrast),
+      name: dialog.getAttribute("aria-label"),
+    };
+    close.click();
+    for (let i = 0; i < 50 && document.querySelector("dialog.mcpref-dialog"); i++) await new Promise((r) => setTimeout(r, 10));
+    facts.closed = !document.querySelector("dialog.mcpref-dialog");
+    return facts;
+  };
   const diagrams = [];
   for (const { figure, svg } of drawn) {
     const entry = {
@@ -105,6 +160,17 @@ async ({ withContrast }) => {
         entry.labels.push(label);
         if (contrast < 4.5) entry.lowContrast.push(`${label} (${contrast.toFixed(2)}:1)`);
       }
+    }
+    if (figure) {
+      // Cut at the column's edge: it must say so, beside an Expand control a finger can press.
+      const button = figure.querySelector(".mcpref-diagram__bar button");
+      const hint = figure.querySelector(".mcpref-diagram__hint");
+      const b = button.getBoundingClientRect();
+      entry.cut = entry.drawnPx > figure.querySelector(".mcpref-diagram__canvas").clientWidth + 1;
+      entry.hint = hint && hint.getClientRects().length ? hint.textContent : null;
+      entry.expandPx = entry.expand ? [b.width, b.height] : null;
+      entry.controlsContrast = [hint, button].filter((el) => el.getClientRects().length).map(textContrast);
+      entry.expanded = withExpand && entry.expand ? await expanded(button) : null;
     }
     diagrams.push(entry);
   }

@@ -77,17 +77,35 @@ def test_copy_copies_the_command_without_prompt_or_output(page: Any) -> None:
     assert copied.rstrip().endswith("}}}'")
 
 
-def test_expand_shows_a_wide_diagram_whole_at_full_size(page: Any, site_url: str) -> None:
-    """On a phone the performance flowchart is wider than the column: Expand opens it at its
-    drawn size. (At 1280 px every diagram fits the column: tests/browser/test_pages.py.)"""
+def test_expand_on_a_phone_fills_the_screen_and_refits_when_the_phone_turns(page: Any, site_url: str) -> None:
+    """On a phone the performance flowchart is wider than the column: Expand fills the screen with
+    it at 12 px text, scrolling both ways, its hint saying the phone can be turned; turned sideways
+    (844x390) the same dialog shows its whole width. Close, a 44x44 px target, closes it. (Every
+    diagram at 390 px: tests/browser/test_pages.py; at 1280 px every diagram fits the column.)"""
     page.set_viewport_size(VIEWPORTS["mobile"])
     goto(page, site_url + "/reference/performance/")
     figure = page.locator("figure.mcpref-diagram").first
+    assert figure.locator(".mcpref-diagram__hint").is_visible()
     figure.locator("button", has_text="Expand diagram").click()
     dialog = page.locator("dialog.mcpref-dialog[open]")
-    sizes = dialog.locator("svg").evaluate("svg => [svg.getBoundingClientRect().width, svg.viewBox.baseVal.width]")
-    assert abs(sizes[0] - sizes[1]) < 1, sizes
-    dialog.locator("button", has_text="Close").click()
+    copy = dialog.locator("svg")
+    body = dialog.locator(".mcpref-dialog__body")
+    assert dialog.bounding_box() == {"x": 0, "y": 0, **VIEWPORTS["mobile"]}
+    upright = copy.bounding_box()
+    assert upright["width"] > body.evaluate("b => b.clientWidth"), "at 12 px it is wider than the screen"
+    assert "turn the phone sideways" in dialog.locator(".mcpref-dialog__hint").inner_text()
+    page.set_viewport_size({"width": 844, "height": 390})
+    page.wait_for_function(
+        "() => { const b = document.querySelector('dialog[open] .mcpref-dialog__body');"
+        " return b.querySelector('svg').getBoundingClientRect().width <= b.clientWidth; }"
+    )
+    turned = copy.bounding_box()
+    assert turned["width"] > upright["width"], "fitted to the wider screen, larger"
+    assert dialog.locator(".mcpref-dialog__hint").is_hidden()
+    close = dialog.locator("button", has_text="Close")
+    box = close.bounding_box()
+    assert box["width"] >= 44 and box["height"] >= 44, box
+    close.click()
     # The dialog leaves on its `close` event, which the browser fires in a task of its own.
     page.locator("dialog.mcpref-dialog").wait_for(state="detached")
     page.set_viewport_size(VIEWPORTS["desktop"])

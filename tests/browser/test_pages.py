@@ -179,3 +179,42 @@ def test_no_two_diagrams_on_a_page_share_a_name(survey: dict[str, Visit]) -> Non
         "Flowchart: a balancer without stickiness in front of instances that share only a key and your data",
         "Sequence diagram: a handle from instance A redeemed at instance B",
     ], "an accTitle names its diagram"
+
+
+def test_on_a_phone_a_cut_diagram_says_so_and_expand_shows_it_whole(survey: dict[str, Visit]) -> None:
+    """Was: on a phone the home page's diagram lost its Server lane with nothing to say it
+    scrolls, and Expand opened a dialog at the same scale, still cut, half of it empty, its Close
+    button about 38x14 px (issue 23). Now a cut diagram says it scrolls, beside an Expand control a
+    finger can press; Expand fills the screen with the diagram fitted to its width where the text
+    stays at 12 px or more, else at 12 px with every edge reachable by scrolling, and Close is at
+    least 44x44 px, on screen. The text of these controls meets WCAG AA (4.5:1) in both palettes."""
+    problems: dict[str, list[str]] = {}
+    opened = 0
+    for where, facts in each(survey, "mobile"):
+        for d in facts["diagrams"]:
+            found = []
+            if d.get("cut") and not (d["hint"] and d["expandPx"] and min(d["expandPx"]) >= 44):
+                found.append(f"cut in place: hint {d['hint']!r}, Expand {d['expandPx']}")
+            shown = d.get("expanded")
+            if d["expand"]:
+                opened += 1
+                if not (shown and shown["opened"] and shown["closed"] and shown["fillsWindow"]):
+                    found.append(f"dialog {shown}")
+                elif shown["minTextPx"] < MIN_DIAGRAM_TEXT_PX - 0.01 or not (
+                    shown["fitsWidth"] or shown["minTextPx"] < MIN_DIAGRAM_TEXT_PX + 0.01
+                ):
+                    found.append(f"expanded: text {shown['minTextPx']:.2f} px, fits the width: {shown['fitsWidth']}")
+                elif not (shown["everyEdgeReachable"] and shown["closeInView"] and min(shown["closePx"]) >= 44):
+                    found.append(f"expanded: edges reachable {shown['everyEdgeReachable']}, Close {shown['closePx']}")
+                elif not shown["fitsWidth"] and not shown["hint"] or shown["name"] != d["name"]:
+                    found.append(f"expanded: hint {shown['hint']!r}, named {shown['name']!r}")
+                elif min(shown["contrast"]) < 4.5:
+                    found.append(f"expanded: hint and Close at {shown['contrast']}:1")
+            if min(d.get("controlsContrast") or [21]) < 4.5:
+                found.append(f"in place: hint and Expand at {d['controlsContrast']}:1")
+            if found:
+                problems.setdefault(where, []).extend(f"{d['name']}: {f}" for f in found)
+    assert problems == {}
+    assert opened > 20, "every diagram page at 390 px, both palettes, has a diagram that Expand opened"
+    home = survey["/"].facts[("mobile", "light")]["diagrams"][0]
+    assert home["cut"] and home["expanded"]["everyEdgeReachable"], home
