@@ -68,6 +68,22 @@
     return { filled, missing };
   }
 
+  // Headers a browser sets itself and never lets a page set (fetch's forbidden header names): a
+  // frame that sets one cannot go out from here as the page shows it, so Run offers curl instead.
+  const FORBIDDEN_HEADER =
+    /^(accept-charset|accept-encoding|access-control-request-(headers|method)|connection|content-length|cookie2?|date|dnt|expect|host|keep-alive|origin|referer|set-cookie|te|trailer|transfer-encoding|upgrade|via|proxy-.*|sec-.*)$/i;
+  const shellQuoted = (text) => `'${text.replace(/'/g, "'\\''")}'`;
+  function curlOf(request, url) {
+    const body = tryJSON(request.body);
+    return [
+      "curl -i",
+      ...(request.method === "GET" ? [] : ["-X", request.method]),
+      shellQuoted(url.href),
+      ...request.headers.map(([name, value]) => `-H ${shellQuoted(`${name}: ${value}`)}`),
+      ...(request.body ? ["--data-binary", shellQuoted(body.ok ? JSON.stringify(body.value) : request.body)] : []),
+    ].join(" ");
+  }
+
   /* ------------------------------------------------------------ comparing */
 
   // A documented line as a pattern: placeholders match any value; named ones are captured.
@@ -495,6 +511,12 @@
         return finish("error", String(error.message || error));
       }
       const url = resolve(request.target, found.root);
+      const forbidden = request.headers.map(([name]) => name).filter((name) => FORBIDDEN_HEADER.test(name));
+      if (forbidden.length) {
+        finish("needs-curl", `A browser sends its own ${forbidden.join(" and ")}, so Run cannot send this request as the page shows it. Run it with curl: `);
+        status.append(el("code", { className: "mcpref-tryit__curl", textContent: curlOf(request, url) }));
+        return;
+      }
       if (found.kind === "none") {
         // The console's line above already says how to start one.
         return finish("no-server", `Run would send ${request.method} ${request.target} to ${url.href}; nothing answers there.`);
@@ -543,7 +565,8 @@
           const differences = show(real, compare, true);
           return finish("done", verdict(differences, "Stopped. "), differences);
         }
-        finish("no-server", `Nothing answered at ${url.href} (${error.message || error}). ${START_HINT}`);
+        // The server answered this page's probe: the browser refused this one request, or it failed.
+        finish("failed", `The browser refused ${request.method} ${url.href}, or the request failed (${error.message || error}); the browser's console says which.`);
       }
     });
   }

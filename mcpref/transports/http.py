@@ -6,10 +6,10 @@ without adding checks. See basic/transports/streamable-http.mdx.
 
 Checks run in this order; the first that fails answers, and later ones never run:
 
-1. HTTP method: only POST (405 with `Allow: POST`). GET streams and DELETE sessions are gone.
-2. `Host` (421, on a loopback bind) and `Origin` (403, when present and not allowed), before the
-   body is even read, so a page on a hostile site learns nothing from a loopback server (DNS
-   rebinding).
+1. `Host` (421, on a loopback bind) and `Origin` (403, when present and not allowed), on every
+   method, before the body is even read, so a page on a hostile site learns nothing from a
+   loopback server (DNS rebinding).
+2. HTTP method: only POST (405 with `Allow: POST`). GET streams and DELETE sessions are gone.
 3. `Content-Type` must be `application/json` (415) and `Accept` must cover both
    `application/json` and `text/event-stream` (406): what the body and answer can be at all.
 4. Body size (413): read no further than the limit; the refusal closes the connection, so the
@@ -147,20 +147,19 @@ class StreamableHTTP:
             await internal_error(scope, send, exc)
 
     async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        method = scope["method"]
-        if method == "POST":
-            headers = _headers(scope)
-        elif method == "OPTIONS":
-            await self._preflight(_headers(scope), scope, send)
+        method, headers = scope["method"], _headers(scope)
+        if method == "OPTIONS":
+            await self._preflight(headers, scope, send)
             return
-        else:
-            await _method_not_allowed(send, "the MCP endpoint takes POST only", b"POST")
-            return
+        # Every method, not POST alone: the spec's Origin check covers all incoming connections.
         if headers.get("host") not in self.hosts.known_good or "origin" in headers:  # else nothing to judge
             origin = self._check_host_and_origin(headers, scope)
             if origin is not None:
                 scope[CORS_ORIGIN_KEY] = origin
                 send = _with_cors(send, origin)
+        if method != "POST":  # a page from an allowed origin reads this 405 too: a 2025 client's fallback cue
+            await _method_not_allowed(send, "the MCP endpoint takes POST only", b"POST")
+            return
         content_type, accept = headers.get("content-type"), headers.get("accept")
         if content_type != "application/json" or accept != ACCEPT:  # what clients send passes at once
             _check_content_type(content_type)
@@ -202,7 +201,9 @@ class StreamableHTTP:
 
     async def _preflight(self, headers: dict[str, str], scope: Scope, send: Send) -> None:
         """A CORS preflight, answered on purpose: allowed origins learn they may POST with the
-        MCP headers; others get 403 and no CORS headers, so the browser stops there."""
+        MCP headers, and GET or DELETE with a 2025 client's (answered 405, the header ignored, as
+        the spec's backward compatibility asks: the page must be able to read that); others get
+        403 and no CORS headers, so the browser stops there."""
         origin = self._check_host_and_origin(headers, scope)
         if origin is None or "access-control-request-method" not in headers:
             await _method_not_allowed(send, "OPTIONS is for CORS preflights", b"POST, OPTIONS")
@@ -211,7 +212,7 @@ class StreamableHTTP:
         allowed = [name.strip() for name in requested.lower().split(",") if _cors_header_allowed(name.strip())]
         cors = [
             (b"access-control-allow-origin", origin.encode("latin-1")),
-            (b"access-control-allow-methods", b"POST"),
+            (b"access-control-allow-methods", CORS_METHODS),
             # None asked for (or none of ours): no header, rather than an empty one.
             *([(b"access-control-allow-headers", ", ".join(allowed).encode("latin-1"))] if allowed else []),
             (b"access-control-max-age", b"600"),
@@ -396,8 +397,16 @@ def _headers(scope: Scope) -> dict[str, str]:
 
 #: The scope key holding the allowed Origin of a browser request, so its errors carry CORS headers.
 CORS_ORIGIN_KEY = "mcpref.cors_origin"
-#: Request headers a browser client may send cross-origin: what MCP requests carry.
-CORS_HEADERS = frozenset({"content-type", "accept", "authorization", "mcp-protocol-version", "mcp-method", "mcp-name"})
+#: Methods a page from an allowed origin may send: POST, and a 2025 client's GET and DELETE, so
+#: that it can read their 405 (streamable-http.mdx §Earlier Streamable HTTP Revisions).
+CORS_METHODS = b"GET, POST, DELETE"
+#: Request headers a browser client may send cross-origin: what MCP requests carry, and the 2025
+#: headers the server ignores (`Mcp-Session-Id`, `Last-Event-ID`), so a 2025 client's request is
+#: answered rather than stopped by its preflight.
+CORS_HEADERS = frozenset(
+    {"content-type", "accept", "authorization", "mcp-protocol-version", "mcp-method", "mcp-name"}
+    | {"mcp-session-id", "last-event-id"}
+)
 
 
 def _cors_header_allowed(name: str) -> bool:

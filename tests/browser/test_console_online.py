@@ -153,3 +153,76 @@ def test_served_under_a_sub_path_the_console_calls_that_sub_paths_endpoints(brow
         context.close()
     assert kinds == {"site"}, kinds
     assert shown["state"] == "done" and shown["differences"] == "0", shown
+
+
+def run_shown(panel: Any) -> dict[str, str]:
+    """`run`, for a console that may sit in a tab not shown yet: that tab is chosen first."""
+    panel.evaluate(
+        """p => {
+            const block = p.closest('.tabbed-block');
+            if (!block) return;
+            const set = block.closest('.tabbed-set');
+            const index = [...block.parentElement.children].indexOf(block);
+            set.querySelectorAll(':scope > .tabbed-labels > label')[index].click();
+        }"""
+    )
+    return run(panel)
+
+
+#: Frames whose Run a CORS preflight stopped (issue 24): a 2025 client's GET and DELETE, answered
+#: 405, and requests carrying its Mcp-Session-Id. Page, and what picks out the frame on it.
+LEGACY_FRAMES = [
+    ("/internals/transports/", ("Mcp-Session-Id: 5b0a4f3c-legacy",)),
+    ("/internals/message-trace-listen/", ("GET /mcp HTTP/1.1",)),
+    ("/internals/message-trace-listen/", ("DELETE /mcp HTTP/1.1",)),
+    ("/reference/http-statuses/", ("DELETE /mcp HTTP/1.1",)),
+    ("/guides/migrating/", ("Mcp-Session-Id: 5f1d6a2e9c3b4e7a8d213b6c0f4a9e17",)),
+    ("/guides/migrating/", ("GET /mcp HTTP/1.1", "MCP-Protocol-Version: 2025-11-25")),
+    ("/guides/migrating/", ("DELETE /mcp HTTP/1.1",)),
+]
+
+
+def test_a_2025_clients_get_delete_and_session_header_frames_run_on_the_static_copy(
+    browser: Any, static_site_url: str, local_server: str
+) -> None:
+    """Was "Nothing answered ... (Failed to fetch)": the preflight allowed POST alone and dropped
+    `Mcp-Session-Id`, and the 405 carried no CORS headers, so the browser hid every one of these."""
+    shown = {}
+    for path in dict.fromkeys(path for path, _ in LEGACY_FRAMES):
+        context, page = open_static(browser, static_site_url, local_server, path)
+        for frame_path, texts in LEGACY_FRAMES:
+            if frame_path == path:
+                shown[(path, texts)] = run_shown(console_under(page, *texts))
+        context.close()
+    wrong = {key: ran for key, ran in shown.items() if (ran["state"], ran["differences"]) != ("done", "0")}
+    assert not wrong, wrong
+
+
+def test_a_frame_whose_origin_a_browser_sets_itself_is_offered_as_curl(
+    browser: Any, static_site_url: str, local_server: str
+) -> None:
+    """Was "260 line(s) differ": the browser sent the page's own Origin, not the frame's, and the
+    server rightly answered 200 where the page documents a 403."""
+    context, page = open_static(browser, static_site_url, local_server, "/reference/http-statuses/")
+    ran = run(console_under(page, "Origin: https://attacker.example"))
+    context.close()
+    assert ran["state"] == "needs-curl", ran
+    assert ran["status"].startswith("A browser sends its own Origin, so Run cannot send this request"), ran
+    curl = ran["status"].split("Run it with curl: ", 1)[1]
+    assert curl.startswith(f"curl -i -X POST '{local_server}mcp' -H 'Content-Type: application/json' "), curl
+    assert "-H 'Origin: https://attacker.example'" in curl
+    assert """--data-binary '{"jsonrpc":"2.0","id":18,""" in curl
+
+
+def test_a_request_that_fails_after_the_probe_answered_says_so_not_start_a_server(
+    browser: Any, static_site_url: str, local_server: str
+) -> None:
+    """Was: one refused request read "No reference server answers. Start one ..." beside consoles
+    whose Runs matched. The browser's network layer drops this one DELETE, the probe got through."""
+    context, page = open_static(browser, static_site_url, local_server, "/reference/http-statuses/")
+    page.route("**/mcp", lambda route: route.abort() if route.request.method == "DELETE" else route.fallback())
+    ran = run(console_under(page, "DELETE /mcp HTTP/1.1"))
+    context.close()
+    assert ran["state"] == "failed", ran
+    assert ran["status"].startswith(f"The browser refused DELETE {local_server}mcp, or the request failed ("), ran
+    assert "Start one" not in ran["status"] and "mcpref demo" not in ran["status"], ran

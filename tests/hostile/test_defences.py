@@ -61,9 +61,35 @@ def test_a_preflight_from_an_allowed_origin_is_answered(serve) -> None:
     )
     assert response.status_code == 204
     assert response.headers["access-control-allow-origin"] == PAGE
-    assert response.headers["access-control-allow-methods"] == "POST"
+    assert response.headers["access-control-allow-methods"] == "GET, POST, DELETE"
     assert response.headers["access-control-allow-headers"] == "content-type, mcp-method, mcp-param-city"
     assert response.headers["vary"] == "Origin"
+
+
+def test_a_2025_clients_delete_and_session_header_pass_an_allowed_pages_preflight(serve) -> None:
+    """Issue 24: the preflight allowed POST alone and dropped `Mcp-Session-Id`, so a page never
+    saw the 405 a 2025 client falls back on, nor the answer to a request carrying the old header."""
+    http = serve(StreamableHTTP(hostile_server()))
+    asked = {"Origin": PAGE, "Access-Control-Request-Headers": "mcp-session-id, last-event-id"}
+    for method in ("DELETE", "GET", "POST"):
+        response = http.options("/mcp", headers={**asked, "Access-Control-Request-Method": method})
+        assert response.status_code == 204
+        assert method in response.headers["access-control-allow-methods"].split(", ")
+        assert response.headers["access-control-allow-headers"] == "mcp-session-id, last-event-id"
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+def test_a_405_is_readable_by_an_allowed_page_and_a_foreign_origin_is_403_first(serve, method: str) -> None:
+    """Was: GET and DELETE were 405 before the Origin was looked at, without CORS headers: an
+    allowed page could not read the 405, and a foreign Origin was not refused (the spec's Origin
+    check covers every incoming connection)."""
+    http = serve(StreamableHTTP(hostile_server()))
+    allowed = http.request(method, "/mcp", headers={"Origin": PAGE, "Mcp-Session-Id": "x"})
+    assert allowed.status_code == 405 and allowed.headers["allow"] == "POST"
+    assert allowed.headers["access-control-allow-origin"] == PAGE
+    foreign = http.request(method, "/mcp", headers={"Origin": "https://evil.example"})
+    assert error_answer(foreign, 403)["message"] == "Forbidden: Origin 'https://evil.example' is not allowed"
+    assert "access-control-allow-origin" not in foreign.headers
 
 
 def test_a_preflight_from_another_origin_is_403_without_cors_headers(serve) -> None:

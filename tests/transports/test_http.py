@@ -1118,8 +1118,9 @@ async def _answer_to(
 
 def test_a_preflight_answer_names_what_the_page_may_send_in_lower_case_header_names() -> None:
     """ASGI wants response header names in lower case; the values are the CORS contract: the
-    origin, POST, the MCP request headers asked for (and no others; no header when none of them
-    was asked for, rather than an empty one), ten minutes, Vary: Origin."""
+    origin, POST (and a 2025 client's GET and DELETE), the MCP request headers asked for (and no
+    others; no header when none of them was asked for, rather than an empty one), ten minutes,
+    Vary: Origin."""
     app = StreamableHTTP(Server("cors", "1"))
     asked = {"Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST"}
     with_headers = {**asked, "Access-Control-Request-Headers": "Content-Type, MCP-Param-City , X-Evil,authorization"}
@@ -1131,7 +1132,7 @@ def test_a_preflight_answer_names_what_the_page_may_send_in_lower_case_header_na
         cors = [(name, value) for name, value in start["headers"] if name.startswith((b"access-control-", b"vary"))]
         assert cors == [
             (b"access-control-allow-origin", b"http://localhost:3000"),
-            (b"access-control-allow-methods", b"POST"),
+            (b"access-control-allow-methods", b"GET, POST, DELETE"),
             *allow_headers,
             (b"access-control-max-age", b"600"),
             (b"vary", b"Origin"),
