@@ -8,7 +8,8 @@ At build time each body cell gets its column's heading as `data-label`, and the 
 at desktop width, and the page's Markdown stays plain Markdown. Inline code in any table that has
 a space in it (a command, `Callable[[Callable[..., Any]], ...]`) is marked `mcpref-wraps`: on a
 phone it may break at its spaces, while a name without one (`x-mcp-header`) stays whole.
-mkdocstrings' Parameters/Returns tables are stacked by frames.css and keep their rows as they are.
+mkdocstrings' Parameters/Returns/Raises tables are stacked the same way, so an API page's cell
+reads under its column's name ("Default") as any other table's does, by one set of rules.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ _HEADING = re.compile(r"<th\b[^>]*>(?P<text>.*?)</th>", re.DOTALL)
 _ROW = re.compile(r"(?P<open><tr\b[^>]*>)(?P<cells>.*?)</tr>", re.DOTALL)
 _CELL = re.compile(r"<td\b")
 _TAG = re.compile(r"<[^>]+>")
-_DOCSTRING_ROW = '<tr class="doc-section-item">'
 
 
 def labels(head: str) -> list[str]:
@@ -48,8 +48,6 @@ def wrappable(page_html: str) -> str:
 
 def stacked(page_html: str) -> str:
     def table(match: re.Match[str]) -> str:
-        if _DOCSTRING_ROW in match["body"]:
-            return match.group(0)  # mkdocstrings' Parameters/Returns tables stack by frames.css
         names = labels(match["head"])
 
         def row(found: re.Match[str]) -> str:

@@ -622,10 +622,22 @@ def client_assertion(registration: ClientRegistration, audience: str, lifetime: 
 
 
 def signing_key(pem: str, algorithm: str) -> Any:
-    """A PEM private key as a JWK for `algorithm` (ES*: EC, RS*/PS*: RSA, EdDSA and Ed25519: OKP)."""
+    """A PEM private key as a JWK for `algorithm` (ES*: EC, RS*/PS*: RSA, EdDSA, Ed25519 and Ed448: OKP).
+
+    Raises:
+        ValueError: `algorithm` is none of those: `private_key_jwt` signs with a private key,
+            so a shared-secret algorithm such as HS256 is refused by name.
+    """
     from joserfc.jwk import JWKRegistry
 
-    kind = "OKP" if algorithm.startswith("Ed") else {"E": "EC", "R": "RSA", "P": "RSA"}.get(algorithm[0], "OKP")
+    kind = {"ES": "EC", "RS": "RSA", "PS": "RSA"}.get(algorithm[:2])
+    if algorithm in ("EdDSA", "Ed25519", "Ed448"):
+        kind = "OKP"
+    if kind is None:
+        raise ValueError(
+            f"private_key_jwt cannot sign with {algorithm!r}: "
+            "use ES*, RS*, PS*, EdDSA, Ed25519 or Ed448 (an asymmetric one)"
+        )
     return JWKRegistry.import_key(pem, kind)
 
 

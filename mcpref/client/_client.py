@@ -47,7 +47,7 @@ from ._errors import (
     error_from,
 )
 from ._http import HTTPTransport, default_ssl_context
-from ._input import InputHandler, InputHandlers, input_rounds
+from ._input import InputHandler, InputHandlers, input_rounds, result_type
 from ._listen import Subscription, listen_filter
 from ._results import (
     CompletionResult,
@@ -267,14 +267,20 @@ class Client:
 
         Returns:
             The server's `DiscoverResult`; from a legacy server, its `InitializeResult`.
+
+        Raises:
+            ProtocolError: The answer's `resultType` is one `server/discover` cannot have.
         """
         self._probe_result = None
         era = await self._ready()
         if era.era == "legacy":
             return cast(DiscoverResult, dict(self._negotiation.initialize_result))
-        # If this call made the client probe, the probe's answer is the answer.
+        # If this call made the client probe, the probe's answer is the answer, checked as `_call` checks one.
         probed, self._probe_result = self._probe_result, None
-        return cast(DiscoverResult, probed if probed is not None else await self._call("server/discover", {}))
+        if probed is None:
+            return cast(DiscoverResult, await self._call("server/discover", {}))
+        result_type("server/discover", probed, tasks=False)  # no task may stand in for a DiscoverResult
+        return cast(DiscoverResult, probed)
 
     async def list_tools(self) -> list[ToolInfo]:
         """Every tool, all pages (`tools/list`, following `nextCursor`).

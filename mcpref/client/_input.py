@@ -142,6 +142,22 @@ class InputHandlers:
         return None
 
 
+def result_type(method: str, result: dict[str, Any], *, tasks: bool) -> str:
+    """The `resultType` of a `method` result (`complete` if absent); a `ProtocolError` if that
+    method may not answer with it. `tasks`: as for `input_rounds`."""
+    kind: str = result.get("resultType", "complete")
+    if kind == "task":
+        # Only for a client that declared tasks, and only where a task may stand in (SEP-2663).
+        if not tasks or method not in TASK_METHODS:
+            raise ProtocolError(f"{method} answered with a task, which this request cannot take")
+    elif kind == "input_required":
+        if method not in MRTR_METHODS:
+            raise ProtocolError(f"{method} must not answer input_required (only {', '.join(sorted(MRTR_METHODS))})")
+    elif kind != "complete":
+        raise ProtocolError(f"{method} answered with unknown resultType {kind!r}")
+    return kind
+
+
 async def input_rounds(
     method: str, params: dict[str, Any], send: Send, inputs: InputHandlers, *, max_rounds: int, tasks: bool
 ) -> tuple[dict[str, Any], int]:
@@ -154,18 +170,8 @@ async def input_rounds(
     attempt = params
     for rounds in range(max_rounds + 1):
         result = await send(attempt)
-        kind = result.get("resultType", "complete")
-        if kind == "complete":
+        if result_type(method, result, tasks=tasks) != "input_required":
             return result, rounds
-        if kind == "task":
-            # Only for a client that declared tasks, and only where a task may stand in (SEP-2663).
-            if not tasks or method not in TASK_METHODS:
-                raise ProtocolError(f"{method} answered with a task, which this request cannot take")
-            return result, rounds
-        if kind != "input_required":
-            raise ProtocolError(f"{method} answered with unknown resultType {kind!r}")
-        if method not in MRTR_METHODS:
-            raise ProtocolError(f"{method} must not answer input_required (only {', '.join(sorted(MRTR_METHODS))})")
         if rounds == max_rounds:
             break
         attempt = dict(params)

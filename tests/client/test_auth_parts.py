@@ -267,6 +267,7 @@ def test_a_token_response_without_a_token_is_refused_in_words():
         "RS256",
         "PS256",
         "Ed25519",
+        "Ed448",
         pytest.param(
             "EdDSA", marks=pytest.mark.filterwarnings("ignore:EdDSA is deprecated:joserfc.errors.SecurityWarning")
         ),
@@ -290,13 +291,26 @@ def test_a_client_assertion_vouches_for_the_client_to_one_server_briefly_and_onc
     assert later["exp"] == later["iat"] + 60 and later["jti"] != claims["jti"] and len(claims["jti"]) == 24
 
 
+@pytest.mark.parametrize("algorithm", ["HS256", "none", "Ed", ""])
+def test_a_client_assertion_with_an_algorithm_it_cannot_sign_with_is_refused_by_name(algorithm):
+    """private_key_jwt signs with a private key: an algorithm outside ES*, RS*, PS*, EdDSA,
+    Ed25519 and Ed448 is named in the error, not imported as an Edwards key to fail somewhere obscure."""
+    private, _ = _key_pair("Ed25519")
+    registration = ClientRegistration("app-1", private_key=private, signing_algorithm=algorithm)
+    with pytest.raises(ValueError) as refused:
+        client_assertion(registration, "https://auth.ex.com")
+    assert str(refused.value) == (
+        f"private_key_jwt cannot sign with {algorithm!r}: "
+        "use ES*, RS*, PS*, EdDSA, Ed25519 or Ed448 (an asymmetric one)"
+    )
+
+
 def _key_pair(algorithm: str) -> tuple[str, object]:
     """A PEM private key for `algorithm`, and its public key as a joserfc key."""
     from joserfc.jwk import ECKey, OKPKey, RSAKey
 
-    kind = {"ES256": (ECKey, "P-256"), "EdDSA": (OKPKey, "Ed25519"), "Ed25519": (OKPKey, "Ed25519")}.get(
-        algorithm, (RSAKey, 2048)
-    )
+    okp = {name: (OKPKey, "Ed448" if name == "Ed448" else "Ed25519") for name in ("EdDSA", "Ed25519", "Ed448")}
+    kind = {"ES256": (ECKey, "P-256"), **okp}.get(algorithm, (RSAKey, 2048))
     key = kind[0].generate_key(kind[1])
     pem = key.as_pem(private=True).decode()
     return pem, kind[0].import_key(key.as_pem(private=False))

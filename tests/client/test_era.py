@@ -13,6 +13,7 @@ from mcpref.client import (
     EraCache,
     EraInfo,
     MCPClientError,
+    ProtocolError,
     TransportError,
     UnsupportedProtocolVersion,
     origin_of,
@@ -316,6 +317,27 @@ def answering(
         await send({"type": "http.response.body", "body": payload})
 
     return app
+
+
+@pytest.mark.parametrize(
+    ("kind", "refusal"),
+    [
+        ("partial", "server/discover answered with unknown resultType 'partial'"),
+        ("input_required", "server/discover must not answer input_required"),
+        ("task", "server/discover answered with a task"),
+    ],
+)
+async def test_discover_refuses_a_result_type_it_cannot_have_whether_the_probe_brought_it_or_not(kind, refusal):
+    """The probe's answer, when a discover() call caused the probe, is checked as a later answer
+    is: the same DiscoverResult must not pass once and fail the next time."""
+    result = {"resultType": kind, "supportedVersions": ["2026-07-28"], "capabilities": {}}
+    with endpoint(answering(200, None, result=result)) as url:
+        async with connect(url, tasks=True) as (client, traffic):
+            for _ in range(2):
+                with pytest.raises(ProtocolError, match=refusal):
+                    await client.discover()
+    assert traffic.methods == ["server/discover"] * 2
+    assert client.era == EraInfo("modern", "2026-07-28")
 
 
 async def test_a_json_rpc_error_to_the_probe_in_a_200_means_legacy():

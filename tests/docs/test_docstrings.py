@@ -310,9 +310,11 @@ def test_the_docstrings_on_the_api_pages_link_their_spec_citations() -> None:
 
 _HEADING = re.compile(r'<h[2-6] id="mcpref[\w.]*" class="doc doc-heading"')
 _TABLE = re.compile(
-    r'<span class="doc-section-title">(?P<title>\w+):</span></p>\s*<table>(?P<rows>.*?)</table>', re.DOTALL
+    r'<span class="doc-section-title">(?P<title>\w+):</span></p>\s*'
+    r'(?:<div class="mcpref-stacked">)?<table>(?P<rows>.*?)</table>',
+    re.DOTALL,
 )
-_FIRST_CELL = re.compile(r'<tr class="doc-section-item">\s*<td>(?P<cell>.*?)</td>', re.DOTALL)
+_FIRST_CELL = re.compile(r'<tr class="doc-section-item">\s*<td\b[^>]*>(?P<cell>.*?)</td>', re.DOTALL)
 
 
 def section_tables(site: Path, path: str) -> dict[str, list[str]]:
