@@ -79,7 +79,9 @@ def serve_http(
     Raises:
         SystemExit: The address cannot be listened on; the message says why and what to do.
     """
-    config = uvicorn_config(app, limits or ServerLimits(), host=host, port=port, access_log=False)
+    # uvicorn's INFO lines (process started, startup complete...) would come before `ready` and
+    # say less; its warnings and errors (a failing request's traceback) still print.
+    config = uvicorn_config(app, limits or ServerLimits(), host=host, port=port, access_log=False, log_level="warning")
     listening = _listen(host, port)
     # uvicorn re-raises Ctrl+C after a clean shutdown; there is nothing left to report.
     with contextlib.suppress(KeyboardInterrupt):
