@@ -125,8 +125,12 @@ async def test_no_s256_in_the_metadata_and_the_flow_stops_before_the_user_sees_a
     stub.metadata.pop("code_challenge_methods_supported")
     if methods is not None:
         stub.metadata["code_challenge_methods_supported"] = methods
-    with pytest.raises(AuthorizationError, match="S256"):
+    with pytest.raises(AuthorizationError) as refused:
         await call(stub, oauth(stub))
+    assert str(refused.value) == (
+        f"{stub.base} does not list S256 in code_challenge_methods_supported: "
+        "without PKCE the flow is refused (security-considerations.mdx)"
+    )
     assert stub.authorized == []
 
 

@@ -7,6 +7,7 @@ The whole flow runs against the conformance suite's mock servers in its auth/* c
 import base64
 import time
 
+import httpx
 import pytest
 from joserfc import jwt
 
@@ -14,9 +15,11 @@ from mcpref.client._auth import (
     AuthorizationError,
     ClientRegistration,
     Tokens,
+    _answer,
     _application_type,
     _auth_method,
     _basic,
+    _endpoint,
     authorization_server_metadata_urls,
     check_iss,
     client_assertion,
@@ -254,10 +257,59 @@ def test_a_token_is_expired_from_thirty_seconds_before_its_end():
     assert Tokens("a").expired(1e12) is False  # no expires_in: trusted until refused
 
 
-def test_a_token_response_without_a_token_is_refused_in_words():
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"token_type": "Bearer"},
+        {"access_token": "", "token_type": "Bearer"},
+        {"access_token": 7, "token_type": "Bearer"},
+        {"access_token": "a"},
+        {"access_token": "a", "token_type": None},
+    ],
+)
+def test_a_token_response_without_a_token_is_refused_in_words(answer):
+    """A non-empty string token and a string token_type, both (OAuth 2.1 §3.2.3)."""
     with pytest.raises(AuthorizationError) as refused:
-        tokens_from({"token_type": "Bearer"}, None)
+        tokens_from(answer, None)
     assert str(refused.value) == "the token response has no access_token or token_type"
+
+
+def test_a_refresh_token_is_kept_only_as_a_string():
+    kept = tokens_from({"access_token": "a", "token_type": "Bearer", "refresh_token": "r"}, None)
+    dropped = tokens_from({"access_token": "a", "token_type": "Bearer", "refresh_token": 5}, None)
+    assert (kept.refresh_token, dropped.refresh_token) == ("r", None)
+
+
+@pytest.mark.parametrize("value", [None, "", 5])
+def test_metadata_without_an_endpoint_url_is_named(value):
+    metadata = {} if value is None else {"token_endpoint": value}
+    with pytest.raises(AuthorizationError) as missing:
+        _endpoint(metadata, "token_endpoint")
+    assert str(missing.value) == "the authorization server metadata has no token_endpoint"
+    assert _endpoint({"token_endpoint": "https://as.example/token"}, "token_endpoint") == "https://as.example/token"
+
+
+def test_a_refusal_names_the_oauth_error_and_its_description_if_any():
+    for body, detail in (
+        ({"error": "invalid_grant", "error_description": "code used"}, "invalid_grant: code used"),
+        ({"error": "invalid_grant"}, "invalid_grant: "),
+    ):
+        with pytest.raises(AuthorizationError) as refused:
+            _answer(httpx.Response(400, json=body), "token request")
+        assert str(refused.value) == f"token request refused (HTTP 400): {detail}"
+        assert refused.value.error == "invalid_grant"
+
+
+def test_a_refusal_that_is_no_oauth_error_shows_the_first_200_characters_of_the_body():
+    bodies = (httpx.Response(502, text="x" * 300), httpx.Response(200, text="y" * 300), httpx.Response(200, json=[1]))
+    for response in bodies:
+        with pytest.raises(AuthorizationError) as refused:
+            _answer(response, "client registration")
+        status = response.status_code
+        assert str(refused.value) == f"client registration refused (HTTP {status}): {response.text[:200]}"
+        assert refused.value.error is None
+    created = httpx.Response(201, json={"client_id": "c"})
+    assert _answer(created, "client registration", (200, 201)) == {"client_id": "c"}
 
 
 @pytest.mark.parametrize(
@@ -323,6 +375,8 @@ def test_a_token_response_gives_a_bearer_token_or_a_dpop_one_where_asked_and_its
     assert (granted.token_type, granted.scopes) == ("bearer", {"x", "y"})
     assert tokens_from({"access_token": "a", "token_type": "Bearer"}, ["z"], dpop=True).scopes == {"z"}
     assert tokens_from({"access_token": "a", "token_type": "DPoP"}, None, dpop=True).token_type == "DPoP"
+    with pytest.raises(AuthorizationError, match="token_type is 'DPoP'"):
+        tokens_from({"access_token": "a", "token_type": "DPoP"}, None)  # bearer only, unless asked
     for kind, dpop in (("DPoP", False), ("mac", True)):
         with pytest.raises(AuthorizationError) as refused:
             tokens_from({"access_token": "a", "token_type": kind}, None, dpop=dpop)

@@ -364,6 +364,11 @@ async def test_without_dpop_offered_or_wanted_tokens_are_bearer_and_proofless(wo
     assert json.dumps(world.grants) == '["authorization_code", "authorization_code"]'
 
 
+async def test_the_token_endpoint_is_asked_for_json(world: World) -> None:
+    await list_tools(world, world.oauth())
+    assert [headers["accept"] for _, headers in world.token_requests] == ["application/json"]
+
+
 async def test_a_refused_code_exchange_names_the_request_the_status_and_the_oauth_error(world: World) -> None:
     world.token_answers = [(400, {"error": "invalid_grant", "error_description": "code used"}, {})]
     with pytest.raises(AuthorizationError) as refused:
