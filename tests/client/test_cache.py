@@ -165,8 +165,18 @@ async def test_a_cursor_gone_bad_drops_the_cached_pages_and_starts_over():
             # Pages may carry different TTLs: say page two went stale while page one is fresh,
             # and page one's nextCursor now points past the end of the shrunken list.
             client.cache.invalidate(method="tools/list", cursor=second_page)
+            # Only this server's tools/list pages are dropped: not another server's, in the same
+            # cache, nor this server's other results.
+            kept = {"ttlMs": 60_000, "cacheScope": "public", "tools": [], "prompts": []}
+            bystanders = [
+                CacheKey("http://other/mcp", "tools/list", "2026-07-28"),
+                CacheKey(client.endpoint, "prompts/list", "2026-07-28"),
+            ]
+            for key in bystanders:
+                assert client.cache.put(key, client.principal, kept)
             traffic.clear()
             assert [tool["name"] for tool in await client.list_tools()] == ["d"]
+            assert [client.cache.get(key, client.principal) for key in bystanders] == [kept, kept]
     assert [body["params"].get("cursor") is None for body in traffic.bodies] == [False, True]
 
 

@@ -269,12 +269,16 @@ async def test_tools_breaking_x_mcp_header_rules_are_dropped(caplog):
 
     # The server refuses to register a tool whose annotations break the rules, so mimic a
     # third-party server by breaking the registered schema afterwards: tools/list shows it as is.
+    @rogue.tool()
+    def after() -> str:
+        return "listed after the dropped one"
+
     rogue.tools.get("bad").input_schema["properties"]["x"]["x-mcp-header"] = "X"
     rogue.tools.get("bad").input_schema["properties"]["y"]["x-mcp-header"] = "Y"
     with endpoint(StreamableHTTP(rogue)) as url:
         async with connect(url) as (client, traffic):
             tools = await client.list_tools()
-            assert [tool["name"] for tool in tools] == ["fine"]
+            assert [tool["name"] for tool in tools] == ["fine", "after"]
             assert "bad" in client.dropped_tools
             problems = client.dropped_tools["bad"]
             assert len(problems) == 2 and all("number" in problem for problem in problems)
@@ -282,7 +286,12 @@ async def test_tools_breaking_x_mcp_header_rules_are_dropped(caplog):
             assert warning.getMessage() == f"dropping tool 'bad': {problems[0]}; {problems[1]}"
             with pytest.raises(ProtocolError, match="dropped"):
                 await client.call_tool("bad", {"x": 1.5})
-    assert "tools/call" not in traffic.methods
+            assert "tools/call" not in traffic.methods
+            # Listed once: a name the listing did not have is the server's to refuse, not a
+            # reason to list again before every call.
+            with pytest.raises(InvalidParams):
+                await client.call_tool("unknown")
+    assert traffic.methods == ["server/discover", "tools/list", "tools/call"]
 
 
 async def test_a_listed_entry_that_is_no_tool_is_skipped_and_the_rest_kept() -> None:
