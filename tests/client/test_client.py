@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
@@ -33,7 +34,7 @@ from mcpref.client import (
 from mcpref.client._cache import CACHE_PARAMS
 from mcpref.examples.everything_server import build_server
 from mcpref.examples.minimal_server import app as minimal_app
-from mcpref.tasks import SQLiteTaskStore, TasksExtension
+from mcpref.tasks import TASKS_EXTENSION, SQLiteTaskStore, TasksExtension
 from tests.client.conftest import connect, endpoint
 
 pytestmark = pytest.mark.anyio
@@ -677,6 +678,33 @@ async def test_a_given_http_client_gets_the_headers_and_auth_and_stays_open(url)
             await client.discover()
         assert not http.is_closed  # the caller's client, not ours to close
     assert all(r.headers["x-team"] == "blue" and r.headers["x-marked"] == "yes" for r in seen) and seen
+
+
+async def test_a_client_that_makes_its_own_http_client_sends_the_headers_given() -> None:
+    seen: list[dict[str, str]] = []
+
+    async def recording(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            seen.append({name.decode(): value.decode() for name, value in scope["headers"]})
+        await app(scope, receive, send)
+
+    with endpoint(recording) as address:
+        async with Client(address, headers={"X-Team": "blue"}, era_cache=EraCache()) as client:
+            await client.discover()
+    assert seen and all(headers.get("x-team") == "blue" for headers in seen), seen
+
+
+async def test_the_defaults_a_client_is_made_with(url):
+    """What the signature shows, which the API page renders: 30 s for a request, 8 input rounds."""
+    async with Client(url, era_cache=EraCache()) as client:
+        assert client.max_rounds == 8
+        assert client._http is not None and client._http.timeout == httpx.Timeout(30.0)
+
+
+async def test_tasks_adds_its_extension_to_the_extensions_declared(url):
+    declared = {"extensions": {"com.example/notes": {"v": 1}}}
+    async with Client(url, capabilities=declared, tasks=True) as client:
+        assert client.capabilities["extensions"] == {"com.example/notes": {"v": 1}, TASKS_EXTENSION: {}}
 
 
 async def test_what_the_client_was_asked_for_and_where_its_era_is_kept(url):
