@@ -5,6 +5,8 @@ Time is moved with an injected clock; the server counts the reads it really serv
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -120,6 +122,16 @@ async def test_private_results_stay_with_their_principal(url):
     async with connect(url, cache=shared, headers={"Authorization": "Bearer alice"}) as (alice_again, _):
         await alice_again.read_resource("memo://a")
     assert served == ["memo://a", "memo://a"]  # the same token is the same authorization context
+
+
+async def test_the_default_principal_names_the_authorization_by_digest_only(url):
+    """The token itself is never kept as a cache key, and the `authorization:` prefix keeps a
+    digest apart from any principal a caller names (`principal="carol"`)."""
+    async with connect(url, headers={"Authorization": "Bearer alice"}) as (alice, _):
+        digest = hashlib.sha256(b"Bearer alice").hexdigest()
+        assert alice.principal == f"authorization:{digest}"
+    async with connect(url) as (anonymous, _), connect(url) as (another, _):
+        assert anonymous.principal.startswith("client:") and anonymous.principal != another.principal
 
 
 async def test_an_explicit_principal_keys_private_results(url):
