@@ -182,9 +182,12 @@ async ({ withContrast, withExpand }) => {
 
   // Code blocks: text hidden sideways without a visible scrollbar, and copy buttons over text.
   const hiddenCode = [];
+  const cutCode = [];
   const coveredByCopy = [];
   for (const code of document.querySelectorAll(".md-typeset pre > code")) {
     const hidden = code.scrollWidth > code.clientWidth + 1;
+    const language = [...(code.closest("[class*='language-']")?.classList || [])].find((c) => c.startsWith("language-"));
+    if (hidden) cutCode.push(`${language || "no language"}: ${code.textContent.slice(0, 50)}`);
     const thumb = parse((getComputedStyle(code).scrollbarColor || "").split(/\)\s/)[0] + ")");
     if (hidden && (!thumb || thumb[3] < 0.3)) hiddenCode.push(code.textContent.slice(0, 60));
     if (hidden && /^data: /m.test(code.textContent)) hiddenCode.push(`SSE: ${code.textContent.slice(0, 60)}`);
@@ -283,6 +286,7 @@ async ({ withContrast, withExpand }) => {
     brokenTableCode,
     wideTables,
     hiddenCode,
+    cutCode,
     coveredByCopy,
     errorGraphics,
     shownEditors,

@@ -131,6 +131,17 @@ def test_long_lines_in_code_are_wrapped_or_visibly_scrollable(survey: dict[str, 
     assert {where: f["hiddenCode"] for where, f in each(survey) if f["hiddenCode"]} == {}
 
 
+def test_no_python_or_output_block_is_cut_at_desktop_width(survey: dict[str, Visit]) -> None:
+    """At 1280 px a reader reads the Python and what it printed without scrolling sideways: the
+    Python fits the code column (tests/docs/test_code_width.py), an Output block wraps
+    (reference.css). Was: the home page's hello cut (`era_cache=EraCac...`), and MCP Apps' Output
+    lines. Every page now, not those two. Other code (a config file, HTML, a shell line) keeps
+    its layout and scrolls, with a visible scrollbar."""
+    read = ("language-python:", "language-text:", "language-pycon:")
+    cut = {where: [c for c in f["cutCode"] if c.startswith(read)] for where, f in each(survey, "desktop")}
+    assert {where: blocks for where, blocks in cut.items() if blocks} == {}
+
+
 #: For each Python block shown: a line of `n` characters added at its end, measured, and taken away.
 CODE_LINE_FITS = """(n) => [...document.querySelectorAll(".language-python pre > code")]
   .filter((code) => code.getClientRects().length > 0)

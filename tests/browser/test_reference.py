@@ -164,21 +164,6 @@ def test_the_compliance_filter_hides_empty_sections_and_is_kept_in_the_address(p
     assert visible(page, ".mcpref-spec-page") == sections
 
 
-def test_code_and_output_are_not_cut_at_the_right_at_desktop_width(desktop: Any, site_url: str) -> None:
-    """Was: the home page's hello cut on two lines (its comment, `era_cache=EraCac...`), and MCP
-    Apps' Output lines (a list of tool names, a Content-Security-Policy) cut at the right."""
-    cut = {}
-    for path, blocks in (("/", ".language-python, .language-text"), ("/patterns/mcp-apps/", ".language-text")):
-        goto(desktop, site_url + path)
-        cut[path] = desktop.evaluate(
-            """(blocks) => [...document.querySelectorAll('.md-content pre > code')]
-                .filter(c => c.closest(blocks) && c.scrollWidth > c.clientWidth + 1)
-                .map(c => c.textContent.slice(0, 50))""",
-            blocks,
-        )
-    assert cut == {"/": [], "/patterns/mcp-apps/": []}
-
-
 def test_search_brings_the_mrtr_pages_first_for_input_required(desktop: Any, site_url: str) -> None:
     """Was: the message trace, the client guide and migrating came before the pages that define it."""
     goto(desktop, site_url + "/")
