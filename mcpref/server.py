@@ -129,7 +129,12 @@ class Server:
     ```python
     server = Server("demo", "1.0.0")
 
-    @server.tool(input_schema={"type": "object", "properties": {"message": {"type": "string"}}})
+    @server.tool(
+        input_schema={
+            "type": "object",
+            "properties": {"message": {"type": "string"}},
+        }
+    )
     def echo(message: str) -> str:
         return message
     ```

@@ -4,7 +4,9 @@
 from mcpref.client import Client
 
 async with Client("http://127.0.0.1:8000/mcp") as client:
-    result = await client.call_tool("convert_temperature", {"value": 20, "from": "C", "to": "F"})
+    result = await client.call_tool(
+        "convert_temperature", {"value": 20, "from": "C", "to": "F"}
+    )
 ```
 
 Private modules, one concept each: `_client` (the public methods), `_transport` (what a

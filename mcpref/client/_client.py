@@ -81,9 +81,12 @@ class Client:
     ```python
     async with Client("http://127.0.0.1:8000/mcp") as client:
         tools = await client.list_tools()
-        result = await client.call_tool("convert_temperature", {"value": 20, "from": "C", "to": "F"})
+        result = await client.call_tool(
+            "convert_temperature", {"value": 20, "from": "C", "to": "F"}
+        )
 
-    async with Client(StdioTransport(["python", "-m", "mcpref.examples.minimal_server", "--stdio"])) as client:
+    server = ["python", "-m", "mcpref.examples.minimal_server", "--stdio"]
+    async with Client(StdioTransport(server)) as client:
         ...
     ```
 
@@ -493,7 +496,8 @@ class Client:
         async with Client("http://127.0.0.1:8000/mcp") as client:
             async with client.listen(tools_list_changed=True) as subscription:
                 print(subscription.honored)  # what the server agreed to send
-                # `async for note in subscription:` now yields each mcpref.jsonrpc.Notification
+                # `async for note in subscription:` now yields each
+                # mcpref.jsonrpc.Notification
         ```
 
         Args:

@@ -7,7 +7,8 @@ on PyPI yet), then:
 from mcpref.tasks import TasksExtension
 from mcpref.tasks.postgres import PostgresTaskStore
 
-tasks = server.add_extension(TasksExtension(PostgresTaskStore("postgresql://mcp@db/mcp")))
+store = PostgresTaskStore("postgresql://mcp@db/mcp")
+tasks = server.add_extension(TasksExtension(store))
 ```
 
 The SQL is `SQLTaskStore`'s, shared with SQLite; here a read that precedes a write in one

@@ -134,6 +134,11 @@ def test_the_console_shows_a_live_stream_one_event_per_block(context: Any, site_
     assert key.evaluate("k => getComputedStyle(k).color") != first.evaluate("e => getComputedStyle(e).color")
     lines = [line.strip() for line in first.inner_text().split("\n") if line.strip()]
     assert lines[1] == "{" and '"method": "notifications/progress",' in lines, lines
+    # The layout is written twice, in Python for the page (tests/docs/streams.py) and in JS for the
+    # console (try-it.js): each live event reads as its documented one, line for line, indents too.
+    for index in range(events.count()):
+        real, shown_on_page = events.nth(index).inner_text(), documented.nth(index).inner_text()
+        assert real.rstrip("\n") == shown_on_page.rstrip("\n"), (index, real, shown_on_page)
     page.close()
 
 

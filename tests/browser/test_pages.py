@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.browser.conftest import ROOT, Visit
+from tests.browser.conftest import ROOT, Visit, goto
+from tests.docs.test_code_width import CODE_COLUMN
 
 MIN_DIAGRAM_TEXT_PX = 12
 
@@ -127,6 +129,35 @@ def test_inline_code_in_tables_is_not_broken_inside_a_word(survey: dict[str, Vis
 def test_long_lines_in_code_are_wrapped_or_visibly_scrollable(survey: dict[str, Visit]) -> None:
     """Was: SSE `data:` lines of up to 265 characters cut off, the scrollbar shown only on hover."""
     assert {where: f["hiddenCode"] for where, f in each(survey) if f["hiddenCode"]} == {}
+
+
+#: For each Python block shown: a line of `n` characters added at its end, measured, and taken away.
+CODE_LINE_FITS = """(n) => [...document.querySelectorAll(".language-python pre > code")]
+  .filter((code) => code.getClientRects().length > 0)
+  .map((code) => {
+    const style = getComputedStyle(code);
+    const room = code.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const line = document.createElement("span");
+    line.textContent = "0".repeat(n);
+    const newline = document.createTextNode("\\n");
+    code.append(newline, line);
+    const width = line.getBoundingClientRect().width;
+    newline.remove();
+    line.remove();
+    return { room, width, holds: Math.floor(room / (width / n)) };
+  })"""
+
+
+def test_a_line_as_long_as_the_code_column_fits_a_python_block_at_1280_px(page: Any, site_url: str) -> None:
+    """The bound tests/docs/test_code_width.py holds every Python line to, true in the browser: a
+    line of exactly CODE_COLUMN characters shows whole in each Python block of a guide, inside
+    its padding and beside the copy button's gutter, without scrolling. Was: 426 lines of up to
+    127 characters, cut at 75 behind the block's scrollbar."""
+    goto(page, site_url + "/guides/build-a-server/")
+    blocks = page.evaluate(CODE_LINE_FITS, CODE_COLUMN)
+    assert len(blocks) >= 10, "the guide's Python blocks, the shown files and the runs"
+    too_narrow = [b for b in blocks if b["width"] > b["room"] + 0.5]
+    assert too_narrow == [], f"a block holds {min(b['holds'] for b in blocks)} characters, not {CODE_COLUMN}"
 
 
 def test_copy_buttons_do_not_cover_text(survey: dict[str, Visit]) -> None:

@@ -5,6 +5,8 @@ Time is moved with an injected clock; the server counts the reads it really serv
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -122,6 +124,16 @@ async def test_private_results_stay_with_their_principal(url):
     assert served == ["memo://a", "memo://a"]  # the same token is the same authorization context
 
 
+async def test_the_default_principal_names_the_authorization_by_digest_only(url):
+    """The token itself is never kept as a cache key, and the `authorization:` prefix keeps a
+    digest apart from any principal a caller names (`principal="carol"`)."""
+    async with connect(url, headers={"Authorization": "Bearer alice"}) as (alice, _):
+        digest = hashlib.sha256(b"Bearer alice").hexdigest()
+        assert alice.principal == f"authorization:{digest}"
+    async with connect(url) as (anonymous, _), connect(url) as (another, _):
+        assert anonymous.principal.startswith("client:") and anonymous.principal != another.principal
+
+
 async def test_an_explicit_principal_keys_private_results(url):
     shared = ResultCache()
     async with connect(url, cache=shared, principal="carol") as (first, _):
@@ -165,8 +177,18 @@ async def test_a_cursor_gone_bad_drops_the_cached_pages_and_starts_over():
             # Pages may carry different TTLs: say page two went stale while page one is fresh,
             # and page one's nextCursor now points past the end of the shrunken list.
             client.cache.invalidate(method="tools/list", cursor=second_page)
+            # Only this server's tools/list pages are dropped: not another server's, in the same
+            # cache, nor this server's other results.
+            kept = {"ttlMs": 60_000, "cacheScope": "public", "tools": [], "prompts": []}
+            bystanders = [
+                CacheKey("http://other/mcp", "tools/list", "2026-07-28"),
+                CacheKey(client.endpoint, "prompts/list", "2026-07-28"),
+            ]
+            for key in bystanders:
+                assert client.cache.put(key, client.principal, kept)
             traffic.clear()
             assert [tool["name"] for tool in await client.list_tools()] == ["d"]
+            assert [client.cache.get(key, client.principal) for key in bystanders] == [kept, kept]
     assert [body["params"].get("cursor") is None for body in traffic.bodies] == [False, True]
 
 

@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
@@ -33,7 +34,7 @@ from mcpref.client import (
 from mcpref.client._cache import CACHE_PARAMS
 from mcpref.examples.everything_server import build_server
 from mcpref.examples.minimal_server import app as minimal_app
-from mcpref.tasks import SQLiteTaskStore, TasksExtension
+from mcpref.tasks import TASKS_EXTENSION, SQLiteTaskStore, TasksExtension
 from tests.client.conftest import connect, endpoint
 
 pytestmark = pytest.mark.anyio
@@ -269,12 +270,16 @@ async def test_tools_breaking_x_mcp_header_rules_are_dropped(caplog):
 
     # The server refuses to register a tool whose annotations break the rules, so mimic a
     # third-party server by breaking the registered schema afterwards: tools/list shows it as is.
+    @rogue.tool()
+    def after() -> str:
+        return "listed after the dropped one"
+
     rogue.tools.get("bad").input_schema["properties"]["x"]["x-mcp-header"] = "X"
     rogue.tools.get("bad").input_schema["properties"]["y"]["x-mcp-header"] = "Y"
     with endpoint(StreamableHTTP(rogue)) as url:
         async with connect(url) as (client, traffic):
             tools = await client.list_tools()
-            assert [tool["name"] for tool in tools] == ["fine"]
+            assert [tool["name"] for tool in tools] == ["fine", "after"]
             assert "bad" in client.dropped_tools
             problems = client.dropped_tools["bad"]
             assert len(problems) == 2 and all("number" in problem for problem in problems)
@@ -282,7 +287,12 @@ async def test_tools_breaking_x_mcp_header_rules_are_dropped(caplog):
             assert warning.getMessage() == f"dropping tool 'bad': {problems[0]}; {problems[1]}"
             with pytest.raises(ProtocolError, match="dropped"):
                 await client.call_tool("bad", {"x": 1.5})
-    assert "tools/call" not in traffic.methods
+            assert "tools/call" not in traffic.methods
+            # Listed once: a name the listing did not have is the server's to refuse, not a
+            # reason to list again before every call.
+            with pytest.raises(InvalidParams):
+                await client.call_tool("unknown")
+    assert traffic.methods == ["server/discover", "tools/list", "tools/call"]
 
 
 async def test_a_listed_entry_that_is_no_tool_is_skipped_and_the_rest_kept() -> None:
@@ -668,6 +678,33 @@ async def test_a_given_http_client_gets_the_headers_and_auth_and_stays_open(url)
             await client.discover()
         assert not http.is_closed  # the caller's client, not ours to close
     assert all(r.headers["x-team"] == "blue" and r.headers["x-marked"] == "yes" for r in seen) and seen
+
+
+async def test_a_client_that_makes_its_own_http_client_sends_the_headers_given() -> None:
+    seen: list[dict[str, str]] = []
+
+    async def recording(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            seen.append({name.decode(): value.decode() for name, value in scope["headers"]})
+        await app(scope, receive, send)
+
+    with endpoint(recording) as address:
+        async with Client(address, headers={"X-Team": "blue"}, era_cache=EraCache()) as client:
+            await client.discover()
+    assert seen and all(headers.get("x-team") == "blue" for headers in seen), seen
+
+
+async def test_the_defaults_a_client_is_made_with(url):
+    """What the signature shows, which the API page renders: 30 s for a request, 8 input rounds."""
+    async with Client(url, era_cache=EraCache()) as client:
+        assert client.max_rounds == 8
+        assert client._http is not None and client._http.timeout == httpx.Timeout(30.0)
+
+
+async def test_tasks_adds_its_extension_to_the_extensions_declared(url):
+    declared = {"extensions": {"com.example/notes": {"v": 1}}}
+    async with Client(url, capabilities=declared, tasks=True) as client:
+        assert client.capabilities["extensions"] == {"com.example/notes": {"v": 1}, TASKS_EXTENSION: {}}
 
 
 async def test_what_the_client_was_asked_for_and_where_its_era_is_kept(url):

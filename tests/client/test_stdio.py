@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from mcpref.client import Client, EraInfo, ProtocolError, StdioTransport, TransportError
@@ -126,8 +127,10 @@ async def test_a_crashed_server_is_started_again():
 
 
 def test_a_transport_is_not_given_http_options():
-    with pytest.raises(TypeError):
-        Client(StdioTransport(["true"]), headers={"Authorization": "x"})
+    for option in ({"headers": {"Authorization": "x"}}, {"http": httpx.AsyncClient()}):
+        with pytest.raises(TypeError) as refused:
+            Client(StdioTransport(["true"]), **option)
+        assert str(refused.value) == "http, headers and auth apply to HTTP URLs, not to a transport"
     with pytest.raises(ValueError, match="^command must name the server program$"):
         StdioTransport([])
 

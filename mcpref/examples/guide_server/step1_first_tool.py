@@ -5,18 +5,27 @@ from mcpref.run import main
 
 
 def build() -> Server:
-    """The server and its first tool. Each later step calls the step before it, then adds."""
+    """The server and its first tool. Each later step calls the step before
+    it, then adds."""
     server = Server(
         "trailhead",
         "0.1.0",
         title="Trailhead (the guide's server)",
-        instructions="Hiking trails: look them up, plan a walk. The trails are made up.",
+        instructions=(
+            "Hiking trails: look them up, plan a walk."
+            " The trails are made up."
+        ),
     )
 
     @server.tool(
         input_schema={
             "type": "object",
-            "properties": {"name": {"type": "string", "description": "Who is setting out"}},
+            "properties": {
+                "name": {
+                    "type": "string",
+                    "description": "Who is setting out",
+                },
+            },
             "required": ["name"],
         },
     )

@@ -4,9 +4,12 @@
 from mcpref.examples.host import ConsentGate, Host, Registry
 
 registry = Registry()
-registry.add("weather", "http://127.0.0.1:8000/mcp", trust_annotations=True)
+registry.add(
+    "weather", "http://127.0.0.1:8000/mcp", trust_annotations=True
+)
 registry.add("tides", "http://127.0.0.1:8000/tides/mcp")
-async with Host(registry, principal="alice", consent=ConsentGate()) as host:
+gate = ConsentGate()
+async with Host(registry, principal="alice", consent=gate) as host:
     await host.start()
     print(sorted(host.catalogue))
 ```

@@ -59,8 +59,9 @@ class ConsentGate:
 
     ```python
     gate = ConsentGate(ask=prompt_the_user)
-    gate.allow("weather", "file_report")                 # calls
-    gate.allow("weather", "file_report", stage="input")  # and the answers to its questions
+    gate.allow("weather", "file_report")  # its calls
+    # ... and the answers to its questions:
+    gate.allow("weather", "file_report", stage="input")
     ```
     """
 

@@ -175,7 +175,8 @@ class Host:
     """Every server in `registry` that `principal` may use, merged into one catalogue.
 
     ```python
-    async with Host(registry, principal="alice", consent=gate, ask_user=answer) as host:
+    host = Host(registry, principal="alice", consent=gate, ask_user=answer)
+    async with host:
         await host.start()
         result = await host.call("tides.get_forecast", {"port": "oslo"})
     ```
