@@ -28,32 +28,57 @@ class Reached(Exception):
 
 
 class Setup:
-    """What the odd server publishes, and every path the client asked it for."""
+    """What the odd server publishes, and every path the client asked it for (with its Accept)."""
 
-    def __init__(self, *, challenge_names_metadata: bool = True, prm_at: str = "path", **metadata: Any) -> None:
+    def __init__(
+        self,
+        *,
+        challenge_names_metadata: bool = True,
+        challenge: bool = True,
+        prm_at: str = "path",
+        broken: str | None = None,
+        **metadata: Any,
+    ) -> None:
         self.challenge_names_metadata = challenge_names_metadata
-        self.prm_at = prm_at  # "path": the path-inserted well-known URI; "root": the root one
+        self.challenge = challenge  # False: a 401 with no WWW-Authenticate at all
+        # "path": the path-inserted well-known URI; "root": the root one; "custom": elsewhere, named
+        # by the challenge; "nowhere": not served.
+        self.prm_at = prm_at
+        self.broken = broken  # a path answered with a body that cannot be read (bad gzip)
         self.as_at = metadata.pop("as_at", "oauth")  # "oauth": RFC 8414; "oidc": OpenID path appending
+        #: Over the protected resource metadata: `resource`, `authorization_servers` (None: left out).
+        self.document = metadata.pop("document", {})
         self.metadata = metadata
         self.asked: list[str] = []
+        self.accepts: list[str | None] = []
+        self.base = ""
+
+    def prm_path(self) -> str:
+        custom = {"custom": "/meta/prm", "nowhere": "/nowhere"}
+        well_known = "/.well-known/oauth-protected-resource" + ("/mcp" if self.prm_at == "path" else "")
+        return custom.get(self.prm_at, well_known)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         request = Request(scope, receive)
-        base = str(request.base_url).rstrip("/")
+        base = self.base = str(request.base_url).rstrip("/")
         path = request.url.path
         self.asked.append(path)
-        prm_path = "/.well-known/oauth-protected-resource" + ("/mcp" if self.prm_at == "path" else "")
+        self.accepts.append(request.headers.get("accept"))
+        prm_path = self.prm_path()
+        as_paths = {
+            "oauth": "/.well-known/oauth-authorization-server/as",
+            "oidc": "/as/.well-known/openid-configuration",
+        }
         if path == "/mcp":
             hint = f' resource_metadata="{base}{prm_path}",' if self.challenge_names_metadata else ""
-            response: Response = Response(status_code=401, headers={"WWW-Authenticate": f'Bearer{hint} scope="s"'})
-        elif path == prm_path:
-            response = JSONResponse({"resource": f"{base}/mcp", "authorization_servers": [f"{base}/as"]})
-        elif (
-            path
-            == {"oauth": "/.well-known/oauth-authorization-server/as", "oidc": "/as/.well-known/openid-configuration"}[
-                self.as_at
-            ]
-        ):
+            headers = {"WWW-Authenticate": f'Bearer{hint} scope="s"'} if self.challenge else {}
+            response: Response = Response(status_code=401, headers=headers)
+        elif path == self.broken:
+            response = Response(b"not gzip", headers={"Content-Type": "application/json", "Content-Encoding": "gzip"})
+        elif path == prm_path and self.prm_at != "nowhere":
+            document = {"resource": f"{base}/mcp", "authorization_servers": [f"{base}/as"], **self.document}
+            response = JSONResponse({k: v for k, v in document.items() if v is not None})
+        elif path == as_paths.get(self.as_at):
             document = {
                 "issuer": f"{base}/as",
                 "authorization_endpoint": f"{base}/as/authorize",
@@ -88,7 +113,11 @@ def attempt(setup: Setup) -> tuple[BaseException, dict[str, str]]:
 def test_metadata_whose_issuer_differs_is_not_used() -> None:
     setup = Setup(issuer="https://honest.example")
     error, query = attempt(setup)
-    assert isinstance(error, AuthorizationError) and "not used" in str(error)
+    assert isinstance(error, AuthorizationError)
+    assert str(error) == (
+        f"the metadata fetched for issuer '{setup.base}/as' says issuer 'https://honest.example': "
+        "not used (RFC 8414 §3.3)"
+    )
     assert query == {}  # never sent anywhere on its strength
 
 
@@ -113,3 +142,68 @@ def test_authorization_server_metadata_is_found_by_either_discovery() -> None:
         error, query = attempt(setup)
         assert isinstance(error, Reached) and query["client_id"] == "c", as_at
         assert setup.asked[1].startswith("/.well-known/oauth-protected-resource")  # PRM first, then the AS
+
+
+def test_a_metadata_url_named_in_the_challenge_is_the_one_fetched() -> None:
+    """RFC 9728 §5.1: the challenge's `resource_metadata` is where the document is; the well-known
+    URIs are for a challenge that names none. Every metadata request asks for JSON."""
+    setup = Setup(prm_at="custom")
+    error, _ = attempt(setup)
+    assert isinstance(error, Reached)
+    assert setup.asked[:3] == ["/mcp", "/meta/prm", "/.well-known/oauth-authorization-server/as"]
+    assert [(accept or "").lower() for accept in setup.accepts[1:3]] == ["application/json"] * 2
+
+
+def test_a_401_with_no_challenge_at_all_still_leads_to_the_well_known_uris() -> None:
+    setup = Setup(challenge=False)
+    error, _ = attempt(setup)
+    assert isinstance(error, Reached)
+    assert setup.asked[1] == "/.well-known/oauth-protected-resource/mcp"
+
+
+def test_a_well_known_uri_whose_answer_cannot_be_read_is_passed_for_the_next() -> None:
+    setup = Setup(challenge_names_metadata=False, prm_at="root", broken="/.well-known/oauth-protected-resource/mcp")
+    error, _ = attempt(setup)
+    assert isinstance(error, Reached)
+
+
+def test_metadata_found_nowhere_is_named_with_every_uri_tried() -> None:
+    setup = Setup(challenge_names_metadata=False, prm_at="nowhere")
+    error, _ = attempt(setup)
+    prm = f"{setup.base}/.well-known/oauth-protected-resource"
+    assert str(error) == f"no protected resource metadata found: tried {prm}/mcp (HTTP 404), {prm} (HTTP 404)"
+    setup = Setup(as_at="nowhere")
+    error, _ = attempt(setup)
+    tried = ", ".join(
+        f"{setup.base}{path} (HTTP 404)"
+        for path in (
+            "/.well-known/oauth-authorization-server/as",
+            "/.well-known/openid-configuration/as",
+            "/as/.well-known/openid-configuration",
+        )
+    )
+    assert str(error) == f"no authorization server metadata found: tried {tried}"
+
+
+def test_a_metadata_answer_that_cannot_be_read_is_named_with_the_error() -> None:
+    setup = Setup(broken="/meta/prm", prm_at="custom")
+    error, _ = attempt(setup)
+    assert str(error).startswith(f"no protected resource metadata found: tried {setup.base}/meta/prm (DecodingError(")
+
+
+def test_metadata_for_another_resource_is_refused_by_name() -> None:
+    """RFC 9728 §3.3: the document's `resource` must be the endpoint's (or a leading part of it)."""
+    setup = Setup(document={"resource": "https://evil.example/mcp"})
+    error, query = attempt(setup)
+    assert str(error) == (
+        f"the protected resource metadata names resource 'https://evil.example/mcp', which is not {setup.base}/mcp: "
+        "refused (RFC 9728 §3.3)"
+    )
+    assert query == {}
+
+
+@pytest.mark.parametrize("servers", [None, [], [5]])
+def test_metadata_without_an_authorization_server_is_refused_in_words(servers: list[Any] | None) -> None:
+    error, query = attempt(Setup(document={"authorization_servers": servers}))
+    assert str(error) == "the protected resource metadata names no authorization server"
+    assert query == {}

@@ -21,6 +21,7 @@ from mcpref.client._auth import (
     _basic,
     _endpoint,
     authorization_server_metadata_urls,
+    canonical_resource,
     check_iss,
     client_assertion,
     parse_www_authenticate,
@@ -51,6 +52,14 @@ def test_two_challenges_and_an_escaped_quote():
     }
 
 
+def test_a_parameter_before_any_scheme_and_an_empty_list_element_are_passed_over():
+    """RFC 9110 §5.6.1: a list may hold empty elements (`,,`), which recipients skip; a parameter
+    with no scheme before it belongs to no challenge."""
+    assert parse_www_authenticate('realm="x", Bearer error="invalid_token",, scope="a b"') == {
+        "bearer": {"error": "invalid_token", "scope": "a b"}
+    }
+
+
 def test_garbage_is_no_challenge():
     assert parse_www_authenticate("") == {}
     assert parse_www_authenticate('"unterminated') == {}
@@ -70,6 +79,27 @@ def test_metadata_urls_in_the_spec_order():
         "https://auth.ex.com/.well-known/oauth-authorization-server",
         "https://auth.ex.com/.well-known/openid-configuration",
     ]
+
+
+def test_a_canonical_resource_has_a_lower_case_scheme_and_host_and_no_fragment():
+    """RFC 8707 §2 and index.mdx, Canonical Server URI: the path and query are kept as they are."""
+    assert canonical_resource("HTTPS://MCP.Example.COM:8443/Path/MCP?Tenant=A#frag") == (
+        "https://mcp.example.com:8443/Path/MCP?Tenant=A"
+    )
+
+
+@pytest.mark.parametrize(
+    ("resource", "endpoint", "covers"),
+    [
+        ("https://ex.com/api", "https://ex.com/api/mcp", True),
+        ("https://ex.com/api/", "https://ex.com/api/mcp", True),
+        ("https://ex.com/", "https://ex.com", True),
+        ("https://ex.com/apiX", "https://ex.com/api/mcp", False),
+        ("https://ex.com/api", "https://ex.com/apiary/mcp", False),
+    ],
+)
+def test_a_resource_covers_the_endpoints_below_its_path_by_whole_segments(resource, endpoint, covers):
+    assert resource_covers(resource, endpoint) is covers
 
 
 @pytest.mark.parametrize(
@@ -156,8 +186,11 @@ def test_the_redirect_uri_is_the_listeners_and_never_a_fixed_port():
     async def redirect(url: str) -> str:
         return url
 
-    with pytest.raises(ValueError, match="redirect_uri"):
+    with pytest.raises(ValueError) as refused:
         OAuth(redirect=redirect)  # a plain function listens nowhere we could guess
+    assert str(refused.value) == (
+        "OAuth needs a redirect_uri: the URI at which `redirect` gets the authorization response"
+    )
     from mcpref.client import ClientCredentials, ClientRegistration, JWTBearer
 
     # The grants without a user send nobody anywhere, and need none.
@@ -201,6 +234,18 @@ def test_oauth_is_for_http_only():
 
     with pytest.raises(TypeError, match="HTTP"):
         Client(StdioTransport(["true"]), auth=OAuth(redirect=redirect, redirect_uri="http://127.0.0.1:1/cb"))
+
+
+def test_an_issuers_terminating_slash_is_removed_before_the_well_known_part_goes_in():
+    """RFC 8414 §3.1: "any terminating "/" MUST be removed"; an issuer with no path has two URIs."""
+    assert authorization_server_metadata_urls("https://auth.ex.com/MAX/") == [
+        "https://auth.ex.com/.well-known/oauth-authorization-server/MAX",
+        "https://auth.ex.com/.well-known/openid-configuration/MAX",
+        "https://auth.ex.com/MAX/.well-known/openid-configuration",
+    ]
+    assert authorization_server_metadata_urls("https://auth.ex.com/") == authorization_server_metadata_urls(
+        "https://auth.ex.com"
+    )
 
 
 def test_a_trailing_slash_names_the_same_resource_metadata():
@@ -381,3 +426,47 @@ def test_a_token_response_gives_a_bearer_token_or_a_dpop_one_where_asked_and_its
         with pytest.raises(AuthorizationError) as refused:
             tokens_from({"access_token": "a", "token_type": kind}, None, dpop=dpop)
         assert str(refused.value) == f"the token response's token_type is {kind!r}, which this client cannot use"
+
+
+@pytest.mark.parametrize(
+    ("redirect_uri", "taken"),
+    [
+        ("https://app.example.com/cb", True),
+        ("http://localhost:8080/cb", True),
+        ("http://127.0.0.1:8080/cb", True),
+        ("http://[::1]:8080/cb", True),
+        ("http://app.example.com/cb", False),
+        ("http://localhost.example.com/cb", False),
+        ("ftp://127.0.0.1/cb", False),
+    ],
+)
+def test_a_redirect_uri_is_https_or_http_to_a_loopback_host(redirect_uri, taken):
+    """security-considerations.mdx, Communication Security: redirect URIs are localhost or HTTPS,
+    so a code never crosses the network in the clear (OAuth 2.1 §1.5)."""
+    from mcpref.client import OAuth
+
+    async def redirect(url: str) -> str:
+        return url
+
+    if taken:
+        assert OAuth(redirect=redirect, redirect_uri=redirect_uri).redirect_uri == redirect_uri
+    else:
+        with pytest.raises(ValueError) as refused:
+            OAuth(redirect=redirect, redirect_uri=redirect_uri)
+        assert str(refused.value) == (
+            f"redirect_uri {redirect_uri!r} must be https, or http on a loopback address "
+            "(security-considerations.mdx, Communication Security)"
+        )
+
+
+@pytest.mark.anyio
+async def test_each_request_to_an_authorization_server_has_30_seconds_unless_told_otherwise():
+    """`OAuth(timeout=...)`: the flow's own client waits that long for each request, by default 30 s."""
+    from mcpref.client import OAuth
+
+    async def redirect(url: str) -> str:
+        return url
+
+    for options, seconds in (({}, 30.0), ({"timeout": 2.5}, 2.5)):
+        async with OAuth(redirect=redirect, redirect_uri="http://127.0.0.1:1/cb", **options)._new_http() as http:
+            assert http.timeout == httpx.Timeout(seconds)

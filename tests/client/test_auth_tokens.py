@@ -1,6 +1,7 @@
 """The token half of mcpref.client's OAuth, in process, against a scripted authorization server and
-protected MCP endpoint under uvicorn: refreshing (before expiry, after a 401, when refused), the
-step-up for more scope, how the client authenticates at the token endpoint, and DPoP's nonces.
+protected MCP endpoint under uvicorn: the code exchange, refreshing (before expiry, after a 401,
+when refused), requests that meet a 401 together, the step-up for more scope and its limit, how
+the client authenticates at the token endpoint, and DPoP's nonces at both servers.
 
 The conformance suite's auth/* scenarios run the same flows, but in a child process; these state
 each rule where a test of this process sees it. The client is the real one; the servers answer
@@ -9,8 +10,11 @@ what each test scripts (`token_answers`, `mcp_answers`), and otherwise issue and
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import hashlib
 import json
+import string
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -256,6 +260,22 @@ async def test_where_the_server_takes_no_metadata_document_the_registered_id_ref
     assert [form["client_id"] for form, _ in world.token_requests] == ["stub-client", "stub-client"]
 
 
+async def test_requests_that_meet_the_first_401_together_send_the_user_once(world: World) -> None:
+    """The second waits for the first's sign-in and takes its token, rather than starting its own."""
+    async with Client(world.resource, auth=world.oauth(), version="2026-07-28") as client:
+        await asyncio.gather(client.list_tools(), client.list_tools())
+    assert len(world.authorized) == 1 and world.grants == ["authorization_code"]
+    assert len(world.mcp_requests) == 4  # each sent without a token, then with the one token
+
+
+async def test_oauth_owns_the_authorization_header_a_header_of_the_clients_is_not_sent(world: World) -> None:
+    """Until OAuth holds a token for this server, no `Authorization` goes out: not one set on the client."""
+    auth = world.oauth()
+    async with Client(world.resource, auth=auth, headers={"Authorization": "Bearer mine"}, version="2026-07-28") as c:
+        await c.list_tools()
+    assert [headers.get("authorization") for headers in world.mcp_requests] == [None, "Bearer at-1"]
+
+
 # -- step-up ---------------------------------------------------------------------------------
 
 
@@ -282,6 +302,19 @@ async def test_a_403_naming_no_scope_beyond_the_granted_is_the_callers(world: Wo
     with pytest.raises(MCPClientError):
         await list_tools(world, auth)
     assert len(world.authorized) == 1
+
+
+@pytest.mark.parametrize(("options", "step_ups"), [({}, 2), ({"max_step_ups": 1}, 1)])
+async def test_one_request_steps_up_at_most_max_step_ups_times(
+    world: World, options: dict[str, int], step_ups: int
+) -> None:
+    """index.mdx, Step-Up Authorization Flow: retry "no more than a few times"; by default twice."""
+    auth = world.oauth(**options)
+    await list_tools(world, auth)
+    world.mcp_answers = [insufficient("files:write"), insufficient("files:admin"), insufficient("files:owner")]
+    with pytest.raises(MCPClientError):
+        await list_tools(world, auth)
+    assert len(world.authorized) == 1 + step_ups
 
 
 # -- client authentication at the token endpoint ---------------------------------------------
@@ -364,6 +397,24 @@ async def test_without_dpop_offered_or_wanted_tokens_are_bearer_and_proofless(wo
     assert json.dumps(world.grants) == '["authorization_code", "authorization_code"]'
 
 
+async def test_the_code_is_exchanged_with_its_verifier_redirect_uri_and_resource(world: World) -> None:
+    """RFC 7636 §4.1 and §4.5: the verifier, 43 to 128 unreserved characters, whose S256 is the
+    challenge sent; RFC 8707 §2: the same `resource` as the authorization request."""
+    await list_tools(world, world.oauth())
+    form, _ = world.token_requests[0]
+    verifier = form.pop("code_verifier")
+    digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    assert world.authorized[0]["code_challenge"] == [digest]
+    assert 43 <= len(verifier) <= 128 and set(verifier) <= set(string.ascii_letters + string.digits + "-._~")
+    assert form == {
+        "grant_type": "authorization_code",
+        "code": "c",
+        "redirect_uri": REDIRECT_URI,
+        "resource": world.resource,
+        "client_id": "stub-client",
+    }
+
+
 async def test_the_token_endpoint_is_asked_for_json(world: World) -> None:
     await list_tools(world, world.oauth())
     assert [headers["accept"] for _, headers in world.token_requests] == ["application/json"]
@@ -421,8 +472,49 @@ async def test_only_a_400_asking_for_a_new_nonce_is_tried_again(world: World, an
     assert world.grants == ["authorization_code"]
 
 
+async def test_a_bearer_token_from_a_server_that_offers_dpop_goes_out_as_bearer_without_a_proof(
+    world: World,
+) -> None:
+    """RFC 9449 §5: the token response's `token_type` says how the token is used, whatever was offered."""
+    await list_tools(world, dpop_world(world))
+    assert "dpop" in world.token_requests[0][1]
+    assert world.mcp_requests[-1]["authorization"] == "Bearer at-1" and "dpop" not in world.mcp_requests[-1]
+
+
 async def test_a_token_that_comes_with_a_nonce_is_taken_at_once(world: World) -> None:
     auth = dpop_world(world, (200, {"access_token": "dp-1", "token_type": "DPoP"}, {"DPoP-Nonce": "n1"}))
     await list_tools(world, auth)
     assert world.grants == ["authorization_code"]
     assert verified(world.mcp_requests[-1]["dpop"])[1]["nonce"] == "n1"
+
+
+def nonce_challenge(nonce: str | None) -> tuple[int, dict[str, str]]:
+    headers = {"WWW-Authenticate": 'DPoP error="use_dpop_nonce"'}
+    if nonce is not None:
+        headers["DPoP-Nonce"] = nonce
+    return 401, headers
+
+
+async def test_a_resource_is_asked_again_for_two_new_nonces_at_most_then_the_token_counts_as_rejected(
+    world: World,
+) -> None:
+    """RFC 9449 §9: a 401 `use_dpop_nonce` naming a new nonce means the same request again with it,
+    twice at most in a row; the third is a rejected token (refreshed), the fourth the caller's."""
+    auth = dpop_world(world)
+    await list_tools(world, auth)
+    before = len(world.mcp_requests)
+    world.mcp_answers = [nonce_challenge(nonce) for nonce in ("n1", "n2", "n3", "n4")]
+    with pytest.raises(MCPClientError):
+        await list_tools(world, auth)
+    assert len(world.mcp_requests) - before == 4
+    assert world.grants == ["authorization_code", "refresh_token"]
+
+
+async def test_a_use_dpop_nonce_without_a_new_nonce_is_a_rejected_token(world: World) -> None:
+    """Without a nonce it has not used, the request would only go out as it went: refreshed instead."""
+    auth = dpop_world(world)
+    await list_tools(world, auth)
+    world.mcp_answers = [nonce_challenge(None), nonce_challenge(None)]
+    with pytest.raises(MCPClientError):
+        await list_tools(world, auth)
+    assert world.grants == ["authorization_code", "refresh_token"]
