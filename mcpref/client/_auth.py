@@ -18,8 +18,9 @@ basic/authorization/ in the 2026-07-28 specification, from the client's side:
    stored per issuer *and* resource: a token is never sent to another server.
 
 A 401 on a request that carried a token means refresh (if a refresh token exists), else the whole
-flow again. A 403 with `error="insufficient_scope"` means step-up: authorize again for the union
-of the scopes asked for before and the challenged ones, at most `max_step_ups` times per request.
+flow again. A 403 with `error="insufficient_scope"` means step-up, at most `max_step_ups` times
+per request. Either way, authorizing again asks for the union of the scopes asked for before and
+the challenged ones, so what an earlier step-up won is kept.
 
 The flow's own requests (metadata, registration, token) go through a short-lived
 `httpx.AsyncClient`: they reach other hosts than the MCP server, and must never carry its token.
@@ -352,7 +353,7 @@ class OAuth(httpx.Auth):
                     # Another request may have authorized meanwhile; else refresh, else start over.
                     refreshed = current is sent and sent is not None and await self._refresh(endpoint, sent)
                     if (current is None or current is sent) and not refreshed:
-                        await self._authorize(endpoint, challenge, step_up=False)
+                        await self._authorize(endpoint, challenge)
                 reauthorized = True
             elif (
                 response.status_code == 403
@@ -362,7 +363,7 @@ class OAuth(httpx.Auth):
             ):
                 await response.aread()
                 async with self._lock:
-                    await self._authorize(endpoint, challenge, step_up=True)
+                    await self._authorize(endpoint, challenge)
                 step_ups += 1
             else:
                 return
@@ -401,12 +402,14 @@ class OAuth(httpx.Auth):
 
     # -- the flow ----------------------------------------------------------------------------
 
-    async def _authorize(self, endpoint: str, challenge: Mapping[str, str], *, step_up: bool) -> None:
+    async def _authorize(self, endpoint: str, challenge: Mapping[str, str]) -> None:
+        """Sign in (or again, after a 401 or for more scope) for `endpoint`, asking for the
+        challenge's scopes alongside those asked for before (index.mdx §Scope Selection Strategy)."""
         async with self._new_http() as http:
             binding = await self._discover(http, endpoint, challenge.get("resource_metadata"))
             self.bindings[endpoint] = binding
             key = (binding.issuer, binding.resource)
-            scopes = self._choose_scopes(binding, challenge, self.requested.get(key) if step_up else None)
+            scopes = self._choose_scopes(binding, challenge, self.requested.get(key))
             tokens = await self._grant(http, binding, scopes)
             self.requested[key] = frozenset(scopes or ())
             self.store.tokens[key] = tokens
@@ -443,7 +446,7 @@ class OAuth(httpx.Auth):
         self, binding: Binding, challenge: Mapping[str, str], earlier: frozenset[str] | None
     ) -> list[str] | None:
         """index.mdx Scope Selection Strategy: the challenge's scopes, else the resource's
-        `scopes_supported`, else none; on step-up, with the scopes asked for before."""
+        `scopes_supported`, else none; with the scopes asked for before, when re-authorizing."""
         if self.scope is not None:
             scopes = list(self.scope)
         elif challenge.get("scope"):

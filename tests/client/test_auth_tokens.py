@@ -293,6 +293,25 @@ async def test_a_403_for_a_scope_not_granted_authorizes_again_for_both(world: Wo
     assert world.mcp_requests[-1]["authorization"] == "Bearer at-2"
 
 
+async def test_signing_in_again_after_a_401_keeps_the_scopes_stepped_up_to(world: World) -> None:
+    """index.mdx §Scope Selection Strategy: when re-authorizing, the challenge's scopes go
+    "alongside any previously granted scopes", so that what a step-up won is not lost. Was: a
+    401 sign-in asked for the challenge's scopes alone, and the next write sent the user round
+    again for files:write."""
+    auth = world.oauth()
+    await list_tools(world, auth)
+    world.mcp_answers = [insufficient("files:write")]
+    await list_tools(world, auth)
+    world.revoke_all()
+    world.token_answers = [(400, {"error": "invalid_grant"}, {})]  # the refresh refused: sign in again
+    await list_tools(world, auth)
+    assert [query["scope"] for query in world.authorized] == [
+        ["files:read"],
+        ["files:write files:read"],
+        ["files:read files:write"],
+    ]
+
+
 @pytest.mark.parametrize("scope", ["files:read", "", None])
 async def test_a_403_naming_no_scope_beyond_the_granted_is_the_callers(world: World, scope: str | None) -> None:
     """A step-up that could not get more than the token has would only send the user round again."""
