@@ -62,7 +62,7 @@ from ._results import (
     ToolInfo,
 )
 from ._tasks import CANCEL, GET, UPDATE, StatusCallback, TaskWaiter, task_params
-from ._transport import HeaderParams, Transport
+from ._transport import DEFAULT_MAX_MESSAGE_BYTES, HeaderParams, Transport
 
 CLIENT_INFO = {"name": "mcpref-client", "version": __version__}
 
@@ -119,13 +119,17 @@ class Client:
         auth: An `httpx.Auth` for every request, such as `mcpref.client.OAuth` (the whole
             authorization flow, started by the server's 401).
         timeout: The HTTP client's timeout, in seconds, when the client makes its own.
+        max_message_bytes: The most bytes read for one message from an HTTP server (a JSON
+            body, one SSE event); None: `HTTPTransport`'s default, 16 MiB. Past it the request
+            fails with `TransportError`. For stdio, `StdioTransport(max_line_bytes=...)`.
         max_rounds: The most input rounds (MRTR retries) one request may take.
         tasks: Declare the tasks extension (`io.modelcontextprotocol/tasks`), so that the server
             may answer a slow `tools/call` with a task; `call_tool` then waits for it.
 
     Raises:
         ValueError: An unknown `version`, or `max_rounds` below 1.
-        TypeError: `http`, `headers` or `auth` given with a transport rather than a URL.
+        TypeError: `http`, `headers`, `auth` or `max_message_bytes` given with a transport rather
+            than a URL.
     """
 
     def __init__(
@@ -149,6 +153,7 @@ class Client:
         http: httpx.AsyncClient | None = None,
         auth: httpx.Auth | None = None,
         timeout: float = 30.0,
+        max_message_bytes: int | None = None,
         max_rounds: int = 8,
         tasks: bool = False,
     ) -> None:
@@ -175,11 +180,12 @@ class Client:
                 self._http.headers.update(headers)
             if auth is not None:
                 self._http.auth = auth
-            self.transport: Transport = HTTPTransport(target, self._http)
+            bound = DEFAULT_MAX_MESSAGE_BYTES if max_message_bytes is None else max_message_bytes
+            self.transport: Transport = HTTPTransport(target, self._http, max_message_bytes=bound)
             authorization = self._http.headers.get("authorization")
         else:
-            if http is not None or headers is not None or auth is not None:
-                raise TypeError("http, headers and auth apply to HTTP URLs, not to a transport")
+            if http is not None or headers is not None or auth is not None or max_message_bytes is not None:
+                raise TypeError("http, headers, auth and max_message_bytes apply to HTTP URLs, not to a transport")
             self._owns_http = False
             self.transport = target
             authorization = None

@@ -3,7 +3,9 @@
 The answer to a request is one JSON object or an SSE stream of request-scoped notifications
 ending with the response (basic/transports/streamable-http.mdx); `exchange` yields every message
 either way, so the client has one loop for both. Closing the stream early is cancellation: the
-spec defines no other way to cancel on HTTP. SSE framing is parsed by `httpx-sse`.
+spec defines no other way to cancel on HTTP. SSE framing is parsed by `_sse`, which bounds one
+event as the JSON body is bounded: by `max_message_bytes`, so a server that never stops sending
+costs the client that much memory and no more.
 
 Modern bodies (with `_meta` protocolVersion) get their headers from `mcpref.headers.request_headers`.
 Legacy bodies (2025-11-25, after `initialize`) get `MCP-Protocol-Version` with the negotiated
@@ -19,7 +21,6 @@ from functools import cache
 from typing import Any
 
 import httpx
-from httpx_sse import EventSource, SSEError
 
 from .. import telemetry
 from ..headers import ACCEPT, PROTOCOL_VERSION_HEADER, request_headers
@@ -27,7 +28,8 @@ from ..jsonrpc import MCPError, decode_json, encode
 from ..meta import PROTOCOL_VERSION_KEY
 from ..tasks.record import NAME_FIELDS as EXTENSION_NAME_FIELDS
 from ._errors import SessionExpired, TransportError, error_from
-from ._transport import HeaderParams, StrayHandler
+from ._sse import EventTooLarge, events
+from ._transport import DEFAULT_MAX_MESSAGE_BYTES, HeaderParams, StrayHandler
 
 SESSION_HEADER = "Mcp-Session-Id"
 #: How much of an unexpected body an error message quotes.
@@ -44,14 +46,6 @@ def default_ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-class _EventStream(EventSource):
-    """httpx-sse's reader, without its own media type check: it compares case-sensitively, while
-    media types are case-insensitive (RFC 9110 §8.3.1), and `exchange` has checked already."""
-
-    def _check_content_type(self) -> None:
-        pass
-
-
 class HTTPTransport:
     """Posts JSON-RPC messages to one MCP endpoint with an `httpx.AsyncClient` the caller owns
     ([`basic/transports/streamable-http.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http)).
@@ -60,6 +54,10 @@ class HTTPTransport:
         url: The endpoint's URL, such as `http://127.0.0.1:8000/mcp`.
         http: The client that sends every request; its headers, auth and timeouts apply, and it
             stays open when the transport closes.
+        max_message_bytes: The most bytes read for one message: a JSON body, or one SSE event's
+            lines up to the blank line that ends it (a stream of many events has no bound).
+            16 MiB by default, as a stdio line; past it the exchange fails and the connection is
+            closed.
     """
 
     #: Streamable HTTP mirrors parts of the body in headers, so the client must know each tool's
@@ -69,10 +67,13 @@ class HTTPTransport:
     #: HTTP keeps no process-scoped state: the era and the legacy session outlive any one request.
     generation = 0
 
-    def __init__(self, url: str, http: httpx.AsyncClient) -> None:
+    def __init__(
+        self, url: str, http: httpx.AsyncClient, *, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    ) -> None:
         self.url = url
         self.endpoint = url
         self.http = http
+        self.max_message_bytes = max_message_bytes
         #: Unused on HTTP: every notification arrives on the stream of the request it belongs to.
         self.on_stray: StrayHandler | None = None
         #: Set after a legacy `initialize`: sent as `MCP-Protocol-Version` on legacy requests.
@@ -126,7 +127,9 @@ class HTTPTransport:
         Raises:
             MCPClientError: A JSON-RPC error answered with an HTTP error status.
             SessionExpired: The server ended the legacy session (404).
-            TransportError: The connection failed, or the answer is neither JSON-RPC nor SSE.
+            TransportError: The connection failed, the answer is neither JSON-RPC nor SSE, or one
+                message of it is over `max_message_bytes` (the connection is closed, which the
+                server takes as cancellation).
         """
         timeout = httpx.Timeout(self.http.timeout.connect, read=None) if long_lived else httpx.USE_CLIENT_DEFAULT
         content, headers = encode(message), self.headers_for(message, header_params)
@@ -143,11 +146,14 @@ class HTTPTransport:
                     )
                 media_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
                 if media_type == "text/event-stream" and response.is_success:
-                    async for event in _EventStream(response).aiter_sse():
-                        if event.event in ("", "message") and event.data:
-                            yield _decode(event.data.encode("utf-8"), response.status_code)
+                    try:
+                        async for event in events(response.aiter_bytes(), self.max_message_bytes):
+                            if event.event in ("", "message") and event.data:
+                                yield _decode(event.data, response.status_code)
+                    except EventTooLarge as exc:
+                        raise self._too_large("an SSE event", exc.size, response) from None
                     return
-                body = await response.aread()
+                body = await self._read(response)
                 if media_type == "application/json" and body:
                     payload = _decode(body, response.status_code)
                     if response.is_success:
@@ -157,7 +163,7 @@ class HTTPTransport:
                         # A JSON-RPC error with a 4xx/5xx status: raised here, where the status is known.
                         raise error_from(payload["error"], response.status_code)
                 raise _unexpected(response, body, "a JSON-RPC response")
-        except (httpx.TransportError, SSEError) as exc:
+        except httpx.TransportError as exc:
             raise TransportError(f"HTTP exchange with {self.url} failed: {exc!r}") from exc
 
     async def notify(self, message: dict[str, Any]) -> None:
@@ -167,15 +173,41 @@ class HTTPTransport:
             message: The JSON-RPC notification.
 
         Raises:
-            TransportError: The connection failed, or the server did not accept it.
+            TransportError: The connection failed, the server did not accept it, or its answer's
+                body is over `max_message_bytes`.
         """
         message = telemetry.inject(message)
+        content, headers = encode(message), self.headers_for(message)
         try:
-            response = await self.http.post(self.url, content=encode(message), headers=self.headers_for(message))
+            async with self.http.stream("POST", self.url, content=content, headers=headers) as response:
+                body = await self._read(response)
         except httpx.TransportError as exc:
             raise TransportError(f"HTTP POST to {self.url} failed: {exc!r}") from exc
         if not response.is_success:
-            raise _unexpected(response, response.content, "202 Accepted")
+            raise _unexpected(response, body, "202 Accepted")
+
+    async def _read(self, response: httpx.Response) -> bytes:
+        """The whole body, if it is no larger than `max_message_bytes`.
+
+        Raises:
+            TransportError: It is larger; reading stops at the chunk that passed the bound.
+        """
+        chunks, size = [], 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > self.max_message_bytes:
+                raise self._too_large("a body", size, response)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _too_large(self, what: str, size: int, response: httpx.Response) -> TransportError:
+        """The error for a message over the bound; raised inside the response's block, so that
+        the connection is closed with the rest unread."""
+        return TransportError(
+            f"{self.url} answered {what} over the client's bound of {self.max_message_bytes} bytes for one"
+            f" message (max_message_bytes=), {size} bytes read; the connection was closed",
+            status_code=response.status_code,
+        )
 
     async def connect(self) -> None:
         """Nothing to do: httpx connects per request and keeps connections alive itself."""

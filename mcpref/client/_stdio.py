@@ -24,11 +24,11 @@ from .. import telemetry
 from ..jsonrpc import MCPError, decode_json, encode, is_request_id
 from ..meta import PROGRESS_TOKEN_KEY, SUBSCRIPTION_ID_KEY
 from ._errors import TransportError
-from ._transport import HeaderParams, StrayHandler
+from ._transport import DEFAULT_MAX_MESSAGE_BYTES, HeaderParams, StrayHandler
 
 logger = logging.getLogger("mcpref.client.stdio")
 
-DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+DEFAULT_MAX_LINE_BYTES = DEFAULT_MAX_MESSAGE_BYTES
 _EXITED = object()
 
 

@@ -14,6 +14,11 @@ from typing import Any, Protocol
 HeaderParams = Mapping[str, tuple[str, ...]]
 #: Receives a notification that belongs to no open exchange.
 StrayHandler = Callable[[dict[str, Any]], Awaitable[None]]
+#: The most bytes the client reads for one message from a server, on every transport: a stdio
+#: line, an HTTP JSON body, one SSE event. 16 MiB holds any answer a person or a model would
+#: use (a page of text is a few KiB, a large image a few MiB, base64 adds a third) while a
+#: server that never stops sending costs the client no more than that.
+DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
 
 class Transport(Protocol):

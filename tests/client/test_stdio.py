@@ -127,10 +127,10 @@ async def test_a_crashed_server_is_started_again():
 
 
 def test_a_transport_is_not_given_http_options():
-    for option in ({"headers": {"Authorization": "x"}}, {"http": httpx.AsyncClient()}):
+    for option in ({"headers": {"Authorization": "x"}}, {"http": httpx.AsyncClient()}, {"max_message_bytes": 1}):
         with pytest.raises(TypeError) as refused:
             Client(StdioTransport(["true"]), **option)
-        assert str(refused.value) == "http, headers and auth apply to HTTP URLs, not to a transport"
+        assert str(refused.value) == "http, headers, auth and max_message_bytes apply to HTTP URLs, not to a transport"
     with pytest.raises(ValueError, match="^command must name the server program$"):
         StdioTransport([])
 

@@ -1,0 +1,195 @@
+"""The client's limits: what it reads from a hostile server is bounded per message.
+
+The hostile servers are raw ASGI apps under a real uvicorn on loopback; the bound is small (4 KiB)
+so that the tests are fast and allocate little. A server that keeps sending after the bound is
+passed learns that the client left (`http.disconnect`), which it takes as cancellation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from mcpref import Server, StreamableHTTP
+from mcpref.client import TransportError
+from mcpref.client._http import HTTPTransport
+from tests.client.conftest import connect, endpoint
+
+pytestmark = pytest.mark.anyio
+
+LIMIT = 4096
+REQUEST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+#: A hostile server stops by itself after this much, should the client never leave.
+GIVE_UP = 4 * 1024 * 1024
+
+
+def answer_of(size: int) -> bytes:
+    """A JSON-RPC response of exactly `size` bytes."""
+    bare = b'{"jsonrpc": "2.0", "id": 1, "result": {"pad": ""}}'
+    return bare[:-3] + b"x" * (size - len(bare)) + bare[-3:]
+
+
+class Hostile:
+    """An ASGI app that answers every POST with `head` and then `pieces`, each sent on its own,
+    then keeps sending `forever` (if any) until the client leaves. It records each request's
+    client port (a new port: a new connection) and whether the client left mid-answer."""
+
+    def __init__(self, content_type: str, pieces: list[bytes], forever: bytes = b"") -> None:
+        self.content_type, self.pieces, self.forever = content_type, pieces, forever
+        self.ports: list[int] = []
+        self.left: list[bool] = []
+        self.sent = 0
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        while (await receive()).get("more_body"):
+            pass
+        self.ports.append(scope["client"][1])
+        left = asyncio.Event()
+
+        async def watch() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            left.set()
+
+        watcher = asyncio.ensure_future(watch())
+        headers = [(b"content-type", self.content_type.encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        for piece in self.pieces:
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+            await asyncio.sleep(0)
+        while self.forever and not left.is_set() and self.sent < GIVE_UP:
+            await send({"type": "http.response.body", "body": self.forever, "more_body": True})
+            self.sent += len(self.forever)
+            await asyncio.sleep(0.001)  # lets the disconnect in
+        if not self.forever:
+            await send({"type": "http.response.body", "body": b""})
+            watcher.cancel()
+            return
+        self.left.append(left.is_set())
+        watcher.cancel()
+
+
+async def read_all(transport: HTTPTransport) -> list[dict[str, Any]]:
+    return [message async for message in transport.exchange(REQUEST)]
+
+
+async def test_a_json_body_at_the_bound_is_read_and_one_byte_more_is_refused_and_its_connection_closed():
+    """Before the bound, `aread()` read any body whole; this failed with no error at all."""
+    app = Hostile("application/json", [])
+    with endpoint(app) as url:
+        async with httpx.AsyncClient(timeout=10) as http:
+            transport = HTTPTransport(url, http, max_message_bytes=LIMIT)
+            app.pieces = [answer_of(LIMIT)]
+            assert await read_all(transport) == [json.loads(answer_of(LIMIT))]
+            app.pieces = [answer_of(LIMIT + 1)]
+            with pytest.raises(TransportError) as caught:
+                await read_all(transport)
+            app.pieces = [answer_of(100)]
+            assert await read_all(transport) == [json.loads(answer_of(100))]  # still usable
+    assert str(caught.value) == (
+        f"{url} answered a body over the client's bound of {LIMIT} bytes for one message"
+        f" (max_message_bytes=), {LIMIT + 1} bytes read; the connection was closed"
+    )
+    assert caught.value.status_code == 200
+    # The answer at the bound kept its connection alive; the one over it was closed under it.
+    assert app.ports[0] == app.ports[1] != app.ports[2]
+
+
+async def test_a_json_body_that_never_ends_is_read_to_the_bound_only():
+    app = Hostile("application/json", [b'{"jsonrpc": "2.0", "id": 1, "result": {"pad": "'], forever=b"x" * 1024)
+    with endpoint(app) as url:
+        async with httpx.AsyncClient(timeout=10) as http:
+            with pytest.raises(TransportError, match="answered a body over the client's bound of 4096 bytes"):
+                await read_all(HTTPTransport(url, http, max_message_bytes=LIMIT))
+            await wait_for(lambda: app.left)
+    assert app.left == [True] and app.sent < GIVE_UP
+
+
+async def wait_for(condition: Any) -> None:
+    """Until `condition()` holds (the server runs in another thread), 5 s at most."""
+    for _ in range(250):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+
+
+@pytest.mark.parametrize(
+    ("start", "forever"),
+    [
+        (b"data: ", b"x" * 1024),  # one data line that never ends
+        (b'event: message\ndata: {"jsonrpc": "2.0",\n', b'data: "x": 1,\n' * 64),  # data lines, never a blank one
+    ],
+    ids=["one endless line", "endless data lines"],
+)
+async def test_an_sse_event_over_the_bound_fails_and_the_server_learns_the_client_left(start, forever):
+    """Before the bound, httpx-sse kept every line of the event: these read 4 MiB and hung on."""
+    first = b'data: {"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}\n\n'
+    app = Hostile("text/event-stream", [first, start], forever)
+    seen: list[dict[str, Any]] = []
+    with endpoint(app) as url:
+        async with httpx.AsyncClient(timeout=10) as http:
+            transport = HTTPTransport(url, http, max_message_bytes=LIMIT)
+            with pytest.raises(TransportError) as caught:
+                async for message in transport.exchange(REQUEST):
+                    seen.append(message)
+            await wait_for(lambda: app.left)
+            # The client is still usable: the next request gets its answer.
+            app.pieces, app.forever = [b'data: {"jsonrpc": "2.0", "id": 1, "result": {}}\n\n'], b""
+            assert await read_all(transport) == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
+    assert [message["method"] for message in seen] == ["notifications/progress"]
+    assert str(caught.value).startswith(
+        f"{url} answered an SSE event over the client's bound of {LIMIT} bytes for one message (max_message_bytes=), "
+    )
+    assert str(caught.value).endswith(" bytes read; the connection was closed")
+    assert app.left == [True] and app.sent < GIVE_UP
+
+
+async def test_a_stream_of_small_events_far_over_the_bound_in_all_is_read_whole():
+    """The bound is per event, not per stream: a listen stream may run for days."""
+    note = b'data: {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}\n\n'
+    count = 20 * LIMIT // len(note)
+    pieces = [note] * count + [b'data: {"jsonrpc": "2.0", "id": 1, "result": {}}\n\n']
+    with endpoint(Hostile("text/event-stream", pieces)) as url:
+        async with httpx.AsyncClient(timeout=10) as http:
+            messages = await read_all(HTTPTransport(url, http, max_message_bytes=len(note)))
+    assert len(messages) == count + 1 and messages[-1] == {"jsonrpc": "2.0", "id": 1, "result": {}}
+
+
+async def test_an_sse_event_at_the_bound_is_read():
+    """The bound counts an event's lines without their line endings."""
+    event = answer_of(LIMIT - len(b"data: "))
+    with endpoint(Hostile("text/event-stream", [b"data: " + event[:100], event[100:] + b"\r\n\r\n"])) as url:
+        async with httpx.AsyncClient(timeout=10) as http:
+            assert await read_all(HTTPTransport(url, http, max_message_bytes=LIMIT)) == [json.loads(event)]
+
+
+async def test_a_notifications_answer_is_bounded_too():
+    with endpoint(Hostile("text/plain", [b"x" * 1000], forever=b"x" * 1024)) as url:
+        async with httpx.AsyncClient(timeout=10) as http:
+            transport = HTTPTransport(url, http, max_message_bytes=LIMIT)
+            with pytest.raises(TransportError, match="answered a body over the client's bound of 4096 bytes"):
+                await transport.notify({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+server = Server("big", "1")
+
+
+@server.tool()
+async def big(size: int) -> str:
+    return "x" * size
+
+
+async def test_the_client_passes_its_bound_to_the_transport_and_stays_usable():
+    with endpoint(StreamableHTTP(server)) as url:
+        async with connect(url, max_message_bytes=LIMIT) as (client, _):
+            assert (await client.call_tool("big", {"size": 100}))["content"] == [{"type": "text", "text": "x" * 100}]
+            with pytest.raises(TransportError, match=f"bound of {LIMIT} bytes"):
+                await client.call_tool("big", {"size": LIMIT})
+            assert (await client.call_tool("big", {"size": 10}))["content"] == [{"type": "text", "text": "x" * 10}]
+
