@@ -1,4 +1,5 @@
-"""The client's limits: what it reads from a hostile server is bounded per message.
+"""The client's limits: what it reads from a hostile server is bounded per message, and every
+limit has its default in docs/patterns/production.md's table ("### The client's limits").
 
 The hostile servers are raw ASGI apps under a real uvicorn on loopback; the bound is small (4 KiB)
 so that the tests are fast and allocate little. A server that keeps sending after the bound is
@@ -8,15 +9,23 @@ passed learns that the client left (`http.disconnect`), which it takes as cancel
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from mcpref import Server, StreamableHTTP
-from mcpref.client import TransportError
+from mcpref.client import Client, OAuth, ResultCache, StdioTransport, TransportError, _redirect, _tasks
+from mcpref.client._auth import EXPIRY_MARGIN, client_assertion
+from mcpref.client._grants import ClientCredentials
 from mcpref.client._http import HTTPTransport
+from mcpref.client._redirect import LoopbackRedirect
+from mcpref.client._stdio import DEFAULT_MAX_LINE_BYTES
+from mcpref.client._tasks import TaskWaiter
+from mcpref.client._transport import DEFAULT_MAX_MESSAGE_BYTES
 from tests.client.conftest import connect, endpoint
 
 pytestmark = pytest.mark.anyio
@@ -193,3 +202,80 @@ async def test_the_client_passes_its_bound_to_the_transport_and_stays_usable():
                 await client.call_tool("big", {"size": LIMIT})
             assert (await client.call_tool("big", {"size": 10}))["content"] == [{"type": "text", "text": "x" * 10}]
 
+
+# -- the table ---------------------------------------------------------------------------------
+
+TABLE = (Path(__file__).parents[2] / "docs/patterns/production.md").read_text("utf-8")
+
+
+def default(function: Any, name: str) -> Any:
+    return inspect.signature(function).parameters[name].default
+
+
+def mib(size: int) -> str:
+    return f"{size // 2**20} MiB"
+
+
+def kib(size: int) -> str:
+    return f"{size // 2**10} KiB"
+
+
+#: Each row's "where to change it" cell, and its default as the code has it.
+ROWS = [
+    (
+        "`Client(url, max_message_bytes=...)`, `HTTPTransport(url, http, max_message_bytes=...)`",
+        mib(default(HTTPTransport, "max_message_bytes")),
+    ),
+    ("`StdioTransport(command, max_line_bytes=...)`", mib(default(StdioTransport, "max_line_bytes"))),
+    ("`Client(timeout=...)`", f"{default(Client, 'timeout'):g} s"),
+    ("`StdioTransport(command, timeout=...)`", f"{default(StdioTransport, 'timeout'):g} s"),
+    ("`StdioTransport(command, shutdown_timeout=...)`", f"{default(StdioTransport, 'shutdown_timeout'):g} s"),
+    ("`Client(max_rounds=...)`", str(default(Client, "max_rounds"))),
+    (
+        "`Client.listen(max_reconnects=..., backoff=...)`",
+        f"{default(Client.listen, 'max_reconnects')} times; {default(Client.listen, 'backoff'):g} s first, doubling",
+    ),
+    ("`ResultCache(max_entries=...)`", f"{default(ResultCache, 'max_entries'):,}"),
+    ("`OAuth(timeout=...)`, `ClientCredentials(..., timeout=...)`", f"{default(OAuth, 'timeout'):g} s"),
+    ("`OAuth(max_step_ups=...)`", str(default(OAuth, "max_step_ups"))),
+    ("`client._auth.EXPIRY_MARGIN`", f"{EXPIRY_MARGIN:g} s before its `expires_in`"),
+    ("`client_assertion(..., lifetime=...)`", f"{default(client_assertion, 'lifetime')} s"),
+    ("`LoopbackRedirect(timeout=...)`", f"{default(LoopbackRedirect, 'timeout'):g} s"),
+    (
+        "`client._redirect.READ_TIMEOUT`, `client._redirect.MAX_HEAD_BYTES`",
+        f"{_redirect.READ_TIMEOUT:g} s; {kib(_redirect.MAX_HEAD_BYTES)}",
+    ),
+    (
+        "`client._tasks.DEFAULT_POLL_MS`, `client.tasks.backoff`, `client.tasks.max_interval`",
+        f"{_tasks.DEFAULT_POLL_MS / 1000:g} s; times {default(TaskWaiter, 'backoff'):g} up to"
+        f" {default(TaskWaiter, 'max_interval'):g} s",
+    ),
+]
+
+
+@pytest.mark.parametrize(("where", "value"), ROWS, ids=[where for where, _ in ROWS])
+def test_each_client_limit_has_its_default_in_the_limits_table(where: str, value: str) -> None:
+    """Every limit has a line in docs/patterns/production.md with the default the code has; the
+    client's had none but for a sentence on two of them."""
+    rows = [line for line in TABLE.splitlines() if line.startswith("|") and f"| {where} |" in line]
+    assert len(rows) == 1, f"no line (or several) for {where} in the limits table"
+    assert rows[0].split("|")[2].strip() == value
+
+
+def test_the_dpop_nonce_retries_have_their_line_in_the_limits_table() -> None:
+    """They are counts in the code, not options: the behaviour is held by the two tests named here
+    (they fail if a retry more or fewer is made), the line by this one."""
+    from tests.client import test_auth_tokens
+
+    assert test_auth_tokens.test_a_resource_is_asked_again_for_two_new_nonces_at_most_then_the_token_counts_as_rejected
+    assert test_auth_tokens.test_a_token_endpoint_that_keeps_changing_its_nonce_is_asked_twice_only
+    rows = [line for line in TABLE.splitlines() if line.startswith("| DPoP nonce retries")]
+    assert len(rows) == 1 and rows[0].split("|")[2].strip() == "2 in a row at the resource; 1 at the token endpoint"
+
+
+def test_the_grants_take_the_same_timeout_as_oauth() -> None:
+    assert default(ClientCredentials, "timeout") == default(OAuth, "timeout")
+
+
+def test_both_transports_bound_one_message_alike() -> None:
+    assert DEFAULT_MAX_LINE_BYTES == DEFAULT_MAX_MESSAGE_BYTES == default(HTTPTransport, "max_message_bytes")
