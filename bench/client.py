@@ -4,9 +4,11 @@
 stream of progress notifications ending with the response, and 1 MiB results both ways) from an
 `httpx.MockTransport` that hands over the same bytes every time, in 64 KiB chunks as a socket
 would. No server and no socket: what is measured is the client's own reading and parsing, the
-part a change to the transport's reader changes. Each line prints the exchanges per second,
-the median of the rounds (rounds interleave the answers, so a busier moment of the machine hits
-them all). Compare two commits by running it at each, on the same machine, back to back.
+part a change to the transport's reader changes. Each line prints the exchanges per second and,
+as the baseline measured in the same round, httpx's bare read of the same answer (`aread()` and
+nothing else: no bound, no SSE framing, no JSON), with their ratio; the medians of the rounds
+(rounds interleave everything, so a busier moment of the machine hits all of it). Compare two
+commits by running it at each, on the same machine, back to back, and comparing the ratios.
 """
 
 from __future__ import annotations
@@ -71,14 +73,30 @@ async def _rate(transport: HTTPTransport, seconds: float) -> float:
     return count / elapsed
 
 
+async def _bare_rate(transport: HTTPTransport, seconds: float) -> float:
+    """The baseline: the same POST with httpx, the answer read whole and not looked at."""
+    count, started = 0, time.perf_counter()
+    while (elapsed := time.perf_counter() - started) < seconds:
+        async with transport.http.stream("POST", transport.url, json=REQUEST) as response:
+            await response.aread()
+        count += 1
+    return count / elapsed
+
+
 async def main(rounds: int = 5, seconds: float = 0.5) -> None:
     transports = {name: _transport(*answer) for name, answer in ANSWERS.items()}
     rates: dict[str, list[float]] = {name: [] for name in ANSWERS}
+    bare: dict[str, list[float]] = {name: [] for name in ANSWERS}
+    ratios: dict[str, list[float]] = {name: [] for name in ANSWERS}
     for _ in range(rounds):
         for name, transport in transports.items():
             rates[name].append(await _rate(transport, seconds))
-    for name, measured in rates.items():
-        print(f"{name:34} {statistics.median(measured):>10,.0f} exchanges/s")
+            bare[name].append(await _bare_rate(transport, seconds))
+            ratios[name].append(rates[name][-1] / bare[name][-1])
+    print(f"{'answer':34} {'exchange/s':>10} {'bare read/s':>12} {'ratio':>6}")
+    for name in ANSWERS:
+        exchange, baseline, ratio = (statistics.median(values[name]) for values in (rates, bare, ratios))
+        print(f"{name:34} {exchange:>10,.0f} {baseline:>12,.0f} {ratio:>6.2f}")
 
 
 if __name__ == "__main__":
