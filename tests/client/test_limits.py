@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ class Hostile:
 
     def __init__(self, content_type: str, pieces: list[bytes], forever: bytes = b"") -> None:
         self.content_type, self.pieces, self.forever = content_type, pieces, forever
+        self.headers: list[tuple[bytes, bytes]] = []
         self.ports: list[int] = []
         self.left: list[bool] = []
         self.sent = 0
@@ -67,7 +69,7 @@ class Hostile:
             left.set()
 
         watcher = asyncio.ensure_future(watch())
-        headers = [(b"content-type", self.content_type.encode())]
+        headers = [(b"content-type", self.content_type.encode()), *self.headers]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         for piece in self.pieces:
             await send({"type": "http.response.body", "body": piece, "more_body": True})
@@ -176,6 +178,19 @@ async def test_an_sse_event_at_the_bound_is_read():
     with endpoint(Hostile("text/event-stream", [b"data: " + event[:100], event[100:] + b"\r\n\r\n"])) as url:
         async with httpx.AsyncClient(timeout=10) as http:
             assert await read_all(HTTPTransport(url, http, max_message_bytes=LIMIT)) == [json.loads(event)]
+
+
+async def test_the_bound_counts_a_compressed_body_as_it_is_decoded():
+    """httpx decodes gzip as it reads: 8 MiB of zeros travel as 8 KiB, and are refused all the same."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    bomb = compressor.compress(b"\0" * 8 * 2**20) + compressor.flush()
+    app = Hostile("application/json", [bomb])
+    app.headers = [(b"content-encoding", b"gzip")]
+    with endpoint(app) as url:
+        async with httpx.AsyncClient(timeout=10) as http:
+            with pytest.raises(TransportError, match="answered a body over the client's bound of 4096 bytes"):
+                await read_all(HTTPTransport(url, http, max_message_bytes=LIMIT))
+    assert len(bomb) < 10 * 1024
 
 
 async def test_a_notifications_answer_is_bounded_too():
