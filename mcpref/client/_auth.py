@@ -53,6 +53,11 @@ RedirectHandler = Callable[[str], Awaitable[str]]
 CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 #: How long a stored access token is trusted before its `expires_in` runs out.
 EXPIRY_MARGIN = 30.0
+#: RFC 9449 §8, §9: how often one request is sent again for a server's new DPoP nonce, at the
+#: resource (in a row) and at the token endpoint. Bounded, so a server that changes its nonce on
+#: every answer cannot keep a request going round.
+RESOURCE_NONCE_RETRIES = 2
+TOKEN_NONCE_RETRIES = 1
 
 
 class AuthorizationError(MCPClientError):
@@ -343,7 +348,7 @@ class OAuth(httpx.Auth):
             new_nonce = self.dpop is not None and self.dpop.remember_nonce(
                 str(request.url), response.headers.get(NONCE_HEADER)
             )
-            if challenge.get("error") == "use_dpop_nonce" and new_nonce and nonces < 2:
+            if challenge.get("error") == "use_dpop_nonce" and new_nonce and nonces < RESOURCE_NONCE_RETRIES:
                 await response.aread()
                 nonces += 1  # RFC 9449 §9: the same request again, with the server's nonce
             elif response.status_code == 401 and not reauthorized:
@@ -585,7 +590,7 @@ class OAuth(httpx.Auth):
                 form["client_secret"] = registration.client_secret
         url = _endpoint(binding.metadata, "token_endpoint")
         dpop = self._dpop_for(binding)
-        for _ in range(2):
+        for _ in range(1 + TOKEN_NONCE_RETRIES):
             if dpop is not None:
                 headers[DPOP_HEADER] = dpop.proof("POST", url)
             response = await _send(http, url, data=form, headers=headers, what="token request")

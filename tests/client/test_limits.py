@@ -20,7 +20,7 @@ import pytest
 
 from mcpref import Server, StreamableHTTP
 from mcpref.client import Client, OAuth, ResultCache, StdioTransport, TransportError, _redirect, _tasks
-from mcpref.client._auth import EXPIRY_MARGIN, client_assertion
+from mcpref.client._auth import EXPIRY_MARGIN, RESOURCE_NONCE_RETRIES, TOKEN_NONCE_RETRIES, client_assertion
 from mcpref.client._grants import ClientCredentials
 from mcpref.client._http import HTTPTransport
 from mcpref.client._redirect import LoopbackRedirect
@@ -278,14 +278,12 @@ def test_each_client_limit_has_its_default_in_the_limits_table(where: str, value
 
 
 def test_the_dpop_nonce_retries_have_their_line_in_the_limits_table() -> None:
-    """They are counts in the code, not options: the behaviour is held by the two tests named here
-    (they fail if a retry more or fewer is made), the line by this one."""
-    from tests.client import test_auth_tokens
-
-    assert test_auth_tokens.test_a_resource_is_asked_again_for_two_new_nonces_at_most_then_the_token_counts_as_rejected
-    assert test_auth_tokens.test_a_token_endpoint_that_keeps_changing_its_nonce_is_asked_twice_only
+    """Constants, not options; what they do is held by test_auth_tokens.py's
+    `test_a_resource_is_asked_again_for_two_new_nonces_at_most_then_the_token_counts_as_rejected`
+    and `test_a_token_endpoint_that_keeps_changing_its_nonce_is_asked_twice_only`."""
     rows = [line for line in TABLE.splitlines() if line.startswith("| DPoP nonce retries")]
-    assert len(rows) == 1 and rows[0].split("|")[2].strip() == "2 in a row at the resource; 1 at the token endpoint"
+    expected = f"{RESOURCE_NONCE_RETRIES} in a row at the resource; {TOKEN_NONCE_RETRIES} at the token endpoint"
+    assert len(rows) == 1 and rows[0].split("|")[2].strip() == expected
 
 
 def test_the_grants_take_the_same_timeout_as_oauth() -> None:
