@@ -58,6 +58,10 @@ EXPIRY_MARGIN = 30.0
 #: every answer cannot keep a request going round.
 RESOURCE_NONCE_RETRIES = 2
 TOKEN_NONCE_RETRIES = 1
+#: The most bytes read of one answer from an authorization server (metadata, registration,
+#: token) or an identity provider: they are small documents, and a server a hostile resource
+#: names must not make the client hold whatever it sends.
+MAX_ANSWER_BYTES = 1024 * 1024
 
 
 class AuthorizationError(MCPClientError):
@@ -755,9 +759,9 @@ async def _first_json(http: httpx.AsyncClient, urls: Sequence[str], what: str) -
     tried = []
     for url in urls:
         try:
-            response = await http.get(url, headers={"Accept": "application/json"})
-        except httpx.HTTPError as exc:
-            tried.append(f"{url} ({exc!r})")
+            response = await _bounded(http, "GET", url, what, headers={"Accept": "application/json"})
+        except (httpx.HTTPError, AuthorizationError) as exc:
+            tried.append(f"{url} ({exc})" if isinstance(exc, AuthorizationError) else f"{url} ({exc!r})")
             continue
         if response.status_code == 200:
             try:
@@ -777,10 +781,25 @@ async def _post(
 
 
 async def _send(http: httpx.AsyncClient, url: str, *, what: str, **kwargs: Any) -> httpx.Response:
+    headers = {"Accept": "application/json", **kwargs.pop("headers", {})}
     try:
-        return await http.post(url, headers={"Accept": "application/json", **kwargs.pop("headers", {})}, **kwargs)
+        return await _bounded(http, "POST", url, what, headers=headers, **kwargs)
     except httpx.HTTPError as exc:
         raise AuthorizationError(f"{what} to {url} failed: {exc!r}") from exc
+
+
+async def _bounded(http: httpx.AsyncClient, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
+    """The response, read whole if it is at most `MAX_ANSWER_BYTES` once decoded; else an
+    `AuthorizationError`, the rest unread and the connection closed."""
+    async with http.stream(method, url, **kwargs) as response:
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > MAX_ANSWER_BYTES:
+                raise AuthorizationError(f"the {what} answer of {url} is over {MAX_ANSWER_BYTES} bytes: not read")
+    # The body is decoded already: a copy that still said gzip would be decoded twice.
+    headers = [(k, v) for k, v in response.headers.multi_items() if k not in ("content-encoding", "content-length")]
+    return httpx.Response(response.status_code, headers=headers, content=bytes(body), request=response.request)
 
 
 def _error_of(response: httpx.Response) -> str | None:

@@ -23,11 +23,14 @@ import pytest
 from joserfc import jwt
 from joserfc.jwk import ECKey
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from mcpref.client import AuthorizationError, Client, ClientRegistration, MCPClientError, OAuth
+from mcpref.client._auth import MAX_ANSWER_BYTES
 from tests.client.conftest import authorization_server_metadata
 from tests.client.test_dpop import verified
 from tests.conftest import running
@@ -104,7 +107,9 @@ class World:
                 self.valid.add(body["access_token"])
             return JSONResponse(body, status, headers=headers)
 
+        # Large answers go gzipped, as a real server's would: the client reads them decoded.
         return Starlette(
+            middleware=[Middleware(GZipMiddleware)],
             routes=[
                 Route("/mcp", mcp, methods=["POST"]),
                 Route("/.well-known/oauth-protected-resource/mcp", resource_metadata),
@@ -432,6 +437,29 @@ async def test_the_code_is_exchanged_with_its_verifier_redirect_uri_and_resource
         "resource": world.resource,
         "client_id": "stub-client",
     }
+
+
+async def test_an_authorization_servers_answer_is_read_up_to_a_bound(world: World) -> None:
+    """A resource names its authorization server, so a hostile one must not make the client hold
+    whatever it sends: a token answer (here gzipped, counted decoded) or metadata over
+    MAX_ANSWER_BYTES (1 MiB) is refused in words; one within it is read as ever."""
+    padding = "x" * (MAX_ANSWER_BYTES - 200)
+    world.token_answers = [bearer("at-large", padding=padding)]
+    await list_tools(world, world.oauth())  # just within: read, gzipped or not
+    assert world.mcp_requests[-1]["authorization"] == "Bearer at-large"
+    world.reset()
+    world.metadata = {**world.good_metadata(), "padding": "x" * MAX_ANSWER_BYTES}
+    with pytest.raises(AuthorizationError) as refused:
+        await list_tools(world, world.oauth())
+    limit = f"the authorization server metadata answer of {world.base}/.well-known/oauth-authorization-server"
+    assert f"{limit} is over {MAX_ANSWER_BYTES} bytes: not read" in str(refused.value)
+    world.metadata = world.good_metadata()
+    world.token_answers = [bearer("at-huge", padding="x" * MAX_ANSWER_BYTES)]
+    with pytest.raises(AuthorizationError) as refused:
+        await list_tools(world, world.oauth())
+    assert str(refused.value) == (
+        f"the token request answer of {world.base}/token is over {MAX_ANSWER_BYTES} bytes: not read"
+    )
 
 
 async def test_the_token_endpoint_is_asked_for_json(world: World) -> None:

@@ -20,7 +20,13 @@ import pytest
 
 from mcpref import Server, StreamableHTTP
 from mcpref.client import Client, OAuth, ResultCache, StdioTransport, TransportError, _redirect, _tasks
-from mcpref.client._auth import EXPIRY_MARGIN, RESOURCE_NONCE_RETRIES, TOKEN_NONCE_RETRIES, client_assertion
+from mcpref.client._auth import (
+    EXPIRY_MARGIN,
+    MAX_ANSWER_BYTES,
+    RESOURCE_NONCE_RETRIES,
+    TOKEN_NONCE_RETRIES,
+    client_assertion,
+)
 from mcpref.client._grants import ClientCredentials
 from mcpref.client._http import HTTPTransport
 from mcpref.client._redirect import LoopbackRedirect
@@ -253,6 +259,7 @@ ROWS = [
     ("`ResultCache(max_entries=...)`", f"{default(ResultCache, 'max_entries'):,}"),
     ("`OAuth(timeout=...)`, `ClientCredentials(..., timeout=...)`", f"{default(OAuth, 'timeout'):g} s"),
     ("`OAuth(max_step_ups=...)`", str(default(OAuth, "max_step_ups"))),
+    ("`client._auth.MAX_ANSWER_BYTES`", mib(MAX_ANSWER_BYTES)),
     ("`client._auth.EXPIRY_MARGIN`", f"{EXPIRY_MARGIN:g} s before its `expires_in`"),
     ("`client_assertion(..., lifetime=...)`", f"{default(client_assertion, 'lifetime')} s"),
     ("`LoopbackRedirect(timeout=...)`", f"{default(LoopbackRedirect, 'timeout'):g} s"),
