@@ -353,10 +353,10 @@ class OAuth(httpx.Auth):
                 str(request.url), response.headers.get(NONCE_HEADER)
             )
             if challenge.get("error") == "use_dpop_nonce" and new_nonce and nonces < RESOURCE_NONCE_RETRIES:
-                await response.aread()
+                await _read_challenge(response)
                 nonces += 1  # RFC 9449 §9: the same request again, with the server's nonce
             elif response.status_code == 401 and not reauthorized:
-                await response.aread()
+                await _read_challenge(response)
                 async with self._lock:
                     current = self._current_tokens(endpoint)
                     # Another request may have authorized meanwhile; else refresh, else start over.
@@ -370,7 +370,7 @@ class OAuth(httpx.Auth):
                 and step_ups < self.max_step_ups
                 and self._needs_more_scope(endpoint, challenge)
             ):
-                await response.aread()
+                await _read_challenge(response)
                 async with self._lock:
                     await self._authorize(endpoint, challenge)
                 step_ups += 1
@@ -786,6 +786,20 @@ async def _send(http: httpx.AsyncClient, url: str, *, what: str, **kwargs: Any) 
         return await _bounded(http, "POST", url, what, headers=headers, **kwargs)
     except httpx.HTTPError as exc:
         raise AuthorizationError(f"{what} to {url} failed: {exc!r}") from exc
+
+
+async def _read_challenge(response: httpx.Response) -> None:
+    """Read the body of a challenge the flow answers (httpx reads it whole before it sends the
+    next request), up to `MAX_ANSWER_BYTES`; past that an `AuthorizationError`, the rest unread."""
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > MAX_ANSWER_BYTES:
+            raise AuthorizationError(
+                f"the {response.status_code} answer of {response.url} is over {MAX_ANSWER_BYTES} bytes: not read"
+            )
+    # httpx's own read of it (before the next request) then finds the body here, not on the wire.
+    response._content = bytes(body)
 
 
 async def _bounded(http: httpx.AsyncClient, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:

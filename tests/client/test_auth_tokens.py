@@ -54,8 +54,9 @@ class World:
         self.token_answers: list[tuple[int, dict[str, Any], dict[str, str]]] = []
         #: Each token request: its form and its headers.
         self.token_requests: list[tuple[dict[str, str], dict[str, str]]] = []
-        #: Answers of the MCP endpoint before it looks at the token, as (status, headers).
-        self.mcp_answers: list[tuple[int, dict[str, str]]] = []
+        #: Answers of the MCP endpoint before it looks at the token, as (status, headers), or
+        #: (status, headers, body).
+        self.mcp_answers: list[tuple[int, dict[str, str]] | tuple[int, dict[str, str], bytes]] = []
         self.mcp_requests: list[dict[str, str]] = []
         self.valid: set[str] = set()
         self.issued = 0
@@ -73,8 +74,8 @@ class World:
         async def mcp(request: Request) -> Response:
             self.mcp_requests.append(dict(request.headers))
             if self.mcp_answers:
-                status, headers = self.mcp_answers.pop(0)
-                return Response(status_code=status, headers=headers)
+                status, headers, *body = self.mcp_answers.pop(0)
+                return Response(b"".join(body), status_code=status, headers=headers)
             token = request.headers.get("authorization", " ").split(" ", 1)[1]
             if token not in self.valid:
                 challenge = f'Bearer resource_metadata="{self.base}/.well-known/oauth-protected-resource/mcp"'
@@ -460,6 +461,22 @@ async def test_an_authorization_servers_answer_is_read_up_to_a_bound(world: Worl
     assert str(refused.value) == (
         f"the token request answer of {world.base}/token is over {MAX_ANSWER_BYTES} bytes: not read"
     )
+
+
+async def test_a_challenge_with_a_body_over_the_bound_is_not_read_whole(world: World) -> None:
+    """httpx reads a 401's body before it sends the request again, with no bound of its own, so
+    the flow reads it first, and no more than MAX_ANSWER_BYTES of it."""
+    auth = world.oauth()
+    await list_tools(world, auth)
+    challenge = {"WWW-Authenticate": 'Bearer error="invalid_token"'}
+    world.mcp_answers = [(401, challenge, b"x" * 1024)]
+    await list_tools(world, auth)  # a small body: read, refreshed, sent again
+    assert world.grants == ["authorization_code", "refresh_token"]
+    world.mcp_answers = [(401, challenge, b"x" * (MAX_ANSWER_BYTES + 1))]
+    with pytest.raises(AuthorizationError) as refused:
+        await list_tools(world, auth)
+    assert str(refused.value) == f"the 401 answer of {world.resource} is over {MAX_ANSWER_BYTES} bytes: not read"
+    assert world.grants == ["authorization_code", "refresh_token"]
 
 
 async def test_the_token_endpoint_is_asked_for_json(world: World) -> None:
