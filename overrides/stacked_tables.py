@@ -1,13 +1,15 @@
 """mkdocs hook: each table reads on a phone as a stack of rows, each cell under its column's name,
 instead of a grid wider than the screen whose right-hand columns are off it with no sign
 (docs/assets/reference.css draws it). A page whose front matter says `stacked_tables: false` keeps
-its tables as grids that scroll sideways.
+its tables as grids that scroll sideways. A table put in `<div class="mcpref-stack-always"
+markdown>` is stacked at desktop width too (reference.css): for one whose columns cannot all fit
+the page's column at 1280 px.
 
 At build time each body cell gets its column's heading as `data-label`, and the table a wrapper
 `<div class="mcpref-stacked">`; the table itself keeps no class, so Material styles it as any other
 at desktop width, and the page's Markdown stays plain Markdown. Inline code in any table that has
-a space in it (a command, `Callable[[Callable[..., Any]], ...]`) is marked `mcpref-wraps`: on a
-phone it may break at its spaces, while a name without one (`x-mcp-header`) stays whole.
+a space in it (a command, `Callable[[Callable[..., Any]], ...]`) is marked `mcpref-wraps`: at any
+width it may break at its spaces, while a name without one (`x-mcp-header`) stays whole.
 mkdocstrings' Parameters/Returns/Raises tables are stacked the same way, so an API page's cell
 reads under its column's name ("Default") as any other table's does, by one set of rules.
 """

@@ -37,7 +37,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = ROOT / "docs"
 #: OpenTelemetry's MCP conventions, next to a clone (also from a worktree one level deeper).
 CONVENTIONS = [ROOT.parent / "shared/spec/otel/mcp-semconv.md", ROOT.parent.parent / "shared/spec/otel/mcp-semconv.md"]
-TABLE_HEADER = "| attribute | client span | server span | client metric | server metric | what mcpref records |"
+#: The observability page's two tables of attributes: what mcpref records of each, and where the
+#: conventions ask for it (two tables, so that both fit the page's column at 1280 px).
+RECORDS_HEADER = "| attribute | what mcpref records |"
+TABLE_HEADER = "| attribute | client span | server span | client metric | server metric |"
 COLUMNS = ("client span", "server span", "client metric", "server metric")
 SECTIONS = {
     "client span": "span.mcp.client",
@@ -477,19 +480,27 @@ async def test_no_span_or_metric_holds_a_token_or_a_request_state(otel: Recorded
 # -- the conventions -------------------------------------------------------------------------------
 
 
+def _rows(text: str, header: str, columns: tuple[str, ...]) -> dict[str, dict[str, str]]:
+    """The table under `header`: attribute -> column -> cell."""
+    table = {}
+    for row in text[text.index(header) :].split("\n")[2:]:
+        if not row.startswith("|"):
+            break
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        table[cells[0].strip("`")] = dict(zip(columns, cells[1:], strict=True))
+    return table
+
+
 def _page_table() -> dict[str, dict[str, str]]:
-    """The attribute table the observability page shows: attribute -> column -> level."""
+    """The attribute tables the observability page shows: attribute -> column -> level, and
+    "mcpref" -> what mcpref records. Both tables name the same attributes."""
     for page in sorted(PAGES.rglob("*.md")):
         text = page.read_text("utf-8")
         if TABLE_HEADER in text:
-            rows = text[text.index(TABLE_HEADER) :].split("\n")[2:]
-            table = {}
-            for row in rows:
-                if not row.startswith("|"):
-                    break
-                cells = [cell.strip() for cell in row.strip("|").split("|")]
-                table[cells[0].strip("`")] = dict(zip((*COLUMNS, "mcpref"), cells[1:], strict=True))
-            return table
+            levels = _rows(text, TABLE_HEADER, COLUMNS)
+            records = _rows(text, RECORDS_HEADER, ("mcpref",))
+            assert sorted(records) == sorted(levels), "the two tables name the same attributes"
+            return {key: {**row, **records[key]} for key, row in levels.items()}
     raise AssertionError(f"no page shows the table {TABLE_HEADER!r}")
 
 

@@ -82,6 +82,16 @@ def test_no_table_on_any_page_is_wider_than_a_phone(survey: dict[str, Visit]) ->
     assert {path: tables for path, tables in wide.items() if tables} == {}
 
 
+@pytest.mark.parametrize("palette", ["light", "dark"])
+def test_no_table_on_any_page_is_wider_than_its_column_at_desktop_width(survey: dict[str, Visit], palette: str) -> None:
+    """At 1280 px a reader sees every column of a table without scrolling it sideways. Was: 19
+    tables on 15 pages wider than their 720 px box, observability's attribute table 943 px wide
+    with "what mcpref records" cut to "the p...", its scrollbar below its 21st row; a message in
+    "symptom" pushing "where to look" off the right; a test's name cut in Run it."""
+    wide = {path: visit.facts[("desktop", palette)]["wideTables"] for path, visit in survey.items()}
+    assert {path: tables for path, tables in wide.items() if tables} == {}
+
+
 def test_the_errors_tables_stay_a_grid_at_desktop_width(desktop: Any, site_url: str) -> None:
     goto(desktop, site_url + "/reference/errors/")
     heads = desktop.evaluate(
