@@ -171,6 +171,14 @@ def test_a_line_as_long_as_the_code_column_fits_a_python_block_at_1280_px(page: 
     assert too_narrow == [], f"a block holds {min(b['holds'] for b in blocks)} characters, not {CODE_COLUMN}"
 
 
+def test_no_tab_strip_has_two_tabs_with_the_same_label(survey: dict[str, Visit]) -> None:
+    """Was: on Migrating, changes 5 to 9, three comparisons back to back merged into one strip of six
+    tabs, "2025-11-25 · 2026-07-28" three times, cut at 390 px (an outside reader)."""
+    assert {where: f["repeatedTabs"] for where, f in each(survey) if f["repeatedTabs"]} == {}
+    strips = survey["/guides/migrating-2/"].facts[("desktop", "light")]["tabStrips"]
+    assert strips >= 7, f"{strips} tab strips measured on Migrating, changes 5 to 9: one per comparison"
+
+
 def test_copy_buttons_do_not_cover_text(survey: dict[str, Visit]) -> None:
     assert {where: f["coveredByCopy"] for where, f in each(survey) if f["coveredByCopy"]} == {}
 
