@@ -131,13 +131,14 @@ def test_long_lines_in_code_are_wrapped_or_visibly_scrollable(survey: dict[str, 
     assert {where: f["hiddenCode"] for where, f in each(survey) if f["hiddenCode"]} == {}
 
 
-def test_no_python_or_output_block_is_cut_at_desktop_width(survey: dict[str, Visit]) -> None:
-    """At 1280 px a reader reads the Python and what it printed without scrolling sideways: the
-    Python fits the code column (tests/docs/test_code_width.py), an Output block wraps
-    (reference.css). Was: the home page's hello cut (`era_cache=EraCac...`), and MCP Apps' Output
-    lines. Every page now, not those two. Other code (a config file, HTML, a shell line) keeps
-    its layout and scrolls, with a visible scrollbar."""
-    read = ("language-python:", "language-text:", "language-pycon:")
+def test_no_block_a_reader_copies_or_reads_is_cut_at_desktop_width(survey: dict[str, Visit]) -> None:
+    """At 1280 px a reader reads the Python, the files shown whole, the HTML, shell, nginx and
+    markdown, and what a program printed, without scrolling sideways: the code fits the code
+    column (tests/docs/test_code_width.py), an Output block or a shown config file wraps
+    (reference.css). Was: the home page's hello cut (`era_cache=EraCac...`), MCP Apps' Output
+    lines, and its view's HTML scrolled by 315 px; `deploy/run` and the nginx location on Run it."""
+    kinds = ("python", "text", "pycon", "html", "bash", "shell", "sh", "nginx", "markdown", "md")
+    read = tuple(f"language-{kind}:" for kind in kinds)
     cut = {where: [c for c in f["cutCode"] if c.startswith(read)] for where, f in each(survey, "desktop")}
     assert {where: blocks for where, blocks in cut.items() if blocks} == {}
 
