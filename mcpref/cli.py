@@ -1,9 +1,10 @@
 """The `mcpref` command: `mcpref demo` serves every endpoint the site's pages call.
 
 A reader who installed the package, and nothing else, runs `mcpref demo` and every `curl` command
-and client block on the pages works as written against http://127.0.0.1:8000. It serves the same
-app and under the same bounds as `./scripts/serve` does in a clone (`mcpref.demo`,
-`mcpref.limits`, the Origin allowlist of `mcpref.origins`), without the built pages.
+and client block on the pages works as written against http://127.0.0.1:8000. The pages stay
+online (`mcpref.demo.SITE_URL`); `/` lists the endpoints. It serves them under the bounds of
+`mcpref.limits` and the Origin allowlist of `mcpref.origins`, as `./scripts/serve` does in a
+clone, which puts the built pages on top.
 """
 
 from __future__ import annotations
@@ -32,7 +33,11 @@ def parser() -> argparse.ArgumentParser:
     demo = commands.add_parser(
         "demo",
         help="serve every endpoint the site's pages call (/mcp, /modern/mcp, /secure/mcp, /auth, ...)",
-        description="Serve every endpoint the site's pages call, on one origin, as ./scripts/serve does.",
+        description=(
+            "Serve every endpoint the site's pages call, on one origin (http://127.0.0.1:8000 unless --port "
+            "says otherwise), so each curl command and client block on a page runs as written. The pages "
+            "themselves stay online; GET / lists the endpoints."
+        ),
     )
     add_address_options(demo)
     add_limit_options(demo)
@@ -54,5 +59,7 @@ def serve_demo(args: argparse.Namespace, port: int) -> None:
             raise
         sys.exit(DEMO_EXTRA)
     base = base_url(args.host, port)
-    ready = f"mcpref demo: the pages' endpoints at {base}/, the reference server at {base}/mcp"
+    # Not "the pages at /": a reader with the wheel has no built pages; / is a list of the endpoints.
+    ready = f"mcpref demo: the reference server at {base}/mcp; {base}/ lists every endpoint the pages call"
+    ready += f" (the pages: {demo.SITE_URL})"
     serve_http(demo.make_app(), demo.servers(), args.host, port, limits_from(args), ready=ready)

@@ -25,7 +25,7 @@ from .jsonrpc import INVALID_REQUEST, MCPError, encode, error_response
 from .origins import OriginPolicy
 from .server import Server
 
-__all__ = ["ENDPOINTS", "FACTORIES", "ORIGINS", "SITE_ORIGIN", "make_app", "meant_endpoint", "servers"]
+__all__ = ["ENDPOINTS", "FACTORIES", "ORIGINS", "SITE_ORIGIN", "SITE_URL", "make_app", "meant_endpoint", "servers"]
 
 #: How to build each MCP endpoint, by exact path.
 MCP_FACTORIES = {
@@ -44,6 +44,9 @@ FACTORIES = {**MCP_FACTORIES, **dict.fromkeys(demo.FRAME_PATHS, demo.AuthDemo)}
 #: together). Its pages' Run controls call the reader's own `mcpref demo` on loopback, so the
 #: endpoints allow this origin besides loopback pages and those `MCP_ALLOWED_ORIGINS` lists.
 SITE_ORIGIN = "https://mcpref.github.io"
+#: The published pages themselves, which `mcpref demo` names as it starts (a reader with the wheel
+#: has only the endpoints).
+SITE_URL = SITE_ORIGIN + "/mcpref/"
 #: Which browser origins the endpoints serve.
 ORIGINS = OriginPolicy([SITE_ORIGIN, *OriginPolicy.from_env().allowed])
 #: What this process serves: one long-lived instance per endpoint; being stateless, it does not care.

@@ -74,7 +74,7 @@ def serve_http(
         limits: What a connection may cost before the app sees a request (header size and time,
             connections, ...; see `mcpref.limits`); by default `ServerLimits()`.
         ready: The line printed on stderr once connections are accepted; by default the URL
-            and how to stop.
+            (the MCP endpoint's, for a `StreamableHTTP` on one path) and how to stop.
 
     Raises:
         SystemExit: The address cannot be listened on; the message says why and what to do.
@@ -85,7 +85,13 @@ def serve_http(
     listening = _listen(host, port)
     # uvicorn re-raises Ctrl+C after a clean shutdown; there is nothing left to report.
     with contextlib.suppress(KeyboardInterrupt):
-        _GracefulUvicorn(config, servers, ready or f"Serving at {base_url(host, port)} (Ctrl+C stops)").run([listening])
+        _GracefulUvicorn(config, servers, ready or _serving(app, host, port)).run([listening])
+
+
+def _serving(app: Any, host: str, port: int) -> str:
+    """What to open: the endpoint itself when the app is one (its root answers 404)."""
+    path = app.path if isinstance(app, StreamableHTTP) and app.path else ""
+    return f"Serving at {base_url(host, port)}{path} (Ctrl+C stops)"
 
 
 def base_url(host: str, port: int) -> str:

@@ -34,6 +34,10 @@ def test_help_names_the_demo_and_its_port() -> None:
     sub = run("demo", "--help")
     assert sub.returncode == 0 and sub.stdout.startswith("usage: mcpref demo ")
     assert "--port" in sub.stdout and "PORT environment variable" in sub.stdout and "--max-header-bytes" in sub.stdout
+    # Was: "as ./scripts/serve does", which means nothing to a reader who has only the wheel.
+    described = " ".join(sub.stdout.split())
+    assert "scripts/serve" not in described
+    assert "The pages themselves stay online; GET / lists the endpoints." in described
 
 
 def test_the_port_is_8000_unless_port_or_the_option_says_otherwise(monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -140,9 +144,16 @@ def test_it_says_what_it_serves_once_it_serves(served: str, demo_folder: Path) -
     """Was: printed before uvicorn even bound the port, so a taken port read as served, then failed;
     and after three of uvicorn's INFO lines, which said less. Now it is the first line."""
     log = (demo_folder / "demo.log").read_text()
-    ready = f"mcpref demo: the pages' endpoints at {served}/, the reference server at {served}/mcp\n"
+    ready = (
+        f"mcpref demo: the reference server at {served}/mcp; {served}/ lists every endpoint the pages call"
+        f" (the pages: {demo.SITE_URL})\n"
+    )
     assert log.startswith(ready), log
     assert log.count(ready) == 1, log
+    # Run it shows the line for the default port; was "the pages' endpoints at .../", where a reader
+    # with only the wheel found a list of endpoints and no pages.
+    shown = ready.replace(served, "http://127.0.0.1:8000")
+    assert shown in (Path(__file__).parents[1] / "docs" / "guides" / "run-it.md").read_text("utf-8")
 
 
 @pytest.mark.parametrize("path", list(demo.ENDPOINTS))

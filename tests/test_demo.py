@@ -28,6 +28,7 @@ def exchange(method: str, headers: dict[str, str], body: dict | None = None, pat
 def test_the_site_origin_is_where_mkdocs_publishes_the_site() -> None:
     repo = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.BaseLoader)["repo_url"]
     assert pages_url(repo).startswith(demo.SITE_ORIGIN + "/")
+    assert pages_url(repo) == demo.SITE_URL  # the pages `mcpref demo` names as it starts
 
 
 PREFLIGHT = {

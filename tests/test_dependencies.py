@@ -146,3 +146,14 @@ def test_the_dev_extra_brings_every_extra() -> None:
     itself = [r for r in PYPROJECT["optional-dependencies"]["dev"] if _name(r) == "mcpref"]
     brought = {extra.strip() for r in itself for extra in re.findall(r"\[([^\]]*)\]", r)[0].split(",")}
     assert set(EXTRA_MODULES.values()) <= extras <= brought, (extras, brought)
+
+
+def test_the_migrating_page_installs_the_sdk_version_the_dev_extra_pins() -> None:
+    """Was: the page's "old way, run for real" block failed in a fresh venv (no module named `mcp`)
+    and said only "pinned in the dev extras"; it shows the install, of the version its run used."""
+    pins = [r for r in PYPROJECT["optional-dependencies"]["dev"] if _name(r) == "mcp"]
+    assert len(pins) == 1 and "==" in pins[0], pins
+    page = (ROOT / "docs" / "guides" / "migrating.md").read_text("utf-8")
+    shown = re.findall(r'^\$ pip install "(mcp[^"]*)"$', page, re.MULTILINE)
+    assert shown == [pins[0]]
+    assert page.index(f'$ pip install "{pins[0]}"') < page.index("from mcp.server.mcpserver import")

@@ -35,6 +35,18 @@ def test_ctrl_c_ends_open_listen_streams_with_their_result() -> None:
         assert time.monotonic() - started < 5
 
 
+def test_the_ready_line_names_the_endpoint_a_client_is_given() -> None:
+    """Was: `Serving at http://127.0.0.1:8126`, whose root answers 404: the endpoint is `/mcp`."""
+    with ServerProcess("mcpref.examples.minimal_server", own_main=True) as server:
+        server.wait_ready(None, timeout=15)
+        deadline = time.monotonic() + 10
+        while "Serving at" not in server.log() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert f"Serving at {server.url} (Ctrl+C stops)" in server.log(), server.log()
+        answer = httpx.post(server.url, json=mcp_body("server/discover"), headers=mcp_headers("server/discover"))
+        assert answer.status_code == 200
+
+
 def test_http_binds_loopback_unless_told_otherwise(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """streamable-http.mdx §Security & Endpoint: a local server binds 127.0.0.1, not 0.0.0.0."""
     import mcpref.run

@@ -279,6 +279,14 @@ async ({ withContrast, withExpand }) => {
     })
     .map((t) => t.innerText.slice(0, 40));
 
+  // Tab strips (Material's content tabs) with two tabs of the same label: consecutive `===` blocks
+  // merge into one strip, so two comparisons back to back read "2025-11-25 · 2026-07-28" twice.
+  const repeatedTabs = [...document.querySelectorAll(".md-typeset .tabbed-set")]
+    .map((set) => [...set.querySelectorAll(":scope > .tabbed-labels > label")].map((l) => l.textContent.trim()))
+    .filter((labels) => new Set(labels).size !== labels.length)
+    .map((labels) => labels.join(" · "));
+  const tabStrips = document.querySelectorAll(".md-typeset .tabbed-set").length;
+
   const errorGraphics = document.querySelectorAll("[id^='dmcpref-diagram'], svg[aria-roledescription='error']").length;
   window.scrollTo(0, 0);
   return {
@@ -293,6 +301,8 @@ async ({ withContrast, withExpand }) => {
     smallTldr,
     plainData,
     brokenTokens,
+    repeatedTabs,
+    tabStrips,
     sidewaysScroll: document.documentElement.scrollWidth - document.documentElement.clientWidth,
     height: document.documentElement.scrollHeight,
     titleLines,

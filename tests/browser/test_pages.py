@@ -131,13 +131,14 @@ def test_long_lines_in_code_are_wrapped_or_visibly_scrollable(survey: dict[str, 
     assert {where: f["hiddenCode"] for where, f in each(survey) if f["hiddenCode"]} == {}
 
 
-def test_no_python_or_output_block_is_cut_at_desktop_width(survey: dict[str, Visit]) -> None:
-    """At 1280 px a reader reads the Python and what it printed without scrolling sideways: the
-    Python fits the code column (tests/docs/test_code_width.py), an Output block wraps
-    (reference.css). Was: the home page's hello cut (`era_cache=EraCac...`), and MCP Apps' Output
-    lines. Every page now, not those two. Other code (a config file, HTML, a shell line) keeps
-    its layout and scrolls, with a visible scrollbar."""
-    read = ("language-python:", "language-text:", "language-pycon:")
+def test_no_block_a_reader_copies_or_reads_is_cut_at_desktop_width(survey: dict[str, Visit]) -> None:
+    """At 1280 px a reader reads the Python, the files shown whole, the HTML, shell, nginx and
+    markdown, and what a program printed, without scrolling sideways: the code fits the code
+    column (tests/docs/test_code_width.py), an Output block or a shown config file wraps
+    (reference.css). Was: the home page's hello cut (`era_cache=EraCac...`), MCP Apps' Output
+    lines, and its view's HTML scrolled by 315 px; `deploy/run` and the nginx location on Run it."""
+    kinds = ("python", "text", "pycon", "html", "bash", "shell", "sh", "nginx", "markdown", "md")
+    read = tuple(f"language-{kind}:" for kind in kinds)
     cut = {where: [c for c in f["cutCode"] if c.startswith(read)] for where, f in each(survey, "desktop")}
     assert {where: blocks for where, blocks in cut.items() if blocks} == {}
 
@@ -169,6 +170,14 @@ def test_a_line_as_long_as_the_code_column_fits_a_python_block_at_1280_px(page: 
     assert len(blocks) >= 10, "the guide's Python blocks, the shown files and the runs"
     too_narrow = [b for b in blocks if b["width"] > b["room"] + 0.5]
     assert too_narrow == [], f"a block holds {min(b['holds'] for b in blocks)} characters, not {CODE_COLUMN}"
+
+
+def test_no_tab_strip_has_two_tabs_with_the_same_label(survey: dict[str, Visit]) -> None:
+    """Was: on Migrating, changes 5 to 9, three comparisons back to back merged into one strip of six
+    tabs, "2025-11-25 · 2026-07-28" three times, cut at 390 px (an outside reader)."""
+    assert {where: f["repeatedTabs"] for where, f in each(survey) if f["repeatedTabs"]} == {}
+    strips = survey["/guides/migrating-2/"].facts[("desktop", "light")]["tabStrips"]
+    assert strips >= 7, f"{strips} tab strips measured on Migrating, changes 5 to 9: one per comparison"
 
 
 def test_copy_buttons_do_not_cover_text(survey: dict[str, Visit]) -> None:

@@ -1,4 +1,6 @@
-"""Every line of Python a page shows fits its code block at 1280 px, without scrolling sideways.
+"""Every line a reader copies from a page fits its code block at 1280 px, without scrolling sideways:
+the Python, every file a page shows whole, and its HTML, shell, nginx and markdown blocks. (Frames,
+consoles and output wrap instead: site.css, reference.css.)
 
 At 1280 px a code block holds `CODE_COLUMN` characters of the monospace font: its 688 px column,
 less its padding and the copy button's gutter (site.css), measured in Chromium
@@ -34,15 +36,49 @@ def too_long(lines: list[str], where: str, first: int) -> list[str]:
     ]
 
 
-def test_every_python_line_on_a_page_fits_the_code_column() -> None:
+#: The languages of the blocks a reader copies that keep their layout (and so scroll) rather
+#: than wrap.
+COPIED = {"python", "html", "bash", "shell", "sh", "nginx", "markdown", "md"}
+
+
+def copied_lines_too_long(text: str, name: str) -> list[str]:
+    """The lines too wide in a page's copied blocks: one of `COPIED`, or a file shown whole."""
+    document = Document(text, name)
+    found = []
+    for block in blocks(document):
+        if block.language in COPIED or (block.title or "").startswith("File — "):
+            first = document.text.count("\n", 0, block.source_start) + 1
+            where = f"{document.path} ({block.language or 'a'} block)"
+            found += too_long(block.source.splitlines(), where, first)
+    return found
+
+
+def test_every_copied_line_on_a_page_fits_the_code_column() -> None:
     found = []
     for page in pages():
-        document = Document(page.read_text(encoding="utf-8"), str(page.relative_to(ROOT)))
-        for block in blocks(document):
-            if block.language == "python":
-                first = document.text.count("\n", 0, block.source_start) + 1
-                found += too_long(block.source.splitlines(), document.path, first)
+        found += copied_lines_too_long(page.read_text(encoding="utf-8"), str(page.relative_to(ROOT)))
     assert found == [], f"{len(found)} lines wider than {CODE_COLUMN} characters:\n" + "\n".join(found)
+
+
+def test_a_wide_shell_line_or_file_block_is_found() -> None:
+    """The check sees each kind it holds, titled or not (a block it skipped would pass silently)."""
+    wide = "x" * (CODE_COLUMN + 1)
+    text = "".join(
+        f'```{language} title="{title}"\n{wide}\n```\n\n'
+        for language, title in [
+            ("bash", "Illustration — a shell line"),
+            ("text", "File — deploy/run, shown whole"),
+            ("nginx", "Illustration — a proxy"),
+            ("html", "Illustration — a view"),
+            ("markdown", "Illustration — a directive"),
+            ("text", "Output"),
+        ]
+    )
+    found = copied_lines_too_long(text, "probe.md")
+    assert [line.split(":")[0] for line in found] == [
+        f"probe.md ({language} block), line {4 * n + 2}"
+        for n, language in enumerate(["bash", "text", "nginx", "html", "markdown"])
+    ]
 
 
 #: A ```python block in a docstring, as the API reference pages render it (mkdocstrings).
@@ -75,11 +111,13 @@ def test_ruff_holds_the_guide_server_to_the_code_column() -> None:
     assert config["line-length"] == CODE_COLUMN
 
 
-def test_every_line_of_a_python_file_a_page_shows_fits_the_code_column() -> None:
-    files = {match["path"] for page in pages() for match in shown(page.read_text(encoding="utf-8"))}
-    python = sorted(path for path in files if path.endswith(".py"))
-    assert len(python) >= 8, python
+def test_every_line_of_a_file_a_page_shows_fits_the_code_column() -> None:
+    """Named by the file's own lines too, where whoever edits it looks."""
+    files = sorted({match["path"] for page in pages() for match in shown(page.read_text(encoding="utf-8"))})
+    assert len([path for path in files if path.endswith(".py")]) >= 8, files
+    assert {"deploy/run", "deploy/haproxy.cfg"} <= set(files), files
+    assert any(path.endswith(".html") for path in files), files
     found = []
-    for path in python:
+    for path in files:
         found += too_long((ROOT / path).read_text(encoding="utf-8").splitlines(), path, 1)
     assert found == [], f"{len(found)} lines wider than {CODE_COLUMN} characters:\n" + "\n".join(found)

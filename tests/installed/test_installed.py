@@ -28,6 +28,7 @@ from pathlib import Path, PurePosixPath
 
 import httpx
 import pytest
+import yaml
 from sybil import Document
 
 import mcpref
@@ -279,6 +280,29 @@ def test_every_pip_install_of_mcpref_shows_the_path_form() -> None:
 
 #: Pages for contributors, who have a clone by definition.
 CLONE_PAGES = {ROOT / "docs" / "contributing.md"}
+#: Where the clone is shown (once), and the pages that tell a newcomer to install from a clone.
+CLONE_SHOWN = ("docs/guides/run-it.md", "## The pages' endpoints on your machine")
+FROM_A_CLONE = ["docs/index.md", "docs/guides/build-a-server.md", "docs/guides/build-a-client.md"]
+
+
+def test_the_git_clone_is_shown_once_and_the_other_install_lines_link_to_it() -> None:
+    """Was: home, Run it and both guides said "install it from a clone, by path" and showed
+    `pip install "./mcpref[demo]"`, and no page showed how to get the clone (an outside reader)."""
+    repo = yaml.load((ROOT / "mkdocs.yml").read_text("utf-8"), Loader=yaml.BaseLoader)["repo_url"]
+    clone = f"$ git clone {repo}\n"
+    docs = [path for path in (ROOT / "docs").rglob("*.md") if path not in CLONE_PAGES]
+    shown = [str(path.relative_to(ROOT)) for path in docs if re.search(r"\$ git clone\b", path.read_text("utf-8"))]
+    assert shown == [CLONE_SHOWN[0]]
+    section = (ROOT / CLONE_SHOWN[0]).read_text("utf-8").split(CLONE_SHOWN[1], 1)[1].split("\n## ", 1)[0]
+    assert section.count(clone) == 1 and section.index(clone) < section.index('$ pip install "./mcpref[demo]"')
+    link = "run-it.md#the-pages-endpoints-on-your-machine"
+    for name in FROM_A_CLONE:
+        unlinked = [
+            " ".join(chunk.split())[:120]
+            for chunk in chunks((ROOT / name).read_text("utf-8"))
+            if '"./mcpref' in chunk and "```" not in chunk and link not in chunk
+        ]
+        assert unlinked == [], name
 
 
 def chunks(text: str) -> Iterator[str]:

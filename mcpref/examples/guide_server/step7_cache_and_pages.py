@@ -23,8 +23,7 @@ def build() -> Server:
 
 
 def create_app() -> StreamableHTTP:
-    """A fresh endpoint at the path `mcpref demo` (`mcpref.demo`) serves it
-    on."""
+    """A fresh endpoint at /guide/mcp, where `mcpref demo` serves it."""
     return StreamableHTTP(build(), path="/guide/mcp")
 
 
