@@ -14,6 +14,7 @@ import asyncio
 import base64
 import hashlib
 import json
+import os
 import string
 from collections.abc import Iterator
 from typing import Any
@@ -30,7 +31,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from mcpref.client import AuthorizationError, Client, ClientRegistration, MCPClientError, OAuth
-from mcpref.client._auth import MAX_ANSWER_BYTES
+from mcpref.client._auth import MAX_ANSWER_BYTES, authorization_server_metadata_urls
 from tests.client.conftest import authorization_server_metadata
 from tests.client.test_dpop import verified
 from tests.conftest import running
@@ -440,39 +441,53 @@ async def test_the_code_is_exchanged_with_its_verifier_redirect_uri_and_resource
     }
 
 
+def incompressible(size: int) -> str:
+    """`size` characters gzip cannot shrink much, so the answer arrives in many reads."""
+    return base64.b64encode(os.urandom(size))[:size].decode()
+
+
+def token_answer_of(size: int, token: str) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """A token answer whose body, as Starlette's JSONResponse writes it, is `size` bytes."""
+    body: dict[str, Any] = {"access_token": token, "token_type": "Bearer", "padding": ""}
+    body["padding"] = incompressible(size - len(json.dumps(body, separators=(",", ":"))))
+    return 200, body, {}
+
+
 async def test_an_authorization_servers_answer_is_read_up_to_a_bound(world: World) -> None:
     """A resource names its authorization server, so a hostile one must not make the client hold
-    whatever it sends: a token answer (here gzipped, counted decoded) or metadata over
-    MAX_ANSWER_BYTES (1 MiB) is refused in words; one within it is read as ever."""
-    padding = "x" * (MAX_ANSWER_BYTES - 200)
-    world.token_answers = [bearer("at-large", padding=padding)]
-    await list_tools(world, world.oauth())  # just within: read, gzipped or not
-    assert world.mcp_requests[-1]["authorization"] == "Bearer at-large"
-    world.reset()
-    world.metadata = {**world.good_metadata(), "padding": "x" * MAX_ANSWER_BYTES}
-    with pytest.raises(AuthorizationError) as refused:
-        await list_tools(world, world.oauth())
-    limit = f"the authorization server metadata answer of {world.base}/.well-known/oauth-authorization-server"
-    assert f"{limit} is over {MAX_ANSWER_BYTES} bytes: not read" in str(refused.value)
-    world.metadata = world.good_metadata()
-    world.token_answers = [bearer("at-huge", padding="x" * MAX_ANSWER_BYTES)]
+    whatever it sends: a token answer or metadata over MAX_ANSWER_BYTES (1 MiB, counted over
+    every read, decoded: the World gzips) is refused in words; one of exactly the bound is read."""
+    world.token_answers = [token_answer_of(MAX_ANSWER_BYTES, "at-edge")]
+    await list_tools(world, world.oauth())
+    assert world.mcp_requests[-1]["authorization"] == "Bearer at-edge"
+    world.token_answers = [token_answer_of(MAX_ANSWER_BYTES + 1, "at-huge")]
     with pytest.raises(AuthorizationError) as refused:
         await list_tools(world, world.oauth())
     assert str(refused.value) == (
         f"the token request answer of {world.base}/token is over {MAX_ANSWER_BYTES} bytes: not read"
     )
+    world.reset()
+    world.metadata = {**world.good_metadata(), "padding": incompressible(MAX_ANSWER_BYTES)}
+    with pytest.raises(AuthorizationError) as refused:
+        await list_tools(world, world.oauth())
+    # A metadata URL over the bound is one not found; the next is tried, and each is named.
+    first, second = authorization_server_metadata_urls(world.base)
+    too_large = f"the authorization server metadata answer of {first} is over {MAX_ANSWER_BYTES} bytes: not read"
+    assert str(refused.value) == (
+        f"no authorization server metadata found: tried {first} ({too_large}), {second} (HTTP 404)"
+    )
 
 
 async def test_a_challenge_with_a_body_over_the_bound_is_not_read_whole(world: World) -> None:
     """httpx reads a 401's body before it sends the request again, with no bound of its own, so
-    the flow reads it first, and no more than MAX_ANSWER_BYTES of it."""
+    the flow reads it first, and no more than MAX_ANSWER_BYTES of it, counted over every read."""
     auth = world.oauth()
     await list_tools(world, auth)
     challenge = {"WWW-Authenticate": 'Bearer error="invalid_token"'}
-    world.mcp_answers = [(401, challenge, b"x" * 1024)]
-    await list_tools(world, auth)  # a small body: read, refreshed, sent again
+    world.mcp_answers = [(401, challenge, incompressible(MAX_ANSWER_BYTES).encode())]
+    await list_tools(world, auth)  # exactly the bound: read, refreshed, sent again
     assert world.grants == ["authorization_code", "refresh_token"]
-    world.mcp_answers = [(401, challenge, b"x" * (MAX_ANSWER_BYTES + 1))]
+    world.mcp_answers = [(401, challenge, incompressible(MAX_ANSWER_BYTES + 1).encode())]
     with pytest.raises(AuthorizationError) as refused:
         await list_tools(world, auth)
     assert str(refused.value) == f"the 401 answer of {world.resource} is over {MAX_ANSWER_BYTES} bytes: not read"
