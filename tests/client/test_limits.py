@@ -1,5 +1,5 @@
 """The client's limits: what it reads from a hostile server is bounded per message, and every
-limit has its default in docs/patterns/production.md's table ("### The client's limits").
+limit has its default in the table of docs/patterns/client-limits.md.
 
 The hostile servers are raw ASGI apps under a real uvicorn on loopback; the bound is small (4 KiB)
 so that the tests are fast and allocate little. A server that keeps sending after the bound is
@@ -226,7 +226,7 @@ async def test_the_client_passes_its_bound_to_the_transport_and_stays_usable():
 
 # -- the table ---------------------------------------------------------------------------------
 
-TABLE = (Path(__file__).parents[2] / "docs/patterns/production.md").read_text("utf-8")
+TABLE = (Path(__file__).parents[2] / "docs/patterns/client-limits.md").read_text("utf-8")
 
 
 def default(function: Any, name: str) -> Any:
@@ -277,7 +277,7 @@ ROWS = [
 
 @pytest.mark.parametrize(("where", "value"), ROWS, ids=[where for where, _ in ROWS])
 def test_each_client_limit_has_its_default_in_the_limits_table(where: str, value: str) -> None:
-    """Every limit has a line in docs/patterns/production.md with the default the code has; the
+    """Every limit has a line in docs/patterns/client-limits.md with the default the code has; the
     client's had none but for a sentence on two of them."""
     rows = [line for line in TABLE.splitlines() if line.startswith("|") and f"| {where} |" in line]
     assert len(rows) == 1, f"no line (or several) for {where} in the limits table"
