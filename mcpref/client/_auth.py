@@ -44,7 +44,7 @@ from authlib.oauth2.rfc7636 import create_s256_code_challenge
 
 from ._dpop import DPOP_HEADER, NONCE_HEADER, DPoPKey
 from ._errors import MCPClientError
-from ._http import default_ssl_context
+from ._http import BodyTooLarge, default_ssl_context, read_at_most
 
 #: Takes the authorization URL, sends the user there, and returns the URL the authorization
 #: server redirected back to (with `code`, `state`, maybe `iss`). See `LoopbackRedirect`.
@@ -791,29 +791,26 @@ async def _send(http: httpx.AsyncClient, url: str, *, what: str, **kwargs: Any) 
 async def _read_challenge(response: httpx.Response) -> None:
     """Read the body of a challenge the flow answers (httpx reads it whole before it sends the
     next request), up to `MAX_ANSWER_BYTES`; past that an `AuthorizationError`, the rest unread."""
-    body = bytearray()
-    async for chunk in response.aiter_bytes():
-        body += chunk
-        if len(body) > MAX_ANSWER_BYTES:
-            raise AuthorizationError(
-                f"the {response.status_code} answer of {response.url} is over {MAX_ANSWER_BYTES} bytes: not read"
-            )
-    # httpx's own read of it (before the next request) then finds the body here, not on the wire.
-    response._content = bytes(body)
+    try:
+        # httpx's own read of it (before the next request) then finds the body here, not on the wire.
+        response._content = await read_at_most(response, MAX_ANSWER_BYTES)
+    except BodyTooLarge:
+        raise AuthorizationError(
+            f"the {response.status_code} answer of {response.url} is over {MAX_ANSWER_BYTES} bytes: not read"
+        ) from None
 
 
 async def _bounded(http: httpx.AsyncClient, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
     """The response, read whole if it is at most `MAX_ANSWER_BYTES` once decoded; else an
     `AuthorizationError`, the rest unread and the connection closed."""
     async with http.stream(method, url, **kwargs) as response:
-        body = bytearray()
-        async for chunk in response.aiter_bytes():
-            body += chunk
-            if len(body) > MAX_ANSWER_BYTES:
-                raise AuthorizationError(f"the {what} answer of {url} is over {MAX_ANSWER_BYTES} bytes: not read")
+        try:
+            body = await read_at_most(response, MAX_ANSWER_BYTES)
+        except BodyTooLarge:
+            raise AuthorizationError(f"the {what} answer of {url} is over {MAX_ANSWER_BYTES} bytes: not read") from None
     # The body is decoded already: a copy that still said gzip would be decoded twice.
     headers = [(k, v) for k, v in response.headers.multi_items() if k not in ("content-encoding", "content-length")]
-    return httpx.Response(response.status_code, headers=headers, content=bytes(body), request=response.request)
+    return httpx.Response(response.status_code, headers=headers, content=body, request=response.request)
 
 
 def _error_of(response: httpx.Response) -> str | None:

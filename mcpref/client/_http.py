@@ -46,6 +46,41 @@ def default_ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+class BodyTooLarge(Exception):
+    """A body passed its bound before it ended.
+
+    Args:
+        size: The bytes read when it passed the bound (more may have followed).
+    """
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"a body over its bound ({size} bytes read so far)")
+        self.size = size
+
+
+async def read_at_most(response: httpx.Response, limit: int) -> bytes:
+    """A streamed response's whole body, as httpx decodes it, if it is at most `limit` bytes:
+    the one bounded read the transport and OAuth share.
+
+    Args:
+        response: A response opened with `stream`, its body not read yet.
+        limit: The most bytes to hold.
+
+    Returns:
+        The body.
+
+    Raises:
+        BodyTooLarge: It is longer; reading stops at the chunk that passed the bound.
+    """
+    chunks, size = [], 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge(size)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 class HTTPTransport:
     """Posts JSON-RPC messages to one MCP endpoint with an `httpx.AsyncClient` the caller owns
     ([`basic/transports/streamable-http.mdx`](https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http)).
@@ -192,13 +227,10 @@ class HTTPTransport:
         Raises:
             TransportError: It is larger; reading stops at the chunk that passed the bound.
         """
-        chunks, size = [], 0
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > self.max_message_bytes:
-                raise self._too_large("a body", size, response)
-            chunks.append(chunk)
-        return b"".join(chunks)
+        try:
+            return await read_at_most(response, self.max_message_bytes)
+        except BodyTooLarge as exc:
+            raise self._too_large("a body", exc.size, response) from None
 
     def _too_large(self, what: str, size: int, response: httpx.Response) -> TransportError:
         """The error for a message over the bound; raised inside the response's block, so that
